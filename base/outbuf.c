@@ -1,0 +1,80 @@
+/* outbuf.c: block writer with EINTR and short-write handling. */
+#include "base/outbuf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int outbuf_init(outbuf_t *ob, int fd, size_t cap, err_t *e)
+{
+    ob->fd = fd;
+    ob->len = 0;
+    ob->cap = cap;
+    ob->failed = 0;
+    ob->write_errno = 0;
+    ob->data = malloc(cap);
+    if (!ob->data)
+        return err_set(e, ERR_NOMEM, "out of memory allocating %zu byte output buffer", cap);
+    return 0;
+}
+
+void outbuf_free(outbuf_t *ob)
+{
+    free(ob->data);
+    ob->data = NULL;
+}
+
+static int write_all(outbuf_t *ob, const char *p, size_t n)
+{
+    if (ob->failed)
+        return -1;
+    while (n > 0) {
+        ssize_t w = write(ob->fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            ob->failed = 1;
+            ob->write_errno = errno;
+            return -1;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int outbuf_flush(outbuf_t *ob)
+{
+    int rc = write_all(ob, ob->data, ob->len);
+    ob->len = 0;
+    return rc;
+}
+
+int outbuf_write_direct(outbuf_t *ob, const char *p, size_t n)
+{
+    if (ob->len && outbuf_flush(ob) < 0)
+        return -1;
+    return write_all(ob, p, n);
+}
+
+void outbuf_append_slow(outbuf_t *ob, const char *p, size_t n)
+{
+    outbuf_flush(ob);
+    if (n >= ob->cap) {
+        write_all(ob, p, n);
+        return;
+    }
+    memcpy(ob->data, p, n);
+    ob->len = n;
+}
+
+void outbuf_put_u64(outbuf_t *ob, unsigned long long v)
+{
+    char tmp[24];
+    int i = sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    outbuf_append(ob, tmp + i, sizeof tmp - (size_t)i);
+}

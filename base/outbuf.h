@@ -1,0 +1,52 @@
+/* outbuf.h: large-block buffered output to a file descriptor.
+ *
+ * Every tool writes its payload through one outbuf: appends are memcpy into a
+ * 1 MiB block, flushed when full and at the end, never per line (lesson 4).
+ * Large spans can bypass the copy with outbuf_write_direct. */
+#ifndef DTAIL_BASE_OUTBUF_H
+#define DTAIL_BASE_OUTBUF_H
+
+#include <stddef.h>
+#include <string.h>
+
+#include "base/err.h"
+
+typedef struct outbuf {
+    int fd;          /* destination */
+    char *data;      /* block of cap bytes */
+    size_t len;      /* bytes pending */
+    size_t cap;      /* block size */
+    int failed;      /* a write failed (EPIPE etc.); further output is dropped */
+    int write_errno; /* errno of the failed write */
+} outbuf_t;
+
+int outbuf_init(outbuf_t *ob, int fd, size_t cap, err_t *e);
+void outbuf_free(outbuf_t *ob);
+/* Writes everything pending; returns 0 or -1 (ob->failed set). */
+int outbuf_flush(outbuf_t *ob);
+/* Flushes pending bytes, then writes [p, p+n) without copying. */
+int outbuf_write_direct(outbuf_t *ob, const char *p, size_t n);
+/* Slow path of outbuf_append for spans that do not fit. */
+void outbuf_append_slow(outbuf_t *ob, const char *p, size_t n);
+
+static inline void outbuf_append(outbuf_t *ob, const char *p, size_t n)
+{
+    if (ob->len + n <= ob->cap) {
+        memcpy(ob->data + ob->len, p, n);
+        ob->len += n;
+    } else {
+        outbuf_append_slow(ob, p, n);
+    }
+}
+
+static inline void outbuf_putc(outbuf_t *ob, char c)
+{
+    if (ob->len == ob->cap)
+        outbuf_flush(ob);
+    ob->data[ob->len++] = c;
+}
+
+/* Appends the decimal form of v. */
+void outbuf_put_u64(outbuf_t *ob, unsigned long long v);
+
+#endif

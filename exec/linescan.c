@@ -1,0 +1,234 @@
+/* linescan.c: region loop with the context state machine. */
+#include "exec/linescan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "exec/filter/literal.h"
+#include "exec/scan/reader.h"
+
+/* A copied context line: regions are reused, so before-context is kept. */
+typedef struct ctx_line {
+    char *p;                   /* owned copy of the content */
+    size_t len;                /* content bytes */
+    size_t cap;                /* bytes allocated */
+    unsigned long long lineno; /* its number */
+} ctx_line_t;
+
+typedef struct scan {
+    const linescan_opts_t *o;  /* options */
+    matcher_t *m;              /* the matcher */
+    line_sink_t *sink;         /* destination */
+    int numbers;               /* the sink shows line numbers */
+    unsigned long long lineno; /* lines consumed so far in this input */
+    unsigned long long n_selected; /* selected lines in this input */
+    unsigned after_left;       /* after-context lines still to write */
+    int stopping;              /* --max reached: finish after-context, then stop */
+    int stop;                  /* stop reading this input */
+    ctx_line_t *ring;          /* o->before slots */
+    unsigned ring_head;        /* oldest entry */
+    unsigned ring_n;           /* entries held */
+} scan_t;
+
+static void ring_push(scan_t *s, const char *p, size_t len, unsigned long long lineno)
+{
+    unsigned cap = s->o->before;
+    unsigned slot = (s->ring_head + s->ring_n) % cap;
+    if (s->ring_n == cap) {
+        slot = s->ring_head;
+        s->ring_head = (s->ring_head + 1) % cap;
+    } else {
+        s->ring_n++;
+    }
+    ctx_line_t *c = &s->ring[slot];
+    if (c->cap < len) {
+        char *np = realloc(c->p, len);
+        if (!np)
+            return;   /* context is best effort under memory pressure */
+        c->p = np;
+        c->cap = len;
+    }
+    memcpy(c->p, p, len);
+    c->len = len;
+    c->lineno = lineno;
+}
+
+static void ring_flush(scan_t *s)
+{
+    unsigned cap = s->o->before;
+    for (unsigned i = 0; i < s->ring_n; i++) {
+        ctx_line_t *c = &s->ring[(s->ring_head + i) % cap];
+        line_sink_put(s->sink, c->p, c->len, c->lineno);
+    }
+    s->ring_head = s->ring_n = 0;
+}
+
+static void on_selected(scan_t *s, const char *p, size_t len)
+{
+    if (s->stopping) {
+        s->stop = 1;
+        return;
+    }
+    s->lineno++;
+    if (s->ring_n)
+        ring_flush(s);
+    line_sink_put(s->sink, p, len, s->lineno);
+    s->n_selected++;
+    s->after_left = s->o->after;
+    if (s->o->max && s->n_selected >= s->o->max) {
+        if (s->o->after == 0)
+            s->stop = 1;
+        else
+            s->stopping = 1;
+    }
+}
+
+static void on_unselected(scan_t *s, const char *p, size_t len)
+{
+    s->lineno++;
+    if (s->after_left) {
+        line_sink_put(s->sink, p, len, s->lineno);
+        if (--s->after_left == 0 && s->stopping)
+            s->stop = 1;
+    } else if (s->o->before) {
+        ring_push(s, p, len, s->lineno);
+    }
+}
+
+/* Unselected lines [a, b), each ending in '\n'. Only the first after_left
+ * and the last `before` lines are visited; the rest are only counted. */
+static void unselected_range(scan_t *s, const char *a, const char *b)
+{
+    while (a < b && s->after_left && !s->stop) {
+        const char *nl = memchr(a, '\n', (size_t)(b - a));
+        on_unselected(s, a, (size_t)(nl - a));
+        a = nl + 1;
+    }
+    if (a >= b || s->stop)
+        return;
+    if (!s->o->before) {
+        if (s->numbers)
+            s->lineno += count_byte(a, (size_t)(b - a), '\n');
+        return;
+    }
+    /* Find the start of the last `before` lines, scanning back. */
+    const char *tail = b;
+    unsigned k = 0;
+    while (k < s->o->before && tail > a) {
+        const char *nl = tail - 1 > a ? memrchr(a, '\n', (size_t)(tail - 1 - a)) : NULL;
+        tail = nl ? nl + 1 : a;
+        k++;
+    }
+    s->lineno += count_byte(a, (size_t)(tail - a), '\n');
+    while (tail < b) {
+        const char *nl = memchr(tail, '\n', (size_t)(b - tail));
+        on_unselected(s, tail, (size_t)(nl - tail));
+        tail = nl + 1;
+    }
+}
+
+static void selected_range(scan_t *s, const char *a, const char *b)
+{
+    while (a < b && !s->stop) {
+        const char *nl = memchr(a, '\n', (size_t)(b - a));
+        on_selected(s, a, (size_t)(nl - a));
+        a = nl + 1;
+    }
+}
+
+/* The general path: invert, context and max. */
+static void scan_region_general(scan_t *s, const char *p, const char *end)
+{
+    while (p < end && !s->stop) {
+        const char *ls, *le;
+        int hit = matcher_next_line(s->m, p, end, &ls, &le);
+        if (!hit)
+            ls = le = end;
+        if (s->o->invert)
+            selected_range(s, p, ls);
+        else
+            unselected_range(s, p, ls);
+        if (!hit || s->stop)
+            return;
+        if (s->o->invert)
+            on_unselected(s, ls, (size_t)(le - ls));
+        else
+            on_selected(s, ls, (size_t)(le - ls));
+        p = le + 1;
+    }
+}
+
+/* The fast path: selected lines only, no context. */
+static void scan_region_fast(scan_t *s, const char *p, const char *end)
+{
+    line_sink_t *sink = s->sink;
+    if (s->m->kind == MATCHER_NOOP && !s->numbers) {
+        line_sink_put_run(sink, p, (size_t)(end - p), 0);
+        return;
+    }
+    const char *ls, *le;
+    while (p < end && matcher_next_line(s->m, p, end, &ls, &le)) {
+        if (s->numbers)
+            s->lineno += count_byte(p, (size_t)(ls - p), '\n');
+        line_sink_put(sink, ls, (size_t)(le - ls), ++s->lineno);
+        p = le + 1;
+    }
+    if (s->numbers && p < end)
+        s->lineno += count_byte(p, (size_t)(end - p), '\n');
+}
+
+int linescan_run(const linescan_opts_t *o, input_t *in, const char *name,
+                 line_sink_t *sink, linescan_stats_t *stats, err_t *e)
+{
+    scan_t s = {
+        .o = o, .m = o->matcher, .sink = sink,
+        .numbers = line_sink_numbers(sink),
+    };
+    /* With invert the noop matcher selects nothing, but DTail treats "."
+     * as noop "match everything; --invert then has no effect". */
+    int invert = o->invert && o->matcher->kind != MATCHER_NOOP;
+    linescan_opts_t eff = *o;
+    eff.invert = invert;
+    s.o = &eff;
+    int general = invert || o->before || o->after || o->max;
+    if (o->before) {
+        s.ring = calloc(o->before, sizeof *s.ring);
+        if (!s.ring)
+            return err_set(e, ERR_NOMEM, "out of memory for %u context lines", o->before);
+    }
+    reader_t r;
+    if (reader_init(&r, in, o->max_line_len, e) < 0) {
+        free(s.ring);
+        return -1;
+    }
+    int rc = 0, warned = 0;
+    region_t reg;
+    while (!s.stop) {
+        int got = reader_next(&r, &reg, e);
+        if (got < 0) {
+            rc = -1;
+            break;
+        }
+        if (got == 0)
+            break;
+        if (r.n_split && !warned) {
+            warned = 1;
+            LOG_WARN("%s|Long log line, splitting into multiple lines", name);
+        }
+        if (general)
+            scan_region_general(&s, reg.p, reg.p + reg.len);
+        else
+            scan_region_fast(&s, reg.p, reg.p + reg.len);
+    }
+    if (stats) {
+        stats->lines_selected += s.n_selected;
+        stats->lines_split += r.n_split;
+        stats->bytes_read += r.bytes_read;
+    }
+    reader_free(&r);
+    for (unsigned i = 0; s.ring && i < o->before; i++)
+        free(s.ring[i].p);
+    free(s.ring);
+    return rc;
+}

@@ -1,0 +1,39 @@
+/* linescan.h: the cat/grep plan over one input: regions from the reader,
+ * the matcher picks lines, DTail's before/after/max/invert semantics
+ * (shared reference §4.4), the line sink writes them.
+ *
+ * cat is this plan with the noop matcher. Lines between hits are never
+ * visited one by one unless context or --invert needs them; line numbers are
+ * counted with a vector byte count only when the sink shows them. */
+#ifndef DTAIL_EXEC_LINESCAN_H
+#define DTAIL_EXEC_LINESCAN_H
+
+#include <stddef.h>
+
+#include "base/err.h"
+#include "exec/filter/matcher.h"
+#include "exec/scan/input.h"
+#include "exec/sink/lines.h"
+
+typedef struct linescan_opts {
+    matcher_t *matcher;          /* borrowed, compiled once per run */
+    int invert;                  /* select lines that do not match */
+    unsigned before;             /* context lines before a selected line */
+    unsigned after;              /* context lines after a selected line */
+    unsigned long long max;      /* stop a file after this many selected lines; 0 = all */
+    size_t max_line_len;         /* longer lines are split (§4.2) */
+} linescan_opts_t;
+
+typedef struct linescan_stats {
+    unsigned long long lines_selected; /* selected lines written */
+    unsigned long long lines_split;    /* long lines split into pieces */
+    unsigned long long bytes_read;     /* decoded bytes read */
+} linescan_stats_t;
+
+/* Runs the plan over one opened input, writing to sink. name is used in
+ * messages (the long-line warning). Returns 0, or -1 with e set when the
+ * input failed mid-way (what was read before is already written). */
+int linescan_run(const linescan_opts_t *o, input_t *in, const char *name,
+                 line_sink_t *sink, linescan_stats_t *stats, err_t *e);
+
+#endif

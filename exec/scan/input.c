@@ -1,0 +1,245 @@
+/* input.c: plain, gzip and zstd streams behind one read call. */
+#include "exec/scan/input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#define INPUT_RAW_CAP (256 * 1024)   /* compressed bytes read at once */
+
+struct input {
+    int fd;                  /* owned unless it is stdin */
+    int owns_fd;             /* close fd on input_close */
+    enum input_kind kind;    /* how bytes are decoded */
+    const char *path;        /* for messages; borrowed */
+    long long plain_size;    /* regular plain file size, -1 otherwise */
+    unsigned char *raw;      /* compressed bytes (gzip/zstd) */
+    size_t raw_len;          /* valid bytes in raw */
+    size_t raw_pos;          /* consumed bytes in raw */
+    int raw_eof;             /* fd returned 0 */
+    z_stream z;              /* gzip state */
+    int z_done;              /* a gzip member ended; restart if more bytes */
+    ZSTD_DStream *zs;        /* zstd state */
+    /* Magic bytes peeked from a pipe that must be replayed to the decoder or
+     * to the reader. */
+    unsigned char peek[4];   /* first bytes of the stream */
+    size_t peek_len;         /* bytes in peek not yet handed out */
+};
+
+static ssize_t read_fd(input_t *in, void *buf, size_t cap, err_t *e)
+{
+    for (;;) {
+        ssize_t n = read(in->fd, buf, cap);
+        if (n >= 0)
+            return n;
+        if (errno == EINTR)
+            continue;
+        return err_set(e, ERR_INPUT, "%s: read failed: %s", in->path, strerror(errno));
+    }
+}
+
+/* Raw bytes: first the peeked magic, then the fd. */
+static ssize_t read_raw(input_t *in, void *buf, size_t cap, err_t *e)
+{
+    if (in->peek_len) {
+        size_t n = in->peek_len < cap ? in->peek_len : cap;
+        memcpy(buf, in->peek, n);
+        memmove(in->peek, in->peek + n, in->peek_len - n);
+        in->peek_len -= n;
+        return (ssize_t)n;
+    }
+    return read_fd(in, buf, cap, e);
+}
+
+static int fill_raw(input_t *in, err_t *e)
+{
+    if (in->raw_pos < in->raw_len || in->raw_eof)
+        return 0;
+    ssize_t n = read_raw(in, in->raw, INPUT_RAW_CAP, e);
+    if (n < 0)
+        return -1;
+    in->raw_len = (size_t)n;
+    in->raw_pos = 0;
+    if (n == 0)
+        in->raw_eof = 1;
+    return 0;
+}
+
+static enum input_kind detect_kind(const unsigned char *m, size_t n)
+{
+    if (n >= 2 && m[0] == 0x1f && m[1] == 0x8b)
+        return INPUT_GZIP;
+    if (n >= 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd)
+        return INPUT_ZSTD;
+    return INPUT_PLAIN;
+}
+
+static int setup_decoder(input_t *in, err_t *e)
+{
+    if (in->kind == INPUT_PLAIN)
+        return 0;
+    in->raw = malloc(INPUT_RAW_CAP);
+    if (!in->raw)
+        return err_set(e, ERR_NOMEM, "%s: out of memory", in->path);
+    if (in->kind == INPUT_GZIP) {
+        memset(&in->z, 0, sizeof in->z);
+        if (inflateInit2(&in->z, 15 + 32) != Z_OK)
+            return err_set(e, ERR_INPUT, "%s: cannot start gzip decoder", in->path);
+    } else {
+        in->zs = ZSTD_createDStream();
+        if (!in->zs || ZSTD_isError(ZSTD_initDStream(in->zs)))
+            return err_set(e, ERR_INPUT, "%s: cannot start zstd decoder", in->path);
+    }
+    return 0;
+}
+
+input_t *input_open(const char *path, err_t *e)
+{
+    input_t *in = calloc(1, sizeof *in);
+    if (!in) {
+        err_set(e, ERR_NOMEM, "%s: out of memory", path);
+        return NULL;
+    }
+    in->path = path;
+    in->plain_size = -1;
+    int is_stdin = strcmp(path, "-") == 0;
+    if (is_stdin) {
+        in->fd = STDIN_FILENO;
+    } else {
+        in->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (in->fd < 0) {
+            err_set(e, ERR_INPUT, "%s: %s", path, strerror(errno));
+            free(in);
+            return NULL;
+        }
+        in->owns_fd = 1;
+    }
+    struct stat st;
+    if (fstat(in->fd, &st) < 0) {
+        err_set(e, ERR_INPUT, "%s: %s", path, strerror(errno));
+        goto fail;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        err_set(e, ERR_INPUT, "%s: is a directory", path);
+        goto fail;
+    }
+    if (!is_stdin && !S_ISREG(st.st_mode)) {
+        err_set(e, ERR_INPUT, "%s: not a regular file", path);
+        goto fail;
+    }
+    if (in->owns_fd) {
+        /* O_NONBLOCK only guarded the open against FIFOs swapped in. */
+        int fl = fcntl(in->fd, F_GETFL);
+        fcntl(in->fd, F_SETFL, fl & ~O_NONBLOCK);
+    }
+    if (S_ISREG(st.st_mode)) {
+        unsigned char m[4];
+        ssize_t n = pread(in->fd, m, sizeof m, lseek(in->fd, 0, SEEK_CUR));
+        in->kind = detect_kind(m, n > 0 ? (size_t)n : 0);
+        if (in->kind == INPUT_PLAIN)
+            in->plain_size = (long long)st.st_size;
+        posix_fadvise(in->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    } else {
+        /* A pipe: peek the magic bytes and replay them afterwards. */
+        while (in->peek_len < sizeof in->peek) {
+            ssize_t n = read_fd(in, in->peek + in->peek_len, sizeof in->peek - in->peek_len, e);
+            if (n < 0)
+                goto fail;
+            if (n == 0)
+                break;
+            in->peek_len += (size_t)n;
+        }
+        in->kind = detect_kind(in->peek, in->peek_len);
+    }
+    if (setup_decoder(in, e) < 0)
+        goto fail;
+    return in;
+fail:
+    input_close(in);
+    return NULL;
+}
+
+static ssize_t read_gzip(input_t *in, char *buf, size_t cap, err_t *e)
+{
+    in->z.next_out = (unsigned char *)buf;
+    in->z.avail_out = (unsigned)cap;
+    while (in->z.avail_out == cap) {
+        if (fill_raw(in, e) < 0)
+            return -1;
+        if (in->raw_pos == in->raw_len) {
+            if (!in->z_done && in->z.total_in > 0)
+                return err_set(e, ERR_INPUT, "%s: truncated gzip stream", in->path);
+            break;
+        }
+        if (in->z_done) {
+            /* Concatenated members, as gzip -c a b > c makes. */
+            inflateReset(&in->z);
+            in->z_done = 0;
+        }
+        in->z.next_in = in->raw + in->raw_pos;
+        in->z.avail_in = (unsigned)(in->raw_len - in->raw_pos);
+        int rc = inflate(&in->z, Z_NO_FLUSH);
+        in->raw_pos = in->raw_len - in->z.avail_in;
+        if (rc == Z_STREAM_END) {
+            in->z_done = 1;
+        } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+            return err_set(e, ERR_INPUT, "%s: corrupt gzip data: %s", in->path,
+                           in->z.msg ? in->z.msg : "inflate failed");
+        }
+    }
+    return (ssize_t)(cap - in->z.avail_out);
+}
+
+static ssize_t read_zstd(input_t *in, char *buf, size_t cap, err_t *e)
+{
+    ZSTD_outBuffer out = {buf, cap, 0};
+    size_t last = 0;
+    while (out.pos == 0) {
+        if (fill_raw(in, e) < 0)
+            return -1;
+        if (in->raw_pos == in->raw_len) {
+            if (last != 0)
+                return err_set(e, ERR_INPUT, "%s: truncated zstd stream", in->path);
+            break;
+        }
+        ZSTD_inBuffer inb = {in->raw, in->raw_len, in->raw_pos};
+        last = ZSTD_decompressStream(in->zs, &out, &inb);
+        in->raw_pos = inb.pos;
+        if (ZSTD_isError(last))
+            return err_set(e, ERR_INPUT, "%s: corrupt zstd data: %s", in->path,
+                           ZSTD_getErrorName(last));
+    }
+    return (ssize_t)out.pos;
+}
+
+ssize_t input_read(input_t *in, char *buf, size_t cap, err_t *e)
+{
+    switch (in->kind) {
+    case INPUT_GZIP: return read_gzip(in, buf, cap, e);
+    case INPUT_ZSTD: return read_zstd(in, buf, cap, e);
+    default: return read_raw(in, buf, cap, e);
+    }
+}
+
+enum input_kind input_kind(const input_t *in) { return in->kind; }
+long long input_plain_size(const input_t *in) { return in->plain_size; }
+int input_fd(const input_t *in) { return in->fd; }
+
+void input_close(input_t *in)
+{
+    if (!in)
+        return;
+    if (in->kind == INPUT_GZIP && in->raw)
+        inflateEnd(&in->z);
+    if (in->zs)
+        ZSTD_freeDStream(in->zs);
+    free(in->raw);
+    if (in->owns_fd)
+        close(in->fd);
+    free(in);
+}

@@ -1,0 +1,33 @@
+/* input.h: one readable byte stream: a regular file, stdin, or a gzip or
+ * zstd file, recognised by its magic bytes whatever its name.
+ *
+ * The reader above asks for large reads; decompression happens here so the
+ * rest of the engine never knows whether bytes were compressed. */
+#ifndef DTAIL_EXEC_INPUT_H
+#define DTAIL_EXEC_INPUT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "base/err.h"
+
+enum input_kind {
+    INPUT_PLAIN = 0,  /* bytes as they are */
+    INPUT_GZIP,       /* gzip (also multi-member) */
+    INPUT_ZSTD,       /* zstd frames */
+};
+
+typedef struct input input_t;
+
+/* Opens path ("-" = stdin). Rejects directories and other non-regular,
+ * non-stream files with an error naming the path. */
+input_t *input_open(const char *path, err_t *e);
+/* Reads up to cap bytes; returns bytes read, 0 at end, -1 on error (e set). */
+ssize_t input_read(input_t *in, char *buf, size_t cap, err_t *e);
+enum input_kind input_kind(const input_t *in);
+/* Size in bytes for a plain regular file, -1 otherwise (stream or compressed). */
+long long input_plain_size(const input_t *in);
+int input_fd(const input_t *in);
+void input_close(input_t *in);
+
+#endif

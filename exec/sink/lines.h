@@ -1,0 +1,48 @@
+/* lines.h: the line sink of cat, grep and tail plans.
+ *
+ * Formats selected lines for their destination, straight into the output
+ * block: raw (--plain), DTail's `REMOTE|host|100|lineno|source|line`, or the
+ * same painted with DTail's ANSI colours. Formatting is decided once per
+ * run, never per line (lesson 4). */
+#ifndef DTAIL_EXEC_SINK_LINES_H
+#define DTAIL_EXEC_SINK_LINES_H
+
+#include <stddef.h>
+
+#include "base/outbuf.h"
+
+enum line_format {
+    LINE_PLAIN = 0,   /* the line and '\n' */
+    LINE_REMOTE,      /* REMOTE|host|100|n|source|line */
+    LINE_COLOR,       /* REMOTE line with DTail's colours */
+};
+
+typedef struct line_sink {
+    outbuf_t *out;            /* borrowed destination */
+    enum line_format format;  /* chosen once per run */
+    char *host;               /* short host name, owned */
+    char head[512];           /* everything before the line number */
+    size_t head_len;          /* bytes in head */
+    char mid[1024];           /* between line number and content */
+    size_t mid_len;           /* bytes in mid */
+    unsigned long long n_lines; /* lines written */
+} line_sink_t;
+
+int line_sink_init(line_sink_t *s, outbuf_t *out, enum line_format format, const char *host);
+void line_sink_free(line_sink_t *s);
+/* Sets the source id shown for the lines that follow. */
+void line_sink_set_source(line_sink_t *s, const char *source_id);
+/* Whether the format shows line numbers (so the scan must count them). */
+static inline int line_sink_numbers(const line_sink_t *s) { return s->format != LINE_PLAIN; }
+/* Writes one line of content [p, p+len) (no '\n'), numbered lineno. */
+void line_sink_put(line_sink_t *s, const char *p, size_t len, unsigned long long lineno);
+/* Writes a run of complete lines ending in '\n' unchanged (plain format). */
+void line_sink_put_run(line_sink_t *s, const char *p, size_t len, unsigned long long n_lines);
+
+/* Paints text with DTail's colour attributes, as its PaintStrWithAttr
+ * does: fg, bg, [attr], text, [reset], default bg, default fg. Codes are ANSI
+ * numbers; attr < 0 means none. Returns bytes written to dst (cap must be
+ * len + 32). */
+size_t color_paint(char *dst, const char *text, size_t len, int fg, int bg, int attr);
+
+#endif
