@@ -18,6 +18,11 @@ int outbuf_init(outbuf_t *ob, int fd, size_t cap, err_t *e)
     return 0;
 }
 
+int outbuf_init_mem(outbuf_t *ob, size_t cap, err_t *e)
+{
+    return outbuf_init(ob, -1, cap, e);
+}
+
 void outbuf_free(outbuf_t *ob)
 {
     free(ob->data);
@@ -26,7 +31,7 @@ void outbuf_free(outbuf_t *ob)
 
 static int write_all(outbuf_t *ob, const char *p, size_t n)
 {
-    if (ob->failed)
+    if (ob->failed || ob->fd < 0)
         return -1;
     while (n > 0) {
         ssize_t w = write(ob->fd, p, n);
@@ -45,6 +50,8 @@ static int write_all(outbuf_t *ob, const char *p, size_t n)
 
 int outbuf_flush(outbuf_t *ob)
 {
+    if (ob->fd < 0)
+        return 0;   /* in memory: the owner takes the bytes */
     int rc = write_all(ob, ob->data, ob->len);
     ob->len = 0;
     return rc;
@@ -52,6 +59,10 @@ int outbuf_flush(outbuf_t *ob)
 
 int outbuf_write_direct(outbuf_t *ob, const char *p, size_t n)
 {
+    if (ob->fd < 0) {
+        outbuf_append(ob, p, n);
+        return ob->failed ? -1 : 0;
+    }
     if (ob->len && outbuf_flush(ob) < 0)
         return -1;
     return write_all(ob, p, n);
@@ -59,6 +70,22 @@ int outbuf_write_direct(outbuf_t *ob, const char *p, size_t n)
 
 void outbuf_append_slow(outbuf_t *ob, const char *p, size_t n)
 {
+    if (ob->fd < 0) {
+        size_t cap = ob->cap;
+        while (cap < ob->len + n)
+            cap *= 2;
+        char *d = realloc(ob->data, cap);
+        if (!d) {
+            ob->failed = 1;
+            ob->write_errno = ENOMEM;
+            return;
+        }
+        ob->data = d;
+        ob->cap = cap;
+        memcpy(ob->data + ob->len, p, n);
+        ob->len += n;
+        return;
+    }
     outbuf_flush(ob);
     if (n >= ob->cap) {
         write_all(ob, p, n);

@@ -21,6 +21,10 @@ typedef struct outbuf {
 } outbuf_t;
 
 int outbuf_init(outbuf_t *ob, int fd, size_t cap, err_t *e);
+/* An in-memory outbuf (fd -1): appends grow the block instead of writing;
+ * outbuf_reset empties it. Used to stage output of work done out of order. */
+int outbuf_init_mem(outbuf_t *ob, size_t cap, err_t *e);
+static inline void outbuf_reset(outbuf_t *ob) { ob->len = 0; }
 void outbuf_free(outbuf_t *ob);
 /* Writes everything pending; returns 0 or -1 (ob->failed set). */
 int outbuf_flush(outbuf_t *ob);
@@ -42,8 +46,9 @@ static inline void outbuf_append(outbuf_t *ob, const char *p, size_t n)
 static inline void outbuf_putc(outbuf_t *ob, char c)
 {
     if (ob->len == ob->cap)
-        outbuf_flush(ob);
-    ob->data[ob->len++] = c;
+        outbuf_append_slow(ob, &c, 1);
+    else
+        ob->data[ob->len++] = c;
 }
 
 /* Appends the decimal form of v. */

@@ -154,6 +154,8 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
         .max_line_len = cfg.max_line_len,
     };
     linescan_stats_t stats = {0};
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int n_threads = ncpu > 0 ? (int)ncpu : 1;
     for (size_t i = 0; i < targets.n && !out.failed; i++) {
         const target_t *t = &targets.items[i];
         input_t *in = input_open(t->path, &e);
@@ -162,7 +164,10 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
             continue;
         }
         line_sink_set_source(&sink, t->source_id);
-        if (linescan_run(&lo, in, t->path, &sink, &stats, &e) < 0)
+        int rc = linescan_parallel_eligible(&lo, &sink, in)
+            ? linescan_run_parallel(&lo, in, t->path, &sink, n_threads, &stats, &e)
+            : linescan_run(&lo, in, t->path, &sink, &stats, &e);
+        if (rc < 0)
             report(&rs, &e);
         input_close(in);
     }

@@ -49,7 +49,8 @@ static void ring_push(scan_t *s, const char *p, size_t len, unsigned long long l
         c->p = np;
         c->cap = len;
     }
-    memcpy(c->p, p, len);
+    if (len)
+        memcpy(c->p, p, len);
     c->len = len;
     c->lineno = lineno;
 }
@@ -159,12 +160,25 @@ static void scan_region_general(scan_t *s, const char *p, const char *end)
     }
 }
 
+void linescan_region_unnumbered(matcher_t *m, line_sink_t *sink, const char *p, const char *end)
+{
+    if (m->kind == MATCHER_NOOP) {
+        line_sink_put_run(sink, p, (size_t)(end - p), 0);
+        return;
+    }
+    const char *ls, *le;
+    while (p < end && matcher_next_line(m, p, end, &ls, &le)) {
+        line_sink_put(sink, ls, (size_t)(le - ls), 0);
+        p = le + 1;
+    }
+}
+
 /* The fast path: selected lines only, no context. */
 static void scan_region_fast(scan_t *s, const char *p, const char *end)
 {
     line_sink_t *sink = s->sink;
-    if (s->m->kind == MATCHER_NOOP && !s->numbers) {
-        line_sink_put_run(sink, p, (size_t)(end - p), 0);
+    if (!s->numbers) {
+        linescan_region_unnumbered(s->m, sink, p, end);
         return;
     }
     const char *ls, *le;
@@ -176,6 +190,41 @@ static void scan_region_fast(scan_t *s, const char *p, const char *end)
     }
     if (s->numbers && p < end)
         s->lineno += count_byte(p, (size_t)(end - p), '\n');
+}
+
+static int scan_loop(scan_t *s, reader_t *r, int general, const char *name, err_t *e)
+{
+    int warned = 0;
+    region_t reg;
+    while (!s->stop) {
+        int got = reader_next(r, &reg, e);
+        if (got <= 0)
+            return got;
+        if (r->n_split && !warned) {
+            warned = 1;
+            LOG_WARN("%s|Long log line, splitting into multiple lines", name);
+        }
+        if (general)
+            scan_region_general(s, reg.p, reg.p + reg.len);
+        else
+            scan_region_fast(s, reg.p, reg.p + reg.len);
+    }
+    return 0;
+}
+
+/* The scan with the reader's mapping guard armed: no local of this frame
+ * changes between sigsetjmp and a jump back. */
+static int scan_guarded(scan_t *s, reader_t *r, int general, const char *name, err_t *e)
+{
+    map_guard_t *guard = reader_guard(r);
+    if (sigsetjmp(guard->jb, 1)) {
+        map_guard_set(NULL);
+        return err_set(e, ERR_INPUT, "%s: file shrank while being read (truncated?)", name);
+    }
+    map_guard_set(guard);
+    int rc = scan_loop(s, r, general, name, e);
+    map_guard_set(NULL);
+    return rc;
 }
 
 int linescan_run(const linescan_opts_t *o, input_t *in, const char *name,
@@ -198,29 +247,11 @@ int linescan_run(const linescan_opts_t *o, input_t *in, const char *name,
             return err_set(e, ERR_NOMEM, "out of memory for %u context lines", o->before);
     }
     reader_t r;
-    if (reader_init(&r, in, o->max_line_len, e) < 0) {
+    if (reader_init(&r, in, o->max_line_len, 0, e) < 0) {
         free(s.ring);
         return -1;
     }
-    int rc = 0, warned = 0;
-    region_t reg;
-    while (!s.stop) {
-        int got = reader_next(&r, &reg, e);
-        if (got < 0) {
-            rc = -1;
-            break;
-        }
-        if (got == 0)
-            break;
-        if (r.n_split && !warned) {
-            warned = 1;
-            LOG_WARN("%s|Long log line, splitting into multiple lines", name);
-        }
-        if (general)
-            scan_region_general(&s, reg.p, reg.p + reg.len);
-        else
-            scan_region_fast(&s, reg.p, reg.p + reg.len);
-    }
+    int rc = scan_guarded(&s, &r, general, name, e);
     if (stats) {
         stats->lines_selected += s.n_selected;
         stats->lines_split += r.n_split;

@@ -36,4 +36,18 @@ typedef struct linescan_stats {
 int linescan_run(const linescan_opts_t *o, input_t *in, const char *name,
                  line_sink_t *sink, linescan_stats_t *stats, err_t *e);
 
+/* Whether linescan_run_parallel can take this plan and input: the fast path
+ * (no context, max or invert), no line numbers, a plain regular file large
+ * enough to be worth splitting. */
+int linescan_parallel_eligible(const linescan_opts_t *o, const line_sink_t *sink,
+                               input_t *in);
+/* Runs the plan over in with n_threads workers on ranges of the file; the
+ * output is exactly what linescan_run writes, in file order. */
+int linescan_run_parallel(const linescan_opts_t *o, input_t *in, const char *name,
+                          line_sink_t *sink, int n_threads, linescan_stats_t *stats,
+                          err_t *e);
+/* Writes the selected lines of [p, end) (whole lines) to sink, unnumbered.
+ * The fast path's region step, shared with the parallel scan. */
+void linescan_region_unnumbered(matcher_t *m, line_sink_t *sink, const char *p, const char *end);
+
 #endif

@@ -42,6 +42,12 @@ int matcher_required_literal(const char *pat, char *out, size_t cap)
             i++;
             continue;
         }
+        if (c == '{') {           /* a counted quantifier: its digits are not text */
+            while (i < n && pat[i] != '}')
+                i++;
+            i++;
+            continue;
+        }
         if (c == '(') { depth++; i++; continue; }
         if (c == ')') { depth--; i++; continue; }
         if (strchr(META, c)) { i++; continue; }

@@ -25,8 +25,10 @@ struct input {
     z_stream z;              /* gzip state */
     int z_done;              /* a gzip member ended; restart if more bytes */
     ZSTD_DStream *zs;        /* zstd state */
+    size_t zs_hint;          /* last ZSTD_decompressStream result: 0 = frame complete */
     /* Magic bytes peeked from a pipe that must be replayed to the decoder or
      * to the reader. */
+    long long slice_pos;     /* next offset for positional reads, -1 if none */
     unsigned char peek[4];   /* first bytes of the stream */
     size_t peek_len;         /* bytes in peek not yet handed out */
 };
@@ -34,9 +36,13 @@ struct input {
 static ssize_t read_fd(input_t *in, void *buf, size_t cap, err_t *e)
 {
     for (;;) {
-        ssize_t n = read(in->fd, buf, cap);
-        if (n >= 0)
+        ssize_t n = in->slice_pos >= 0 ? pread(in->fd, buf, cap, in->slice_pos)
+                                       : read(in->fd, buf, cap);
+        if (n >= 0) {
+            if (in->slice_pos >= 0)
+                in->slice_pos += n;
             return n;
+        }
         if (errno == EINTR)
             continue;
         return err_set(e, ERR_INPUT, "%s: read failed: %s", in->path, strerror(errno));
@@ -107,6 +113,7 @@ input_t *input_open(const char *path, err_t *e)
     }
     in->path = path;
     in->plain_size = -1;
+    in->slice_pos = -1;
     int is_stdin = strcmp(path, "-") == 0;
     if (is_stdin) {
         in->fd = STDIN_FILENO;
@@ -137,7 +144,7 @@ input_t *input_open(const char *path, err_t *e)
         int fl = fcntl(in->fd, F_GETFL);
         fcntl(in->fd, F_SETFL, fl & ~O_NONBLOCK);
     }
-    if (S_ISREG(st.st_mode)) {
+    if (S_ISREG(st.st_mode) && !is_stdin) {
         unsigned char m[4];
         ssize_t n = pread(in->fd, m, sizeof m, lseek(in->fd, 0, SEEK_CUR));
         in->kind = detect_kind(m, n > 0 ? (size_t)n : 0);
@@ -198,21 +205,21 @@ static ssize_t read_gzip(input_t *in, char *buf, size_t cap, err_t *e)
 static ssize_t read_zstd(input_t *in, char *buf, size_t cap, err_t *e)
 {
     ZSTD_outBuffer out = {buf, cap, 0};
-    size_t last = 0;
     while (out.pos == 0) {
         if (fill_raw(in, e) < 0)
             return -1;
         if (in->raw_pos == in->raw_len) {
-            if (last != 0)
+            if (in->zs_hint != 0)
                 return err_set(e, ERR_INPUT, "%s: truncated zstd stream", in->path);
             break;
         }
         ZSTD_inBuffer inb = {in->raw, in->raw_len, in->raw_pos};
-        last = ZSTD_decompressStream(in->zs, &out, &inb);
+        size_t rc = ZSTD_decompressStream(in->zs, &out, &inb);
         in->raw_pos = inb.pos;
-        if (ZSTD_isError(last))
+        if (ZSTD_isError(rc))
             return err_set(e, ERR_INPUT, "%s: corrupt zstd data: %s", in->path,
-                           ZSTD_getErrorName(last));
+                           ZSTD_getErrorName(rc));
+        in->zs_hint = rc;
     }
     return (ssize_t)out.pos;
 }
@@ -224,6 +231,25 @@ ssize_t input_read(input_t *in, char *buf, size_t cap, err_t *e)
     case INPUT_ZSTD: return read_zstd(in, buf, cap, e);
     default: return read_raw(in, buf, cap, e);
     }
+}
+
+input_t *input_slice(const input_t *whole, long long from, err_t *e)
+{
+    if (whole->kind != INPUT_PLAIN || whole->plain_size < 0) {
+        err_set(e, ERR_INPUT, "%s: positional reads need a plain regular file", whole->path);
+        return NULL;
+    }
+    input_t *in = calloc(1, sizeof *in);
+    if (!in) {
+        err_set(e, ERR_NOMEM, "%s: out of memory", whole->path);
+        return NULL;
+    }
+    in->fd = whole->fd;
+    in->path = whole->path;
+    in->kind = INPUT_PLAIN;
+    in->plain_size = whole->plain_size;
+    in->slice_pos = from;
+    return in;
 }
 
 enum input_kind input_kind(const input_t *in) { return in->kind; }

@@ -28,6 +28,9 @@ enum input_kind input_kind(const input_t *in);
 /* Size in bytes for a plain regular file, -1 otherwise (stream or compressed). */
 long long input_plain_size(const input_t *in);
 int input_fd(const input_t *in);
+/* A second reader of a plain regular file, starting at byte `from`, sharing
+ * whole's descriptor (positional reads). Close it before whole. */
+input_t *input_slice(const input_t *whole, long long from, err_t *e);
 void input_close(input_t *in);
 
 #endif

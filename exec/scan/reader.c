@@ -3,15 +3,28 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
-int reader_init(reader_t *r, input_t *in, size_t max_line_len, err_t *e)
+#define READER_MAP_MIN (1024 * 1024)       /* smaller files are read */
+#define READER_MAP_WINDOW (4 * 1024 * 1024)
+
+int reader_init(reader_t *r, input_t *in, size_t max_line_len, long long start_off, err_t *e)
 {
     memset(r, 0, sizeof *r);
+    r->buf_off = start_off;
     r->in = in;
     r->max_line_len = max_line_len ? max_line_len : 1;
     r->cap = READER_BLOCK + r->max_line_len + 1;
-    r->buf = malloc(r->cap + READER_SLACK);
+    r->own_buf = r->buf = malloc(r->cap + READER_SLACK);
     r->piece = malloc(r->max_line_len + 1 + READER_SLACK);
+    r->fd = -1;
+    long page = sysconf(_SC_PAGESIZE);
+    r->window = READER_MAP_WINDOW;
+    while (r->window < 2 * (r->max_line_len + 1) + (size_t)page)
+        r->window *= 2;
+    if (in)
+        reader_reset(r, in, start_off);
     if (!r->buf || !r->piece) {
         reader_free(r);
         return err_set(e, ERR_NOMEM, "out of memory for a %zu byte read buffer", r->cap);
@@ -19,11 +32,74 @@ int reader_init(reader_t *r, input_t *in, size_t max_line_len, err_t *e)
     return 0;
 }
 
+static void unmap_window(reader_t *r)
+{
+    if (r->map) {
+        munmap(r->map, r->map_len);
+        r->map = NULL;
+        r->map_len = 0;
+    }
+    r->guard.lo = r->guard.hi = NULL;
+}
+
+void reader_reset(reader_t *r, input_t *in, long long start_off)
+{
+    unmap_window(r);
+    r->in = in;
+    r->buf = r->own_buf;
+    r->len = r->pos = 0;
+    r->eof = 0;
+    r->buf_off = start_off;
+    r->in_split = 0;
+    r->fd = -1;
+    if (in && input_kind(in) == INPUT_PLAIN && input_plain_size(in) >= READER_MAP_MIN) {
+        r->fd = input_fd(in);
+        r->file_size = input_plain_size(in);
+        map_guard_install();
+    }
+}
+
+/* Maps the window that starts at the first unconsumed byte. */
+static int map_next_window(reader_t *r, err_t *e)
+{
+    long long next = r->buf_off + (long long)r->pos;
+    unmap_window(r);
+    if (next >= r->file_size) {
+        r->buf = r->own_buf;
+        r->buf_off = next;
+        r->len = r->pos = 0;
+        r->eof = 1;
+        return 0;
+    }
+    long long page = sysconf(_SC_PAGESIZE);
+    long long at = next & ~(page - 1);
+    size_t len = r->window;
+    if ((long long)len > r->file_size - at)
+        len = (size_t)(r->file_size - at);
+    void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, r->fd, at);
+    if (m == MAP_FAILED)
+        return err_set(e, ERR_INPUT, "cannot map %zu bytes at offset %lld", len, at);
+    madvise(m, len, MADV_SEQUENTIAL);
+    r->map = m;
+    r->map_len = len;
+    r->guard.lo = m;
+    r->guard.hi = (char *)m + len;
+    r->buf = m;
+    r->buf_off = at;
+    r->pos = (size_t)(next - at);
+    r->bytes_read += len - r->pos;
+    r->len = len;
+    if (at + (long long)len >= r->file_size)
+        r->eof = 1;
+    return 0;
+}
+
 void reader_free(reader_t *r)
 {
-    free(r->buf);
+    unmap_window(r);
+    free(r->own_buf);
     free(r->piece);
-    r->buf = r->piece = NULL;
+    r->buf = r->own_buf = r->piece = NULL;
 }
 
 /* Start of the first line in [p, end) whose content is longer than max, or
@@ -40,13 +116,21 @@ static const char *find_long_line(const char *p, const char *end, size_t max)
     return NULL;
 }
 
-static void hand_out_piece(reader_t *r, const char *p, size_t len, region_t *out)
+/* Hands out [p, p+len) as one line through the piece buffer. split says
+ * whether the line goes on after it. */
+static void hand_out_piece(reader_t *r, const char *p, size_t len, int split, region_t *out)
 {
     memcpy(r->piece, p, len);
     r->piece[len] = '\n';
     out->p = r->piece;
     out->len = len + 1;
+    out->off = r->buf_off + (long long)(p - r->buf);
     out->synthetic = 1;
+    out->cont = r->in_split;
+    r->in_split = split;
+    if (split)
+        r->n_split++;
+    r->pos += len;
 }
 
 int reader_next(reader_t *r, region_t *out, err_t *e)
@@ -60,37 +144,41 @@ int reader_next(reader_t *r, region_t *out, err_t *e)
                 char *stop = last_nl + 1;
                 const char *lng = find_long_line(p, stop, max);
                 if (lng == p) {
-                    r->n_split++;
-                    hand_out_piece(r, p, max, out);
-                    r->pos += max;
+                    hand_out_piece(r, p, max, 1, out);
                     return 1;
                 }
                 if (lng)
                     stop = (char *)lng;
                 out->p = p;
                 out->len = (size_t)(stop - p);
+                out->off = r->buf_off + (long long)r->pos;
                 out->synthetic = 0;
+                out->cont = r->in_split;
+                r->in_split = 0;
                 r->pos += out->len;
                 return 1;
             }
             if ((size_t)(end - p) > max) {
-                r->n_split++;
-                hand_out_piece(r, p, max, out);
-                r->pos += max;
+                hand_out_piece(r, p, max, 1, out);
                 return 1;
             }
             if (r->eof) {
-                hand_out_piece(r, p, (size_t)(end - p), out);
-                r->pos = r->len;
+                hand_out_piece(r, p, (size_t)(end - p), 0, out);
                 return 1;
             }
         } else if (r->eof) {
             return 0;
         }
+        if (r->fd >= 0) {
+            if (map_next_window(r, e) < 0)
+                return -1;
+            continue;
+        }
         /* Carry the partial line to the front and read more. */
         size_t carry = r->len - r->pos;
         if (carry && r->pos)
             memmove(r->buf, r->buf + r->pos, carry);
+        r->buf_off += (long long)r->pos;
         r->len = carry;
         r->pos = 0;
         size_t room = r->cap - r->len;

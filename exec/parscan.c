@@ -1,0 +1,317 @@
+/* parscan.c: the fast cat/grep path on both cores.
+ *
+ * A plain regular file is cut into fixed ranges; workers (the calling thread
+ * and n-1 others) claim ranges in order, each scans the lines that start in
+ * its range into an in-memory block, and blocks are written strictly in
+ * range order, so the output is byte for byte the sequential one. Memory is
+ * bounded by workers x (range + read buffer), whatever the file size. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "exec/linescan.h"
+#include "exec/scan/reader.h"
+
+#define PAR_RANGE (4LL * 1024 * 1024)      /* bytes of file per work unit */
+#define PAR_MIN_FILE (16LL * 1024 * 1024)  /* smaller files run sequentially */
+#define PAR_MAX_THREADS 16
+#define PAR_STAGE_LIMIT (4 * 1024 * 1024) /* staged output before waiting for the turn */
+
+typedef struct par_shared {
+    const linescan_opts_t *o;   /* the plan */
+    input_t *whole;             /* the opened file */
+    long long size;             /* its size at open */
+    long long n_ranges;         /* ceil(size / PAR_RANGE) */
+    const line_sink_t *proto;   /* format and source for worker sinks */
+    outbuf_t *out;              /* final destination */
+    atomic_llong next;          /* next range to claim */
+    pthread_mutex_t mu;         /* guards turn, failed, err */
+    pthread_cond_t cv;          /* signals turn changes */
+    long long turn;             /* range whose output goes next */
+    int failed;                 /* a worker failed; others stop */
+    err_t err;                  /* the first failure */
+    atomic_ullong n_split;      /* long lines split */
+    atomic_ullong bytes_read;   /* bytes read by all workers */
+} par_shared_t;
+
+typedef struct par_worker {
+    par_shared_t *sh;           /* shared state */
+    long long range;            /* range being scanned */
+    int has_turn;               /* its output may go straight out */
+    matcher_t matcher;          /* own match data (pcre2 match data is per thread) */
+    reader_t reader;            /* own buffers */
+    outbuf_t block;             /* staged output of the current range */
+    line_sink_t sink;           /* formats into block */
+    pthread_t thread;           /* when not the calling thread */
+    int started;                /* thread was created */
+} par_worker_t;
+
+int linescan_parallel_eligible(const linescan_opts_t *o, const line_sink_t *sink, input_t *in)
+{
+    return !o->invert && !o->before && !o->after && !o->max && !line_sink_numbers(sink) &&
+           input_kind(in) == INPUT_PLAIN && input_plain_size(in) >= PAR_MIN_FILE;
+}
+
+static void fail(par_shared_t *sh, const err_t *e)
+{
+    pthread_mutex_lock(&sh->mu);
+    if (!sh->failed) {
+        sh->failed = 1;
+        sh->err = *e;
+    }
+    pthread_cond_broadcast(&sh->cv);
+    pthread_mutex_unlock(&sh->mu);
+}
+
+/* Offset of the first line that starts in [a, b): one past the first '\n'
+ * in [a - 1, b - 1). Returns b when no line starts there (the range lies
+ * inside a line owned by an earlier range). */
+static int first_line_start(par_shared_t *sh, long long a, long long b, long long *start,
+                            err_t *e)
+{
+    if (a == 0) {
+        *start = 0;
+        return 0;
+    }
+    char buf[64 * 1024];
+    long long pos = a - 1;
+    while (pos < b - 1) {
+        size_t want = sizeof buf;
+        if ((long long)want > b - 1 - pos)
+            want = (size_t)(b - 1 - pos);
+        ssize_t n = pread(input_fd(sh->whole), buf, want, pos);
+        if (n < 0)
+            return err_set(e, ERR_INPUT, "read failed at offset %lld", pos);
+        if (n == 0)
+            break;
+        char *nl = memchr(buf, '\n', (size_t)n);
+        if (nl) {
+            *start = pos + (nl - buf) + 1;
+            return 0;
+        }
+        pos += n;
+    }
+    *start = b;
+    return 0;
+}
+
+/* Blocks until this worker's range is the next to be written. Returns -1
+ * when another worker failed. */
+static int wait_turn(par_worker_t *w)
+{
+    par_shared_t *sh = w->sh;
+    if (w->has_turn)
+        return 0;
+    pthread_mutex_lock(&sh->mu);
+    while (sh->turn != w->range && !sh->failed)
+        pthread_cond_wait(&sh->cv, &sh->mu);
+    int failed = sh->failed;
+    pthread_mutex_unlock(&sh->mu);
+    if (failed)
+        return -1;
+    w->has_turn = 1;
+    return 0;
+}
+
+/* Writes the staged block out; only the turn holder calls this. */
+static void write_block(par_worker_t *w)
+{
+    outbuf_write_direct(w->sh->out, w->block.data, w->block.len);
+    outbuf_reset(&w->block);
+}
+
+static int scan_guarded(par_worker_t *w, long long b, err_t *e);
+
+static int scan_range(par_worker_t *w, long long k, err_t *e)
+{
+    par_shared_t *sh = w->sh;
+    long long a = k * PAR_RANGE, b = a + PAR_RANGE;
+    if (b > sh->size)
+        b = sh->size;
+    long long start;
+    if (first_line_start(sh, a, b, &start, e) < 0)
+        return -1;
+    if (start >= b)
+        return 0;
+    input_t *slice = input_slice(sh->whole, start, e);
+    if (!slice)
+        return -1;
+    reader_reset(&w->reader, slice, start);
+    int rc = scan_guarded(w, b, e);
+    atomic_fetch_add(&sh->n_split, w->reader.n_split);
+    atomic_fetch_add(&sh->bytes_read, w->reader.bytes_read);
+    w->reader.n_split = w->reader.bytes_read = 0;
+    reader_reset(&w->reader, NULL, 0);
+    input_close(slice);
+    return rc;
+}
+
+/* Scans the lines that start before b. */
+static int scan_lines_before(par_worker_t *w, long long b, err_t *e)
+{
+    region_t reg;
+    for (;;) {
+        int got = reader_next(&w->reader, &reg, e);
+        if (got <= 0)
+            return got;
+        if (!reg.cont && reg.off >= b)
+            return 0;
+        const char *end = reg.p + reg.len;
+        int last = 0;
+        if (!reg.synthetic && reg.off + (long long)reg.len > b) {
+            /* Keep lines up to the one holding byte b - 1; the next range
+             * starts after its '\n'. */
+            const char *at = reg.p + (b - 1 - reg.off);
+            end = (const char *)memchr(at, '\n', (size_t)(reg.p + reg.len - at)) + 1;
+            last = 1;
+        }
+        linescan_region_unnumbered(&w->matcher, &w->sink, reg.p, end);
+        /* A range whose output outgrows the stage (a huge split line, say)
+         * waits for its turn and then streams, keeping memory bounded. */
+        if (w->block.len > PAR_STAGE_LIMIT) {
+            if (wait_turn(w) < 0)
+                return err_set(e, ERR_INPUT, "stopped: another worker failed");
+            write_block(w);
+        }
+        if (last)
+            return 0;
+    }
+}
+
+static int scan_guarded(par_worker_t *w, long long b, err_t *e)
+{
+    int rc;
+    map_guard_t *guard = reader_guard(&w->reader);
+    if (sigsetjmp(guard->jb, 1)) {
+        map_guard_set(NULL);
+        rc = err_set(e, ERR_INPUT, "file shrank while being read (truncated?)");
+    } else {
+        map_guard_set(guard);
+        rc = scan_lines_before(w, b, e);
+        map_guard_set(NULL);
+    }
+    return rc;
+}
+
+static void *worker_main(void *arg)
+{
+    par_worker_t *w = arg;
+    par_shared_t *sh = w->sh;
+    for (;;) {
+        long long k = atomic_fetch_add(&sh->next, 1);
+        if (k >= sh->n_ranges)
+            break;
+        err_t e;
+        err_clear(&e);
+        outbuf_reset(&w->block);
+        w->range = k;
+        w->has_turn = 0;
+        int rc = scan_range(w, k, &e);
+        if (rc == 0 && w->block.failed)
+            rc = err_set(&e, ERR_NOMEM, "out of memory staging output");
+        if (rc < 0) {
+            fail(sh, &e);
+            break;
+        }
+        if (wait_turn(w) < 0)
+            break;
+        /* Only the worker holding the turn writes, so no lock is needed. */
+        write_block(w);
+        pthread_mutex_lock(&sh->mu);
+        sh->turn++;
+        pthread_cond_broadcast(&sh->cv);
+        pthread_mutex_unlock(&sh->mu);
+        if (sh->out->failed)
+            break;
+    }
+    return NULL;
+}
+
+static int worker_init(par_worker_t *w, par_shared_t *sh, err_t *e)
+{
+    memset(w, 0, sizeof *w);
+    w->sh = sh;
+    if (matcher_init(&w->matcher, sh->o->matcher->pattern, e) < 0)
+        return -1;
+    if (reader_init(&w->reader, NULL, sh->o->max_line_len, 0, e) < 0)
+        return -1;
+    if (outbuf_init_mem(&w->block, 1024 * 1024, e) < 0)
+        return -1;
+    if (line_sink_init(&w->sink, &w->block, sh->proto->format, sh->proto->host) < 0)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    /* The sink's source id lives in mid; copy the formatted parts as they are. */
+    memcpy(w->sink.mid, sh->proto->mid, sh->proto->mid_len);
+    w->sink.mid_len = sh->proto->mid_len;
+    return 0;
+}
+
+static void worker_free(par_worker_t *w)
+{
+    matcher_free(&w->matcher);
+    reader_free(&w->reader);
+    line_sink_free(&w->sink);
+    outbuf_free(&w->block);
+}
+
+int linescan_run_parallel(const linescan_opts_t *o, input_t *in, const char *name,
+                          line_sink_t *sink, int n_threads, linescan_stats_t *stats,
+                          err_t *e)
+{
+    if (n_threads > PAR_MAX_THREADS)
+        n_threads = PAR_MAX_THREADS;
+    if (n_threads < 1)
+        n_threads = 1;
+    par_shared_t sh = {
+        .o = o, .whole = in, .size = input_plain_size(in), .proto = sink, .out = sink->out,
+    };
+    sh.n_ranges = (sh.size + PAR_RANGE - 1) / PAR_RANGE;
+    atomic_init(&sh.next, 0);
+    atomic_init(&sh.n_split, 0);
+    atomic_init(&sh.bytes_read, 0);
+    pthread_mutex_init(&sh.mu, NULL);
+    pthread_cond_init(&sh.cv, NULL);
+    err_clear(&sh.err);
+    /* Pending bytes of earlier files go first. */
+    outbuf_flush(sink->out);
+
+    par_worker_t workers[PAR_MAX_THREADS];
+    int n_ready = 0, rc = 0;
+    for (; n_ready < n_threads; n_ready++) {
+        if (worker_init(&workers[n_ready], &sh, e) < 0) {
+            worker_free(&workers[n_ready]);
+            rc = -1;
+            break;
+        }
+    }
+    if (rc == 0) {
+        for (int i = 1; i < n_ready; i++)
+            workers[i].started = pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) == 0;
+        worker_main(&workers[0]);
+        for (int i = 1; i < n_ready; i++)
+            if (workers[i].started)
+                pthread_join(workers[i].thread, NULL);
+        /* A worker that could not start leaves ranges unclaimed: finish them. */
+        worker_main(&workers[0]);
+    }
+    for (int i = 0; i < n_ready; i++) {
+        sink->n_lines += workers[i].sink.n_lines;
+        worker_free(&workers[i]);
+    }
+    unsigned long long n_split = atomic_load(&sh.n_split);
+    if (n_split)
+        LOG_WARN("%s|Long log line, splitting into multiple lines", name);
+    if (stats) {
+        stats->lines_split += n_split;
+        stats->bytes_read += atomic_load(&sh.bytes_read);
+    }
+    if (rc == 0 && sh.failed) {
+        *e = sh.err;
+        rc = -1;
+    }
+    pthread_mutex_destroy(&sh.mu);
+    pthread_cond_destroy(&sh.cv);
+    return rc;
+}

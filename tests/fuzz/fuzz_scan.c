@@ -1,0 +1,78 @@
+/* fuzz_scan.c: libFuzzer target over the line splitter and the filter.
+ *
+ * The first bytes choose the plan (pattern, invert, context, max, maximum
+ * line length, output format); the rest is the input file. The engine's
+ * output must equal the naive oracle's byte for byte; any difference
+ * aborts. Input layout: flags byte, before, after, max, max_line_len (2
+ * bytes), pattern length, pattern bytes, data. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "exec/linescan.h"
+#include "tests/support/memfile.h"
+#include "tests/support/oracle.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 7)
+        return 0;
+    log_level = LOG_NONE;
+    uint8_t flags = data[0];
+    unsigned before = data[1] % 5, after = data[2] % 5;
+    unsigned long long max = data[3] % 4;
+    size_t max_line_len = 1 + (((size_t)data[4] << 8 | data[5]) % 600);
+    size_t plen = data[6] % 16;
+    if (size < 7 + plen)
+        return 0;
+    char pattern[17];
+    memcpy(pattern, data + 7, plen);
+    pattern[plen] = '\0';
+    if (strlen(pattern) != plen)
+        return 0;   /* NUL inside: not a command-line pattern */
+    const char *text = (const char *)data + 7 + plen;
+    size_t n = size - 7 - plen;
+
+    err_t e;
+    matcher_t m;
+    if (matcher_init(&m, pattern, &e) < 0)
+        return 0;
+    oracle_matcher_t om;
+    if (oracle_matcher_init(&om, pattern) < 0)
+        abort();   /* the engine accepted what pcre2 rejects */
+    char path[64];
+    int fd = memfile_create(text, n, path, sizeof path);
+    if (fd < 0)
+        abort();
+    outbuf_t out;
+    outbuf_init_mem(&out, 4096, &e);
+    line_sink_t sink;
+    enum line_format format = flags & 2 ? LINE_REMOTE : LINE_PLAIN;
+    line_sink_init(&sink, &out, format, "h");
+    line_sink_set_source(&sink, "s");
+    linescan_opts_t o = {.matcher = &m, .invert = flags & 1, .before = before,
+                         .after = after, .max = max, .max_line_len = max_line_len};
+    input_t *in = input_open(path, &e);
+    if (!in || linescan_run(&o, in, path, &sink, NULL, &e) < 0)
+        abort();
+    input_close(in);
+
+    oracle_line_t *lines;
+    size_t nl = oracle_split(text, n, max_line_len, &lines);
+    oracle_out_t want = {0};
+    oracle_grep(lines, nl, &om, o.invert, before, after, max, format == LINE_REMOTE, &want);
+    if (out.len != want.len || (want.len && memcmp(out.data, want.data, want.len) != 0))
+        abort();
+    free(want.data);
+    free(lines);
+    oracle_matcher_free(&om);
+    line_sink_free(&sink);
+    outbuf_free(&out);
+    matcher_free(&m);
+    close(fd);
+    return 0;
+}

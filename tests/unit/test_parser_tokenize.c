@@ -1,0 +1,197 @@
+/* test_parser_tokenize.c: the query tokenizer (parser/tokenize.c) against
+ * DTail's rules (dtail-behaviour.md §2.1). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "parser/parse_int.h"
+#include "query.h"
+
+typedef struct {
+    int type;
+    size_t off, len;
+} tok_t;
+
+/* Tokenizes s, skipping separators; returns the number of tokens. */
+static size_t lex(const char *s, tok_t *out, size_t max)
+{
+    size_t n = strlen(s), k = 0;
+    for (size_t i = 0; i < n;) {
+        int type;
+        size_t l = query_token(s, n, i, &type);
+        assert_true(l >= 1);
+        if (type != TK_SPACE && k < max)
+            out[k++] = (tok_t){ type, i, l };
+        i += l;
+    }
+    return k;
+}
+
+static void test_separators(void **state)
+{
+    (void)state;
+    tok_t t[16];
+    /* Commas are separators like spaces (DTail replaces them). */
+    assert_int_equal(lex("select a,b ,, c\t\n", t, 16), 4);
+    assert_int_equal(t[0].type, TK_SELECT);
+    assert_int_equal(t[1].type, TK_ID);
+    assert_int_equal(t[1].off, 7);
+    assert_int_equal(t[1].len, 1);
+    assert_int_equal(t[2].off, 9);
+    assert_int_equal(t[3].off, 14);
+}
+
+static void test_keywords_case_insensitive(void **state)
+{
+    (void)state;
+    static const struct { const char *w; int type; } cases[] = {
+        {"select", TK_SELECT}, {"SELECT", TK_SELECT}, {"SeLeCt", TK_SELECT},
+        {"from", TK_FROM}, {"FROM", TK_FROM}, {"where", TK_WHERE},
+        {"set", TK_SET}, {"group", TK_GROUP}, {"order", TK_ORDER},
+        {"rorder", TK_RORDER}, {"Interval", TK_INTERVAL}, {"LIMIT", TK_LIMIT},
+        {"outfile", TK_OUTFILE}, {"logformat", TK_LOGFORMAT},
+        {"by", TK_BY}, {"BY", TK_BY}, {"and", TK_AND}, {"AND", TK_AND},
+        {"eq", TK_EQS}, {"EQ", TK_EQS}, {"ne", TK_NES},
+        {"contains", TK_CONTAINS}, {"NCONTAINS", TK_NCONTAINS},
+        {"lacks", TK_LACKS}, {"hasprefix", TK_HASPREFIX},
+        {"nhasprefix", TK_NHASPREFIX}, {"hassuffix", TK_HASSUFFIX},
+        {"nhassuffix", TK_NHASSUFFIX},
+        /* append is only a keyword in lower case (DTail compares exactly) */
+        {"append", TK_APPEND}, {"APPEND", TK_ID}, {"Append", TK_ID},
+        /* not keywords */
+        {"selects", TK_ID}, {"count", TK_ID}, {"desc", TK_ID}, {"s", TK_ID},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int type = query_word_type(cases[i].w, strlen(cases[i].w));
+        if (type != cases[i].type)
+            fail_msg("%s: got %d, want %d", cases[i].w, type, cases[i].type);
+    }
+}
+
+static void test_operators(void **state)
+{
+    (void)state;
+    static const struct { const char *w; int type; } cases[] = {
+        {"==", TK_EQ}, {"!=", TK_NE}, {"<", TK_LT}, {"<=", TK_LE}, {"=<", TK_LE},
+        {">", TK_GT}, {">=", TK_GE}, {"=>", TK_GE}, {"=", TK_ASSIGN},
+        {"<>", TK_ID}, {"===", TK_ID}, {"!", TK_ID}, {"~", TK_ID},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_int_equal(query_word_type(cases[i].w, strlen(cases[i].w)), cases[i].type);
+    /* An operator must be its own word: a>1 is one bareword, as in DTail. */
+    tok_t t[4];
+    assert_int_equal(lex("a>1", t, 4), 1);
+    assert_int_equal(t[0].type, TK_ID);
+}
+
+static void test_numbers(void **state)
+{
+    (void)state;
+    const char *num[] = {"0", "3", "-1", "+2", "0.5", ".5", "5.", "1e3", "1.5E-2", "42"};
+    const char *not_num[] = {"1002-071949", "1e", "e3", "-", ".", "5m", "1.2.3", "0x10",
+                             "inf", "nan", "1_000"};
+    for (size_t i = 0; i < sizeof num / sizeof num[0]; i++) {
+        assert_true(query_is_number(num[i], strlen(num[i])));
+        assert_int_equal(query_word_type(num[i], strlen(num[i])), TK_NUMBER);
+    }
+    for (size_t i = 0; i < sizeof not_num / sizeof not_num[0]; i++) {
+        if (query_is_number(not_num[i], strlen(not_num[i])))
+            fail_msg("%s read as a number", not_num[i]);
+        assert_int_not_equal(query_word_type(not_num[i], strlen(not_num[i])), TK_NUMBER);
+    }
+}
+
+static void test_strings(void **state)
+{
+    (void)state;
+    tok_t t[8];
+    /* A string keeps spaces and commas; there are no escapes. */
+    const char *s = "where $line contains \"a, b  c\" x";
+    assert_int_equal(lex(s, t, 8), 5);
+    assert_int_equal(t[3].type, TK_STRING);
+    assert_int_equal(t[3].off, 21);
+    assert_int_equal(t[3].len, 9);
+    /* A quote always ends a word: foo"bar" is foo then "bar". */
+    assert_int_equal(lex("foo\"bar\"", t, 8), 2);
+    assert_int_equal(t[0].type, TK_ID);
+    assert_int_equal(t[1].type, TK_STRING);
+    /* The empty string is a token (DTail drops it; see docs). */
+    assert_int_equal(lex("\"\"", t, 8), 1);
+    assert_int_equal(t[0].type, TK_STRING);
+    assert_int_equal(t[0].len, 2);
+    /* Unterminated: ILLEGAL up to the end. */
+    assert_int_equal(lex("a \"bc", t, 8), 2);
+    assert_int_equal(t[1].type, TK_ILLEGAL);
+    assert_int_equal(t[1].off, 2);
+    assert_int_equal(t[1].len, 3);
+}
+
+static void test_backticks(void **state)
+{
+    (void)state;
+    tok_t t[8];
+    assert_int_equal(lex("select `count($time)`,`from`", t, 8), 3);
+    assert_int_equal(t[1].type, TK_BQUOTED);
+    assert_int_equal(t[1].len, 14);
+    assert_int_equal(t[2].type, TK_BQUOTED);
+    /* Inside a word a backtick is an ordinary byte. */
+    assert_int_equal(lex("a`b", t, 8), 1);
+    assert_int_equal(t[0].type, TK_ID);
+    /* Unterminated and empty names are illegal. */
+    assert_int_equal(lex("`abc", t, 8), 1);
+    assert_int_equal(t[0].type, TK_ILLEGAL);
+    assert_int_equal(lex("``", t, 8), 1);
+    assert_int_equal(t[0].type, TK_ILLEGAL);
+}
+
+static void test_parens_and_words(void **state)
+{
+    (void)state;
+    tok_t t[16];
+    /* Parentheses are tokens of their own; paths and times stay words. */
+    assert_int_equal(lex("count($line) /tmp/a-b.csv append:X 1002-071949 *", t, 16), 8);
+    assert_int_equal(t[0].type, TK_ID);
+    assert_int_equal(t[1].type, TK_LP);
+    assert_int_equal(t[2].type, TK_ID);
+    assert_int_equal(t[3].type, TK_RP);
+    assert_int_equal(t[4].len, 12);
+    assert_int_equal(t[5].type, TK_ID);   /* append:X is not `append` */
+    assert_int_equal(t[5].len, 8);
+    assert_int_equal(t[6].type, TK_ID);
+    assert_int_equal(t[7].type, TK_ID);
+    /* A NUL byte is illegal. */
+    int type;
+    assert_int_equal(query_token("a\0b", 3, 1, &type), 1);
+    assert_int_equal(type, TK_ILLEGAL);
+    /* UTF-8 is part of a word. */
+    assert_int_equal(lex("caf\xc3\xa9 x", t, 16), 2);
+    assert_int_equal(t[0].len, 5);
+}
+
+static void test_token_names(void **state)
+{
+    (void)state;
+    assert_string_equal(query_token_name(0), "end of query");
+    assert_string_equal(query_token_name(TK_SELECT), "select");
+    assert_string_equal(query_token_name(TK_LE), "<=");
+    assert_string_equal(query_token_name(TK_LACKS), "lacks");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_separators),
+        cmocka_unit_test(test_keywords_case_insensitive),
+        cmocka_unit_test(test_operators),
+        cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_strings),
+        cmocka_unit_test(test_backticks),
+        cmocka_unit_test(test_parens_and_words),
+        cmocka_unit_test(test_token_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
