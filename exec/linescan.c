@@ -42,12 +42,13 @@ static void ring_push(scan_t *s, const char *p, size_t len, unsigned long long l
         s->ring_n++;
     }
     ctx_line_t *c = &s->ring[slot];
-    if (c->cap < len) {
-        char *np = realloc(c->p, len);
+    if (c->cap < len || !c->p) {
+        size_t want = len > 64 ? len : 64;
+        char *np = realloc(c->p, want);
         if (!np)
             return;   /* context is best effort under memory pressure */
         c->p = np;
-        c->cap = len;
+        c->cap = want;
     }
     if (len)
         memcpy(c->p, p, len);

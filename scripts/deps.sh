@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# deps.sh: installs the Debian packages the build and the tests need, only
+# those missing (apt-get update runs only when something is missing).
+set -euo pipefail
+packages=(
+  cmake make gcc pkg-config lemon
+  libpcre2-dev zlib1g-dev libzstd-dev libsqlite3-dev libssh-dev libedit-dev
+  libjansson-dev libcmocka-dev
+  clang libclang-rt-14-dev   # libFuzzer and the fuzz smoke run
+  gzip zstd time             # e2e tests: compressed inputs, peak RSS
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  SUDO=; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
