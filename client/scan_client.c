@@ -153,6 +153,12 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
         .max = (unsigned long long)o.max,
         .max_line_len = cfg.max_line_len,
     };
+    linescan_t scan;
+    if (linescan_init(&scan, &lo, &e) < 0) {
+        line_sink_free(&sink);
+        outbuf_free(&out);
+        goto fatal;
+    }
     linescan_stats_t stats = {0};
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     int n_threads = ncpu > 0 ? (int)ncpu : 1;
@@ -166,7 +172,7 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
         line_sink_set_source(&sink, t->source_id);
         int rc = linescan_parallel_eligible(&lo, &sink, in)
             ? linescan_run_parallel(&lo, in, t->path, &sink, n_threads, &stats, &e)
-            : linescan_run(&lo, in, t->path, &sink, &stats, &e);
+            : linescan_run(&scan, in, t->path, &sink, &stats, &e);
         if (rc < 0)
             report(&rs, &e);
         input_close(in);
@@ -176,6 +182,7 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
         err_set(&e, ERR_IO, "writing output failed: %s", strerror(out.write_errno));
         report(&rs, &e);
     }
+    linescan_free(&scan);
     line_sink_free(&sink);
     outbuf_free(&out);
     target_list_free(&targets);

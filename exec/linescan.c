@@ -218,7 +218,7 @@ static int scan_loop(scan_t *s, reader_t *r, int general, const char *name, err_
 static int scan_guarded(scan_t *s, reader_t *r, int general, const char *name, err_t *e)
 {
     map_guard_t *guard = reader_guard(r);
-    if (sigsetjmp(guard->jb, 1)) {
+    if (sigsetjmp(guard->jb, 0)) {
         map_guard_set(NULL);
         return err_set(e, ERR_INPUT, "%s: file shrank while being read (truncated?)", name);
     }
@@ -228,39 +228,54 @@ static int scan_guarded(scan_t *s, reader_t *r, int general, const char *name, e
     return rc;
 }
 
-int linescan_run(const linescan_opts_t *o, input_t *in, const char *name,
+int linescan_init(linescan_t *ls, const linescan_opts_t *o, err_t *e)
+{
+    memset(ls, 0, sizeof *ls);
+    ls->o = *o;
+    /* DTail: ".", ".*" and "" match everything and --invert has no effect. */
+    if (o->matcher->kind == MATCHER_NOOP)
+        ls->o.invert = 0;
+    if (o->before) {
+        ls->ring = calloc(o->before, sizeof *ls->ring);
+        if (!ls->ring)
+            return err_set(e, ERR_NOMEM, "out of memory for %u context lines", o->before);
+    }
+    if (reader_init(&ls->reader, NULL, o->max_line_len, 0, e) < 0) {
+        free(ls->ring);
+        ls->ring = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+void linescan_free(linescan_t *ls)
+{
+    reader_free(&ls->reader);
+    for (unsigned i = 0; ls->ring && i < ls->o.before; i++)
+        free(ls->ring[i].p);
+    free(ls->ring);
+    ls->ring = NULL;
+}
+
+int linescan_run(linescan_t *ls, input_t *in, const char *name,
                  line_sink_t *sink, linescan_stats_t *stats, err_t *e)
 {
+    const linescan_opts_t *o = &ls->o;
     scan_t s = {
         .o = o, .m = o->matcher, .sink = sink,
         .numbers = line_sink_numbers(sink),
+        .ring = ls->ring,
     };
-    /* With invert the noop matcher selects nothing, but DTail treats "."
-     * as noop "match everything; --invert then has no effect". */
-    int invert = o->invert && o->matcher->kind != MATCHER_NOOP;
-    linescan_opts_t eff = *o;
-    eff.invert = invert;
-    s.o = &eff;
-    int general = invert || o->before || o->after || o->max;
-    if (o->before) {
-        s.ring = calloc(o->before, sizeof *s.ring);
-        if (!s.ring)
-            return err_set(e, ERR_NOMEM, "out of memory for %u context lines", o->before);
-    }
-    reader_t r;
-    if (reader_init(&r, in, o->max_line_len, 0, e) < 0) {
-        free(s.ring);
-        return -1;
-    }
-    int rc = scan_guarded(&s, &r, general, name, e);
+    int general = o->invert || o->before || o->after || o->max;
+    reader_t *r = &ls->reader;
+    reader_reset(r, in, 0);
+    r->n_split = r->bytes_read = 0;
+    int rc = scan_guarded(&s, r, general, name, e);
+    reader_reset(r, NULL, 0);
     if (stats) {
         stats->lines_selected += s.n_selected;
-        stats->lines_split += r.n_split;
-        stats->bytes_read += r.bytes_read;
+        stats->lines_split += r->n_split;
+        stats->bytes_read += r->bytes_read;
     }
-    reader_free(&r);
-    for (unsigned i = 0; s.ring && i < o->before; i++)
-        free(s.ring[i].p);
-    free(s.ring);
     return rc;
 }

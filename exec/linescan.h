@@ -13,6 +13,7 @@
 #include "base/err.h"
 #include "exec/filter/matcher.h"
 #include "exec/scan/input.h"
+#include "exec/scan/reader.h"
 #include "exec/sink/lines.h"
 
 typedef struct linescan_opts {
@@ -30,10 +31,20 @@ typedef struct linescan_stats {
     unsigned long long bytes_read;     /* decoded bytes read */
 } linescan_stats_t;
 
+/* The plan's reusable state: its buffers serve every input of a run, so
+ * nothing is allocated per file. */
+typedef struct linescan {
+    linescan_opts_t o;          /* the plan, invert normalised */
+    reader_t reader;            /* read buffers */
+    struct ctx_line *ring;      /* before-context slots */
+} linescan_t;
+
+int linescan_init(linescan_t *ls, const linescan_opts_t *o, err_t *e);
+void linescan_free(linescan_t *ls);
 /* Runs the plan over one opened input, writing to sink. name is used in
  * messages (the long-line warning). Returns 0, or -1 with e set when the
  * input failed mid-way (what was read before is already written). */
-int linescan_run(const linescan_opts_t *o, input_t *in, const char *name,
+int linescan_run(linescan_t *ls, input_t *in, const char *name,
                  line_sink_t *sink, linescan_stats_t *stats, err_t *e);
 
 /* Whether linescan_run_parallel can take this plan and input: the fast path

@@ -185,7 +185,7 @@ static int scan_guarded(par_worker_t *w, long long b, err_t *e)
 {
     int rc;
     map_guard_t *guard = reader_guard(&w->reader);
-    if (sigsetjmp(guard->jb, 1)) {
+    if (sigsetjmp(guard->jb, 0)) {
         map_guard_set(NULL);
         rc = err_set(e, ERR_INPUT, "file shrank while being read (truncated?)");
     } else {

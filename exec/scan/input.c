@@ -139,18 +139,14 @@ input_t *input_open(const char *path, err_t *e)
         err_set(e, ERR_INPUT, "%s: not a regular file", path);
         goto fail;
     }
-    if (in->owns_fd) {
-        /* O_NONBLOCK only guarded the open against FIFOs swapped in. */
-        int fl = fcntl(in->fd, F_GETFL);
-        fcntl(in->fd, F_SETFL, fl & ~O_NONBLOCK);
-    }
+    /* O_NONBLOCK only guarded the open against a FIFO; it has no effect on
+     * the regular files that pass the checks above. */
     if (S_ISREG(st.st_mode) && !is_stdin) {
         unsigned char m[4];
-        ssize_t n = pread(in->fd, m, sizeof m, lseek(in->fd, 0, SEEK_CUR));
+        ssize_t n = pread(in->fd, m, sizeof m, 0);
         in->kind = detect_kind(m, n > 0 ? (size_t)n : 0);
         if (in->kind == INPUT_PLAIN)
             in->plain_size = (long long)st.st_size;
-        posix_fadvise(in->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
     } else {
         /* A pipe: peek the magic bytes and replay them afterwards. */
         while (in->peek_len < sizeof in->peek) {

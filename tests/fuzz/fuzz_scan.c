@@ -56,10 +56,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     line_sink_set_source(&sink, "s");
     linescan_opts_t o = {.matcher = &m, .invert = flags & 1, .before = before,
                          .after = after, .max = max, .max_line_len = max_line_len};
+    linescan_t ls;
+    if (linescan_init(&ls, &o, &e) < 0)
+        abort();
     input_t *in = input_open(path, &e);
-    if (!in || linescan_run(&o, in, path, &sink, NULL, &e) < 0)
+    if (!in || linescan_run(&ls, in, path, &sink, NULL, &e) < 0)
         abort();
     input_close(in);
+    linescan_free(&ls);
 
     oracle_line_t *lines;
     size_t nl = oracle_split(text, n, max_line_len, &lines);

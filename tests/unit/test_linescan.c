@@ -76,7 +76,10 @@ static void check_case(const char *text, size_t n, const scan_case_t *c, int par
         assert_true(linescan_parallel_eligible(&o, &sink, in));
         rc = linescan_run_parallel(&o, in, path, &sink, 3, NULL, &e);
     } else {
-        rc = linescan_run(&o, in, path, &sink, NULL, &e);
+        linescan_t ls;
+        assert_int_equal(linescan_init(&ls, &o, &e), 0);
+        rc = linescan_run(&ls, in, path, &sink, NULL, &e);
+        linescan_free(&ls);
     }
     assert_int_equal(rc, 0);
     input_close(in);
