@@ -1,0 +1,213 @@
+# Shared helpers for the end-to-end tests of dcat and dgrep.
+#
+# Every test script is run by ctest as `bash SCRIPT [ARGS]` with:
+#   DTAIL_BIN  directory holding the built dcat and dgrep
+#   COMPAT     the DTail acceptance files (../shared/compat)
+# Each script sources this file, gets a private temp dir in $T (removed on
+# exit), runs the binaries through `run` (every run is bounded by `timeout`),
+# records failures with `fail`, and ends with `finish`.
+# Exit status: 0 pass, 1 fail, 77 skipped (environment cannot run the test).
+
+set -u
+set -o pipefail
+export LC_ALL=C
+
+E2E_NAME=$(basename "${0%.sh}")${1:+ $*}
+E2E_FAILS=0
+E2E_RUNS=0
+
+if [ -z "${DTAIL_BIN:-}" ] || [ -z "${COMPAT:-}" ]; then
+  echo "FAIL[$E2E_NAME]: DTAIL_BIN and COMPAT must be set (run through ctest)" >&2
+  exit 1
+fi
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/dtail-e2e.XXXXXX") || {
+  echo "FAIL[$E2E_NAME]: mktemp -d failed" >&2; exit 1; }
+trap 'rm -rf "$T"' EXIT
+trap 'exit 1' INT TERM HUP
+
+# Keep the environment of every run predictable; tests set what they need.
+unset NO_COLOR DTAIL_HOSTNAME_OVERRIDE DTAIL_INTEGRATION_TEST_RUN_MODE
+
+M=$COMPAT/mapr_testdata.log
+
+fail() {
+  echo "FAIL[$E2E_NAME]: $*" >&2
+  E2E_FAILS=$((E2E_FAILS + 1))
+}
+
+die() {
+  echo "FAIL[$E2E_NAME]: $*" >&2
+  exit 1
+}
+
+skip() {
+  echo "SKIP[$E2E_NAME]: $*" >&2
+  exit 77
+}
+
+note() {
+  echo "[$E2E_NAME] $*" >&2
+}
+
+# need_bin dcat|dgrep: the binary must exist and be executable.
+need_bin() {
+  local b
+  for b in "$@"; do
+    [ -x "$DTAIL_BIN/$b" ] || die "binary $DTAIL_BIN/$b is missing (build first)"
+  done
+}
+
+# need_input FILE...: every input must exist and be non-empty, so that a test
+# can never pass by finding nothing.
+need_input() {
+  local f
+  for f in "$@"; do
+    [ -f "$f" ] || die "input $f is missing"
+    [ -s "$f" ] || die "input $f is empty"
+  done
+}
+
+# run LABEL CMD [ARGS...]
+# Runs CMD with stdout in $T/LABEL.out, stderr in $T/LABEL.err, stdin from
+# $RUN_STDIN (default /dev/null), bounded by $RUN_TIMEOUT seconds (default
+# 20). Sets RC, OUT and ERR. A timeout is recorded as a failure. A bare
+# binary name (dcat, dgrep) is looked up in $DTAIL_BIN.
+run() {
+  local label=$1; shift
+  local cmd=$1; shift
+  case $cmd in
+    dcat|dgrep) cmd=$DTAIL_BIN/$cmd ;;
+  esac
+  OUT=$T/$label.out
+  ERR=$T/$label.err
+  E2E_RUNS=$((E2E_RUNS + 1))
+  timeout -k 2 "${RUN_TIMEOUT:-20}" "$cmd" "$@" \
+    <"${RUN_STDIN:-/dev/null}" >"$OUT" 2>"$ERR"
+  RC=$?
+  if [ "$RC" -eq 124 ] || [ "$RC" -eq 137 ]; then
+    fail "$label: did not finish within ${RUN_TIMEOUT:-20} s: $(basename "$cmd") $*"
+  fi
+  return 0
+}
+
+# run_sh LABEL SHELL-COMMAND: as run, but through `bash -c` (for pipelines).
+# The pipeline as a whole is bounded; RC is the status of the whole pipeline
+# (pipefail is set in it).
+run_sh() {
+  local label=$1; shift
+  OUT=$T/$label.out
+  ERR=$T/$label.err
+  E2E_RUNS=$((E2E_RUNS + 1))
+  timeout -k 2 "${RUN_TIMEOUT:-20}" bash -c "set -o pipefail; $1" \
+    <"${RUN_STDIN:-/dev/null}" >"$OUT" 2>"$ERR"
+  RC=$?
+  if [ "$RC" -eq 124 ] || [ "$RC" -eq 137 ]; then
+    fail "$label: did not finish within ${RUN_TIMEOUT:-20} s: $1"
+  fi
+  return 0
+}
+
+show_stderr() {
+  if [ -s "$ERR" ]; then
+    echo "  --- stderr (first 10 lines) ---" >&2
+    head -n 10 "$ERR" | cut -c1-300 | sed 's/^/  | /' >&2
+  fi
+}
+
+# expect_rc LABEL WANT: the last run's exit code must be WANT.
+expect_rc() {
+  if [ "$RC" -ne "$2" ]; then
+    fail "$1: exit code $RC, want $2"
+    show_stderr
+  fi
+}
+
+# expect_bytes LABEL ACTUAL EXPECTED: byte-exact (SHA-256, as DTail's
+# compareFiles), with the first difference shown on failure.
+expect_bytes() {
+  local label=$1 act=$2 exp=$3 sa se
+  [ -f "$exp" ] || { fail "$label: expected file $exp missing"; return; }
+  sa=$(sha256sum <"$act" | cut -d' ' -f1)
+  se=$(sha256sum <"$exp" | cut -d' ' -f1)
+  if [ "$sa" != "$se" ]; then
+    fail "$label: output differs from $(basename "$exp") (sha256 $sa, want $se;" \
+         "$(wc -c <"$act") bytes/$(wc -l <"$act") lines, want $(wc -c <"$exp") bytes/$(wc -l <"$exp") lines)"
+    local c l
+    c=$(cmp "$act" "$exp" 2>&1 | head -n 1)
+    echo "  cmp (actual vs expected): $c" >&2
+    l=$(echo "$c" | sed -n 's/.*line \([0-9][0-9]*\).*/\1/p')
+    case $c in *"in line"*) ;; *EOF*) [ -n "$l" ] && l=$((l + 1)) ;; esac
+    if [ -n "$l" ]; then
+      echo "  first differing line $l (cat -A, cut at 400 chars):" >&2
+      echo "    expected: $(sed -n "${l}p" "$exp" | cat -A | cut -c1-400)" >&2
+      echo "    actual:   $(sed -n "${l}p" "$act" | cat -A | cut -c1-400)" >&2
+    fi
+    show_stderr
+  fi
+}
+
+# expect_multiset LABEL ACTUAL EXPECTED: same lines, any order (as DTail's
+# compareFilesContents).
+expect_multiset() {
+  local label=$1 act=$2 exp=$3
+  [ -f "$exp" ] || { fail "$label: expected file $exp missing"; return; }
+  sort "$act" >"$T/.ms.act"
+  sort "$exp" >"$T/.ms.exp"
+  if ! cmp -s "$T/.ms.act" "$T/.ms.exp"; then
+    fail "$label: multiset of lines differs from $(basename "$exp")" \
+         "($(wc -l <"$act") lines, want $(wc -l <"$exp"))"
+    echo "  (sorted; '<' expected only, '>' actual only)" >&2
+    diff "$T/.ms.exp" "$T/.ms.act" | grep '^[<>]' | head -n 12 | cat -A | cut -c1-300 | sed 's/^/  /' >&2
+    show_stderr
+  fi
+}
+
+expect_empty() {
+  if [ -s "$2" ]; then
+    fail "$1: $(basename "$2") should be empty but has $(wc -c <"$2") bytes:"
+    head -n 5 "$2" | cut -c1-300 | cat -A | sed 's/^/  | /' >&2
+  fi
+}
+
+expect_nonempty() {
+  [ -s "$2" ] || fail "$1: $(basename "$2") is empty"
+}
+
+# expect_contains LABEL FILE STRING (fixed string)
+expect_contains() {
+  if ! grep -qF -- "$3" "$2"; then
+    fail "$1: $(basename "$2") does not contain '$3'"
+    head -n 5 "$2" | cut -c1-300 | sed 's/^/  | /' >&2
+  fi
+}
+
+expect_no_esc() {
+  if grep -q $'\x1b' "$2"; then
+    fail "$1: output contains ESC (colour) bytes"
+    grep -m 2 $'\x1b' "$2" | cut -c1-200 | cat -v | sed 's/^/  | /' >&2
+  fi
+}
+
+expect_esc() {
+  grep -q $'\x1b\\[' "$2" || fail "$1: output contains no ANSI colour sequence"
+}
+
+# expect_lines LABEL FILE N: exactly N lines (newline-terminated).
+expect_lines() {
+  local n
+  n=$(wc -l <"$2")
+  [ "$n" -eq "$3" ] || fail "$1: $n lines, want $3"
+}
+
+finish() {
+  if [ "$E2E_RUNS" -eq 0 ]; then
+    die "no command was run"
+  fi
+  if [ "$E2E_FAILS" -gt 0 ]; then
+    echo "[$E2E_NAME] $E2E_FAILS check(s) failed" >&2
+    exit 1
+  fi
+  echo "[$E2E_NAME] PASS ($E2E_RUNS runs)"
+  exit 0
+}
