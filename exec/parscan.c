@@ -51,6 +51,10 @@ typedef struct par_worker {
 
 int linescan_parallel_eligible(const linescan_opts_t *o, const line_sink_t *sink, input_t *in)
 {
+    /* Plain cat is one copy from the mapping into the output: staging it
+     * in parallel would only add a second copy. */
+    if (o->matcher->kind == MATCHER_NOOP)
+        return 0;
     return !o->invert && !o->before && !o->after && !o->max && !line_sink_numbers(sink) &&
            input_kind(in) == INPUT_PLAIN && input_plain_size(in) >= PAR_MIN_FILE;
 }

@@ -63,24 +63,49 @@ static const char *find_scalar(const literal_t *l, const char *p, const char *en
 }
 
 #ifdef LITERAL_X86
+/* Candidates in one 32-byte block at p whose bits are set in mask. */
+static inline const char *confirm(const literal_t *l, const char *p, const char *last, uint32_t mask)
+{
+    while (mask) {
+        const char *cand = p + __builtin_ctz(mask);
+        if (cand <= last && memcmp(cand, l->needle, l->len) == 0)
+            return cand;
+        mask &= mask - 1;
+    }
+    return NULL;
+}
+
 __attribute__((target("avx2")))
 static const char *find_avx2(const literal_t *l, const char *p, const char *end)
 {
-    const size_t span = l->off2 + 32;   /* bytes one step reads past p */
     const __m256i v1 = _mm256_set1_epi8((char)l->b1);
     const __m256i v2 = _mm256_set1_epi8((char)l->b2);
     const char *last = end - l->len;    /* last valid start */
-    while ((size_t)(end - p) >= span && p <= last) {
+    /* Two blocks per step with one branch: the common case is no candidate. */
+    while ((size_t)(end - p) >= l->off2 + 64 && p <= last) {
+        __m256i a0 = _mm256_loadu_si256((const __m256i *)(p + l->off1));
+        __m256i b0 = _mm256_loadu_si256((const __m256i *)(p + l->off2));
+        __m256i a1 = _mm256_loadu_si256((const __m256i *)(p + 32 + l->off1));
+        __m256i b1 = _mm256_loadu_si256((const __m256i *)(p + 32 + l->off2));
+        __m256i m0 = _mm256_and_si256(_mm256_cmpeq_epi8(a0, v1), _mm256_cmpeq_epi8(b0, v2));
+        __m256i m1 = _mm256_and_si256(_mm256_cmpeq_epi8(a1, v1), _mm256_cmpeq_epi8(b1, v2));
+        if (!_mm256_testz_si256(_mm256_or_si256(m0, m1), _mm256_or_si256(m0, m1))) {
+            const char *hit = confirm(l, p, last, (uint32_t)_mm256_movemask_epi8(m0));
+            if (!hit)
+                hit = confirm(l, p + 32, last, (uint32_t)_mm256_movemask_epi8(m1));
+            if (hit)
+                return hit;
+        }
+        p += 64;
+    }
+    while ((size_t)(end - p) >= l->off2 + 32 && p <= last) {
         __m256i a = _mm256_loadu_si256((const __m256i *)(p + l->off1));
         __m256i b = _mm256_loadu_si256((const __m256i *)(p + l->off2));
         uint32_t mask = (uint32_t)_mm256_movemask_epi8(
             _mm256_and_si256(_mm256_cmpeq_epi8(a, v1), _mm256_cmpeq_epi8(b, v2)));
-        while (mask) {
-            const char *cand = p + __builtin_ctz(mask);
-            if (cand <= last && memcmp(cand, l->needle, l->len) == 0)
-                return cand;
-            mask &= mask - 1;
-        }
+        const char *hit = confirm(l, p, last, mask);
+        if (hit)
+            return hit;
         p += 32;
     }
     return find_scalar(l, p, end);
