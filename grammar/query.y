@@ -1,13 +1,176 @@
-/* grammar/query.y: the Lemon grammar of DTail's query dialect.
- * This file is the source; the generated query.c in the build tree must not
- * be edited. Placeholder until the query-language issue lands: it accepts a
- * sequence of words. */
+/*
+** grammar/query.y: the Lemon grammar of DTail's MapReduce query dialect.
+**
+** This file is the source. CMake runs lemon on it at build time and the
+** generated query.c/query.h live in the build tree only: never edit them.
+** The dialect is described in docs/query-language.md; DTail's own rules are
+** in ../shared/reference/dtail-behaviour.md section 2.
+**
+** Division of labour (as in SQLite's parse.y):
+**   - parser/tokenize.c cuts the text into tokens ({offset,len} views) and
+**     decides which words are keywords or operators;
+**   - this grammar only recognises the shape of a query and builds the AST
+**     through one call per action into parser/ast.c;
+**   - names, aggregates, functions and operators are checked afterwards by
+**     parser/resolve.c and parser/plan.c, which know the log formats.
+**
+** The grammar is deliberately permissive where a semantic check gives a
+** better message than "syntax error": a where condition accepts any word as
+** its operator (ast_cond reports "unknown operator"), select accepts an empty
+** list (ast_clause reports "empty select"), and so on.
+**
+** There is no error recovery: the first error wins (YYNOERRORRECOVERY), and
+** the driver in parser/parse.c stops feeding tokens as soon as the context
+** holds an error.
+*/
+
 %token_prefix TK_
 %name QueryParse
-%extra_argument { int *n_words }
-%token_type { int }
-%syntax_error { (void)yymajor; (void)yyminor; *n_words = -1; }
+%extra_context {parse_ctx_t *ctx}
+%token_type {token_t}
+%default_type {token_t}
+%stack_size 1000
+%start_symbol query
 
-query ::= words.
-words ::= .
-words ::= words WORD. { (*n_words)++; }
+%include {
+#include <assert.h>
+#include <stddef.h>
+#include "parser/parse_int.h"
+#include "parser/ast.h"
+
+/* Abandon the parse at the first syntax error (see parser/parse.c). */
+#define YYNOERRORRECOVERY 1
+/* The driver never passes a NULL engine. */
+#define YYPARSEFREENEVERNULL 1
+/* The engine lives in the query's arena (QueryParseSize + QueryParseInit). */
+#define QueryParse_ENGINEALWAYSONSTACK 1
+}
+
+%syntax_error {
+  parse_syntax_error(ctx, yymajor, &TOKEN);
+}
+%stack_overflow {
+  parse_stack_overflow(ctx);
+}
+
+/* Token numbering. Clause keywords first: they are never field names (use
+** backticks: `from`). Then the words DTail does not reserve: they fall back
+** to ID wherever a keyword meaning makes no sense, so `by`, `and`, `append`
+** and the string operators still work as field names. */
+%token SELECT FROM WHERE SET GROUP ORDER RORDER INTERVAL LIMIT OUTFILE LOGFORMAT.
+%token ID NUMBER STRING BQUOTED.
+%fallback ID BY AND APPEND
+             EQS NES CONTAINS NCONTAINS LACKS
+             HASPREFIX NHASPREFIX HASSUFFIX NHASSUFFIX.
+%token EQ NE LT LE GT GE ASSIGN LP RP.
+/* Produced by the tokenizer, never fed to the parser. */
+%token SPACE ILLEGAL.
+
+/* ---------------------------------------------------------------- query */
+
+query ::= clauses.
+
+clauses ::= clause.
+clauses ::= clauses clause.
+
+/* select: zero items parse, so ast_clause can say "empty select". */
+clause ::= SELECT(K) exprs(L).
+  { ast_clause(ctx, &K, L); }
+
+/* from TABLE, interval N, limit N, logformat NAME: exactly one word. A
+** missing word is reported by ast_clause with the keyword's position. */
+clause ::= FROM(K) term(T).        { ast_clause_word(ctx, &K, &T); }
+clause ::= FROM(K).                { ast_clause_word(ctx, &K, NULL); }
+clause ::= INTERVAL(K) term(T).    { ast_clause_word(ctx, &K, &T); }
+clause ::= INTERVAL(K).            { ast_clause_word(ctx, &K, NULL); }
+clause ::= LIMIT(K) term(T).       { ast_clause_word(ctx, &K, &T); }
+clause ::= LIMIT(K).               { ast_clause_word(ctx, &K, NULL); }
+clause ::= LOGFORMAT(K) term(T).   { ast_clause_word(ctx, &K, &T); }
+clause ::= LOGFORMAT(K).           { ast_clause_word(ctx, &K, NULL); }
+
+/* outfile PATH | outfile append PATH. `append:PATH` is one word, so it is a
+** file literally named "append:PATH", as in DTail. */
+clause ::= OUTFILE(K) term(P).            { ast_outfile(ctx, &K, NULL, &P); }
+clause ::= OUTFILE(K) APPEND(A) term(P).  { ast_outfile(ctx, &K, &A, &P); }
+clause ::= OUTFILE(K) APPEND(A).          { ast_outfile(ctx, &K, &A, NULL); }
+clause ::= OUTFILE(K).                    { ast_outfile(ctx, &K, NULL, NULL); }
+
+/* where COND { [and] COND }: an empty where is accepted, as in DTail. */
+clause ::= WHERE(K) conds(L).      { ast_clause(ctx, &K, L); }
+
+/* set $VAR = RHS { $VAR = RHS } */
+clause ::= SET(K) assigns(L).      { ast_clause(ctx, &K, L); }
+
+/* group [by] FIELD {FIELD} */
+clause ::= GROUP(K) optby exprs(L).  { ast_clause(ctx, &K, L); }
+
+/* order [by] FIELD {ignored}: DTail silently ignores trailing words such as
+** `desc` or `reverse`; we keep them only to warn about them. */
+clause ::= ORDER(K) optby exprs(L).   { ast_clause(ctx, &K, L); }
+clause ::= RORDER(K) optby exprs(L).  { ast_clause(ctx, &K, L); }
+
+optby ::= .
+optby ::= BY.
+
+/* ---------------------------------------------------------- expressions */
+
+%type exprs {ast_list_t*}
+%destructor exprs { ast_discard(ctx, $$); }
+exprs(A) ::= .                 { A = ast_list(ctx, NULL, NULL); }
+exprs(A) ::= exprs(L) expr(E). { A = ast_list(ctx, L, E); }
+
+%type expr {ast_expr_t*}
+%destructor expr { ast_discard(ctx, $$); }
+expr(A) ::= term(T).                      { A = ast_term(ctx, &T); }
+expr(A) ::= ID(N) LP exprs(L) RP(R).      { A = ast_call(ctx, &N, L, &R); }
+
+/* One word. The token keeps its lexical type (a fallback keyword keeps its
+** own), which is how ast_term tells a quoted string from a bareword. */
+term(A) ::= ID(T).       { A = T; }
+term(A) ::= NUMBER(T).   { A = T; }
+term(A) ::= STRING(T).   { A = T; }
+term(A) ::= BQUOTED(T).  { A = T; }
+
+%type conds {ast_list_t*}
+%destructor conds { ast_discard(ctx, $$); }
+conds(A) ::= .                        { A = ast_list(ctx, NULL, NULL); }
+conds(A) ::= conds(L) cond(C).        { A = ast_list(ctx, L, C); }
+conds(A) ::= conds(L) AND cond(C).    { A = ast_list(ctx, L, C); }
+
+%type assigns {ast_list_t*}
+%destructor assigns { ast_discard(ctx, $$); }
+assigns(A) ::= .                      { A = ast_list(ctx, NULL, NULL); }
+assigns(A) ::= assigns(L) cond(C).    { A = ast_list(ctx, L, C); }
+
+/* LHS OP RHS. Any word is accepted as OP here; ast_cond checks it against
+** the clause (comparison or string operator for where, '=' for set). */
+%type cond {ast_expr_t*}
+%destructor cond { ast_discard(ctx, $$); }
+cond(A) ::= expr(L) op(O) expr(R).    { A = ast_cond(ctx, L, &O, R); }
+
+op(A) ::= EQ(T).      { A = T; }
+op(A) ::= NE(T).      { A = T; }
+op(A) ::= LT(T).      { A = T; }
+op(A) ::= LE(T).      { A = T; }
+op(A) ::= GT(T).      { A = T; }
+op(A) ::= GE(T).      { A = T; }
+op(A) ::= ASSIGN(T).  { A = T; }
+op(A) ::= EQS(T).     { A = T; }
+op(A) ::= NES(T).     { A = T; }
+op(A) ::= CONTAINS(T).   { A = T; }
+op(A) ::= NCONTAINS(T).  { A = T; }
+op(A) ::= LACKS(T).      { A = T; }
+op(A) ::= HASPREFIX(T).  { A = T; }
+op(A) ::= NHASPREFIX(T). { A = T; }
+op(A) ::= HASSUFFIX(T).  { A = T; }
+op(A) ::= NHASSUFFIX(T). { A = T; }
+op(A) ::= ID(T).         { A = T; }
+op(A) ::= NUMBER(T).     { A = T; }
+op(A) ::= STRING(T).     { A = T; }
+op(A) ::= BQUOTED(T).    { A = T; }
+
+%code {
+/* Size of the engine, so parser/parse.c can place it in the query arena
+** instead of calling QueryParseAlloc (whose malloc hook has no context). */
+size_t QueryParseSize(void) { return sizeof(yyParser); }
+}

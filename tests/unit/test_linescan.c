@@ -72,6 +72,12 @@ static void check_case(const char *text, size_t n, const scan_case_t *c, int par
     input_t *in = input_open(path, &e);
     assert_non_null(in);
     int rc;
+    /* Plain cat (noop) deliberately stays sequential: it writes from the
+     * mapping without staging. Every other fast-path plan goes parallel. */
+    if (parallel && m.kind == MATCHER_NOOP) {
+        assert_false(linescan_parallel_eligible(&o, &sink, in));
+        parallel = 0;
+    }
     if (parallel) {
         assert_true(linescan_parallel_eligible(&o, &sink, in));
         rc = linescan_run_parallel(&o, in, path, &sink, 3, NULL, &e);

@@ -588,6 +588,19 @@ static void test_json_and_csv_fields(void **state)
     query_free(q);
 }
 
+static void test_misspelt_keyword_warns(void **state)
+{
+    (void)state;
+    /* `wher` is one more select item (legal), but surely meant `where`. */
+    query_t *q = parse("from S select a wher x group by a lmit 3");
+    const plan_t *p = query_plan(q);
+    assert_int_equal(p->n_select, 3);
+    assert_true(has_warning(p, "'wher' in select looks like a misspelt where"));
+    assert_true(has_warning(p, "'lmit' in group by looks like a misspelt limit"));
+    assert_int_equal(p->warnings[0].offset, 16);
+    query_free(q);
+}
+
 static void test_generic_bareword_warns(void **state)
 {
     (void)state;
@@ -770,6 +783,7 @@ int main(void)
         cmocka_unit_test(test_regex_capture),
         cmocka_unit_test(test_json_and_csv_fields),
         cmocka_unit_test(test_generic_bareword_warns),
+        cmocka_unit_test(test_misspelt_keyword_warns),
         cmocka_unit_test(test_canonical_text),
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_not_nul_terminated),

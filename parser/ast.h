@@ -1,0 +1,93 @@
+/* parser/ast.h: the syntax tree of one query, as written.
+ *
+ * The AST records what the user typed, not what it means: a quoted string
+ * in select stays a string node here, and plan.c decides that it names a
+ * field. Every node lives in the query's arena and records the byte offset
+ * of the text it came from, so later errors can point at it. The canonical
+ * printer (print.c) turns an AST back into query text. */
+#ifndef DTAIL_PARSER_AST_H
+#define DTAIL_PARSER_AST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "parser/parse_int.h"
+
+enum ast_kind {
+    AST_FIELD,    /* a field name: bareword, `backticked` or $variable */
+    AST_STRING,   /* a "quoted" string (text is the content) */
+    AST_NUMBER,   /* a bareword that reads as a number (text as written) */
+    AST_CALL,     /* name(args...): aggregate or function, resolved later */
+    AST_COND,     /* lhs OP rhs, in where and set */
+};
+
+typedef struct ast_list ast_list_t;
+
+typedef struct ast_expr {
+    enum ast_kind kind;
+    char quote;             /* AST_FIELD: 0 bareword, '`' backticked */
+    int op;                 /* AST_COND: TK_* of the operator word */
+    uint32_t off;           /* first byte in the query: token, call name, cond lhs */
+    uint32_t len;           /* bytes of the whole node's source text */
+    uint32_t op_off;        /* AST_COND: offset of the operator word */
+    const char *text;       /* name, content, number or operator; NUL-terminated */
+    uint32_t text_len;      /* bytes in text */
+    struct ast_expr *lhs;   /* AST_COND: left operand */
+    struct ast_expr *rhs;   /* AST_COND: right operand */
+    ast_list_t *args;       /* AST_CALL: arguments (never NULL) */
+    struct ast_expr *next;  /* next node of the list this node is in */
+} ast_expr_t;
+
+struct ast_list {
+    ast_expr_t *head;       /* first node, NULL when empty */
+    ast_expr_t *tail;       /* last node, for O(1) append */
+    uint32_t n;             /* number of nodes */
+};
+
+/* Clause slots, in the canonical printing order. order and rorder share a
+ * slot: the last of them wins, as in DTail. */
+enum ast_slot {
+    AST_SELECT, AST_FROM, AST_WHERE, AST_SET, AST_GROUP, AST_ORDER,
+    AST_INTERVAL, AST_LIMIT, AST_OUTFILE, AST_LOGFORMAT, AST_NSLOT
+};
+
+typedef struct ast_clause {
+    int kw;                 /* TK_* keyword (TK_ORDER or TK_RORDER for AST_ORDER) */
+    uint32_t off;           /* offset of the keyword */
+    uint32_t kw_len;        /* length of the keyword */
+    ast_list_t *list;       /* select, group, order: exprs; where, set: conds */
+    ast_expr_t *word;       /* from, interval, limit, logformat, outfile: the word */
+    bool append;            /* outfile append PATH */
+} ast_clause_t;
+
+struct ast_query {
+    ast_clause_t *slot[AST_NSLOT];  /* last occurrence of each clause, or NULL */
+    uint32_t n_clauses;             /* clauses read, repeats included */
+};
+
+/* Constructors, called from the grammar actions. Each returns NULL and does
+ * nothing once the context holds an error; NULL arguments are tolerated in
+ * that state. */
+ast_list_t *ast_list(parse_ctx_t *ctx, ast_list_t *list, ast_expr_t *e);
+ast_expr_t *ast_term(parse_ctx_t *ctx, const token_t *tok);
+ast_expr_t *ast_call(parse_ctx_t *ctx, const token_t *name, ast_list_t *args,
+                     const token_t *rp);
+ast_expr_t *ast_cond(parse_ctx_t *ctx, ast_expr_t *lhs, const token_t *op,
+                     ast_expr_t *rhs);
+void ast_clause(parse_ctx_t *ctx, const token_t *kw, ast_list_t *list);
+void ast_clause_word(parse_ctx_t *ctx, const token_t *kw, const token_t *word);
+void ast_outfile(parse_ctx_t *ctx, const token_t *kw, const token_t *append,
+                 const token_t *path);
+/* The grammar's %destructor. Nodes belong to the query arena, which the
+ * owner frees in one call, so there is nothing to release per node; the
+ * hook exists so that a node holding memory of its own would be freed when
+ * a syntax error abandons a half-built tree. */
+void ast_discard(parse_ctx_t *ctx, const void *node);
+
+/* Which slot a clause keyword fills. */
+enum ast_slot ast_slot_of(int kw);
+/* True for the where comparison operators (numeric) and string operators. */
+bool ast_op_is_numeric(int op);
+bool ast_op_is_string(int op);
+
+#endif

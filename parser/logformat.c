@@ -1,0 +1,64 @@
+/* parser/logformat.c: the log format registry (see logformat.h). */
+#include "parser/logformat.h"
+
+#include <string.h>
+
+const char *const logformat_common_vars[] = {
+    "$line", "$empty", "$hostname", "$server", "$timezone", "$timeoffset", NULL,
+};
+
+/* DTail's own MapReduce line: LEVEL|TIME|PID|CALLER|CPUS|GOROUTINES|
+ * CGOCALLS|LOADAVG|UPTIME|MAPREDUCE:TABLE|key=value... (§3.2) */
+static const char *const default_vars[] = {
+    "$severity", "$loglevel", "$time", "$date", "$hour", "$minute", "$second",
+    "$pid", "$caller", "$cpus", "$goroutines", "$cgocalls", "$loadavg",
+    "$uptime", NULL,
+};
+
+static const char *const no_vars[] = { NULL };
+
+static const logformat_t fmt_default = {
+    "default", default_vars, true, false,
+    "DTail's MapReduce log line: positional $variables, then key=value fields",
+};
+static const logformat_t fmt_generic = {
+    "generic", no_vars, false, false,
+    "any line; only the common variables ($line, $hostname, ...)",
+};
+static const logformat_t fmt_generickv = {
+    "generickv", no_vars, true, false,
+    "a line of |-separated key=value pairs",
+};
+static const logformat_t fmt_csv = {
+    "csv", no_vars, true, true,
+    "comma-separated values; the first line of each file names the columns",
+};
+static const logformat_t fmt_json = {
+    "json", no_vars, true, false,
+    "one JSON object per line; keys are fields, nested keys as a.b",
+};
+
+const logformat_t *const logformat_all[] = {
+    &fmt_default, &fmt_generic, &fmt_generickv, &fmt_csv, &fmt_json, NULL,
+};
+
+const logformat_t *logformat_find(const char *name)
+{
+    for (size_t i = 0; logformat_all[i]; i++)
+        if (strcmp(logformat_all[i]->name, name) == 0)
+            return logformat_all[i];
+    return NULL;
+}
+
+static bool in_list(const char *const *list, const char *var)
+{
+    for (size_t i = 0; list[i]; i++)
+        if (strcmp(list[i], var) == 0)
+            return true;
+    return false;
+}
+
+bool logformat_has_var(const logformat_t *fmt, const char *var)
+{
+    return in_list(logformat_common_vars, var) || in_list(fmt->vars, var);
+}

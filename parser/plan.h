@@ -1,0 +1,168 @@
+/* parser/plan.h: the logical plan of one query, as exec/ consumes it.
+ *
+ * A plan is plain data in the query's arena: arrays with counts, strings
+ * NUL-terminated, no callbacks. It is produced by query_parse() (parser.h)
+ * after every name has been checked against the log format, so exec/ never
+ * sees an unknown aggregate, function, operator or $variable.
+ *
+ * Per line, exec/ evaluates in DTail's order (dtail-behaviour.md §2.8):
+ * read filter (table) -> parse fields (logformat) -> where -> set ->
+ * group key (group_by) -> select aggregates. */
+#ifndef DTAIL_PARSER_PLAN_H
+#define DTAIL_PARSER_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parser/logformat.h"
+
+/* How an aggregate folds the values of a group (dtail-behaviour.md §2.5). */
+enum plan_agg {
+    PLAN_AGG_LAST = 0,     /* last value in input order; a bare field selects this */
+    PLAN_AGG_COUNT,        /* lines where the value exists */
+    PLAN_AGG_SUM,          /* sum of numeric values */
+    PLAN_AGG_MIN,          /* minimum of numeric values */
+    PLAN_AGG_MAX,          /* maximum of numeric values */
+    PLAN_AGG_AVG,          /* mean of the numeric values of this item only */
+    PLAN_AGG_LEN,          /* byte length of the last value */
+    PLAN_AGG_PERCENTAGE,   /* group sum / all groups' sums * 100 */
+    PLAN_AGG_PERCENTILE,   /* DTail's rank of the group sum among all groups */
+    PLAN_AGG_QUANTILE,     /* value quantile `quantile` (0..1), mergeable sketch */
+};
+
+/* Scalar functions usable in select, where, set and group by. */
+enum plan_func {
+    PLAN_FN_MD5SUM = 0,    /* lowercase hex MD5 of the argument */
+    PLAN_FN_MASKDIGITS,    /* every ASCII digit replaced by '.' */
+    PLAN_FN_BUCKET,        /* time bucket: bucket(ts, 5m) -> start of the bucket */
+    PLAN_FN_REGEX,         /* regex capture: regex(x, "pat" [, group]) */
+};
+
+enum plan_value_kind {
+    PLAN_V_FIELD = 0,      /* value of a field of the line (see plan_field_src) */
+    PLAN_V_STRING,         /* string literal */
+    PLAN_V_NUMBER,         /* numeric literal (text kept as written) */
+    PLAN_V_CALL,           /* function of argument values */
+};
+
+/* Where a field's value comes from. */
+enum plan_field_src {
+    PLAN_SRC_COMMON = 0,   /* $line $empty $hostname $server $timezone $timeoffset, `*` */
+    PLAN_SRC_FORMAT,       /* a $variable of the log format ($time, $goroutines...) */
+    PLAN_SRC_DYNAMIC,      /* a key=value / CSV column / JSON key named in the line */
+    PLAN_SRC_SET,          /* a $variable assigned by the set clause */
+};
+
+typedef struct plan_value plan_value_t;
+struct plan_value {
+    enum plan_value_kind kind;
+    uint32_t offset;           /* byte offset in the query text */
+    const char *text;          /* field name, literal text, or function name */
+    size_t len;                /* bytes in text */
+    /* PLAN_V_FIELD */
+    enum plan_field_src src;
+    int set_index;             /* PLAN_SRC_SET: index into plan.set, else -1 */
+    bool or_literal;           /* set rhs bareword: DTail uses the text itself
+                                  when no field of that name exists */
+    /* PLAN_V_NUMBER */
+    double number;             /* parsed value */
+    /* PLAN_V_CALL */
+    enum plan_func func;
+    plan_value_t **args;       /* nargs argument values */
+    size_t nargs;
+    int64_t bucket_seconds;    /* PLAN_FN_BUCKET: bucket width in seconds (> 0) */
+    const char *regex;         /* PLAN_FN_REGEX: the pcre2 pattern (validated) */
+    int regex_group;           /* PLAN_FN_REGEX: capture group to return */
+};
+
+/* One output column. */
+typedef struct plan_select {
+    enum plan_agg agg;
+    const plan_value_t *value; /* what is aggregated: a field or a function */
+    const char *name;          /* column header / wire key, exactly as DTail
+                                  names it: "count($line)", "avg($goroutines)",
+                                  "$time", "p95(latency)" */
+    double quantile;           /* PLAN_AGG_QUANTILE: in (0,1) */
+    bool group_key;            /* the name equals a group-by field */
+    uint32_t offset;           /* byte offset of the item in the query */
+} plan_select_t;
+
+enum plan_op {
+    PLAN_OP_EQ = 0,   /* ==  numeric */
+    PLAN_OP_NE,       /* !=  numeric */
+    PLAN_OP_LT,       /* <   numeric */
+    PLAN_OP_LE,       /* <= or =<  numeric */
+    PLAN_OP_GT,       /* >   numeric */
+    PLAN_OP_GE,       /* >= or =>  numeric */
+    PLAN_OP_STR_EQ,   /* eq */
+    PLAN_OP_STR_NE,   /* ne */
+    PLAN_OP_CONTAINS, /* contains */
+    PLAN_OP_NCONTAINS,/* ncontains, lacks */
+    PLAN_OP_HASPREFIX,
+    PLAN_OP_NHASPREFIX,
+    PLAN_OP_HASSUFFIX,
+    PLAN_OP_NHASSUFFIX,
+};
+
+/* One where condition; all must hold. A missing field makes the condition
+ * false, even for the negated operators (DTail). */
+typedef struct plan_cond {
+    enum plan_op op;
+    bool numeric;              /* float comparison (op <= PLAN_OP_GE); a
+                                  non-numeric field value makes it false */
+    const plan_value_t *lhs;
+    const plan_value_t *rhs;
+    uint32_t offset;           /* byte offset of the operator */
+} plan_cond_t;
+
+/* One set assignment, evaluated in order after where. */
+typedef struct plan_assign {
+    const char *var;           /* "$mask", with the dollar */
+    const plan_value_t *rhs;
+    uint32_t offset;
+} plan_assign_t;
+
+enum plan_outfile_format {
+    PLAN_OUT_NONE = 0,         /* no outfile: terminal table */
+    PLAN_OUT_CSV,              /* any other name: CSV */
+    PLAN_OUT_SQLITE,           /* name ends in .sqlite or .db */
+};
+
+typedef struct plan_warning {
+    uint32_t offset;           /* byte offset in the query */
+    const char *msg;           /* NUL-terminated */
+} plan_warning_t;
+
+typedef struct plan {
+    const plan_select_t *select;   /* n_select >= 1 columns, in select order */
+    size_t n_select;
+    const char *table;             /* from TABLE, upper-cased; NULL without from
+                                      ("." for logformat csv without from) */
+    const plan_cond_t *where;      /* n_where conditions, ANDed */
+    size_t n_where;
+    const plan_assign_t *set;      /* n_set assignments, in order */
+    size_t n_set;
+    const plan_value_t *const *group_by; /* n_group_by key parts; 0 = one group */
+    const char *const *group_names;      /* canonical names of the key parts */
+    size_t n_group_by;
+    int order_index;               /* select index to sort by, -1 for none */
+    bool order_ascending;          /* rorder by (ascending); order by is descending */
+    long long limit;               /* rows to output, -1 for no limit */
+    bool limit_given;              /* limit clause present (terminal default is 10) */
+    int interval;                  /* seconds between reports (default 5, >= 1) */
+    bool interval_given;
+    const char *outfile;           /* path, NULL for none */
+    bool outfile_append;           /* outfile append PATH */
+    enum plan_outfile_format outfile_format;
+    const logformat_t *logformat;  /* the effective log format (never NULL) */
+    bool logformat_given;          /* logformat clause present */
+    const plan_warning_t *warnings;/* non-fatal remarks, in query order */
+    size_t n_warnings;
+} plan_t;
+
+const char *plan_agg_name(enum plan_agg agg);
+const char *plan_func_name(enum plan_func fn);
+const char *plan_op_name(enum plan_op op);
+
+#endif

@@ -1,0 +1,278 @@
+/* parser/print.c: the canonical printer and the plan explainer. */
+#include "parser/print.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "query.h"
+
+void sb_init(strbuf_t *sb)
+{
+    sb->p = NULL;
+    sb->len = sb->cap = 0;
+    sb->oom = false;
+}
+
+static bool sb_reserve(strbuf_t *sb, size_t extra)
+{
+    if (sb->oom)
+        return false;
+    if (sb->len + extra + 1 <= sb->cap)
+        return true;
+    size_t cap = sb->cap ? sb->cap : 256;
+    while (cap < sb->len + extra + 1)
+        cap *= 2;
+    char *p = realloc(sb->p, cap);
+    if (!p) {
+        sb->oom = true;
+        return false;
+    }
+    sb->p = p;
+    sb->cap = cap;
+    return true;
+}
+
+void sb_put(strbuf_t *sb, const char *s, size_t n)
+{
+    if (!sb_reserve(sb, n))
+        return;
+    memcpy(sb->p + sb->len, s, n);
+    sb->len += n;
+    sb->p[sb->len] = '\0';
+}
+
+void sb_puts(strbuf_t *sb, const char *s)
+{
+    sb_put(sb, s, strlen(s));
+}
+
+void sb_printf(strbuf_t *sb, const char *fmt, ...)
+{
+    char small[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof small) {
+        sb_put(sb, small, (size_t)n);
+        return;
+    }
+    if (!sb_reserve(sb, (size_t)n))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(sb->p + sb->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    sb->len += (size_t)n;
+}
+
+void sb_free(strbuf_t *sb)
+{
+    free(sb->p);
+    sb_init(sb);
+}
+
+char *sb_to_arena(const strbuf_t *sb, arena_t *a)
+{
+    if (sb->oom)
+        return NULL;
+    return arena_strndup(a, sb->p ? sb->p : "", sb->len);
+}
+
+/* ------------------------------------------------------------- printer */
+
+void print_expr(strbuf_t *sb, const ast_expr_t *e, bool compact)
+{
+    switch (e->kind) {
+    case AST_FIELD:
+        if (e->quote)
+            sb_put(sb, "`", 1);
+        sb_put(sb, e->text, e->text_len);
+        if (e->quote)
+            sb_put(sb, "`", 1);
+        break;
+    case AST_STRING:
+        sb_put(sb, "\"", 1);
+        sb_put(sb, e->text, e->text_len);
+        sb_put(sb, "\"", 1);
+        break;
+    case AST_NUMBER:
+        sb_put(sb, e->text, e->text_len);
+        break;
+    case AST_CALL:
+        sb_put(sb, e->text, e->text_len);
+        sb_put(sb, "(", 1);
+        for (const ast_expr_t *a = e->args->head; a; a = a->next) {
+            if (a != e->args->head)
+                sb_puts(sb, compact ? "," : ", ");
+            print_expr(sb, a, compact);
+        }
+        sb_put(sb, ")", 1);
+        break;
+    case AST_COND:
+        print_expr(sb, e->lhs, compact);
+        sb_put(sb, " ", 1);
+        sb_puts(sb, query_token_name(e->op));
+        sb_put(sb, " ", 1);
+        print_expr(sb, e->rhs, compact);
+        break;
+    }
+}
+
+void print_column_name(strbuf_t *sb, const ast_expr_t *e)
+{
+    if (e->kind == AST_CALL)
+        print_expr(sb, e, true);
+    else
+        sb_put(sb, e->text, e->text_len);
+}
+
+static void print_list(strbuf_t *sb, const ast_list_t *l, const char *sep)
+{
+    for (const ast_expr_t *e = l->head; e; e = e->next) {
+        if (e != l->head)
+            sb_puts(sb, sep);
+        print_expr(sb, e, false);
+    }
+}
+
+void ast_print(strbuf_t *sb, const ast_query_t *q)
+{
+    bool first = true;
+    for (int s = 0; s < AST_NSLOT; s++) {
+        const ast_clause_t *c = q->slot[s];
+        if (!c || (s == AST_WHERE && c->list->n == 0))
+            continue;
+        if (!first)
+            sb_put(sb, " ", 1);
+        first = false;
+        switch (s) {
+        case AST_SELECT:
+            sb_puts(sb, "select ");
+            print_list(sb, c->list, ", ");
+            break;
+        case AST_WHERE:
+            sb_puts(sb, "where ");
+            print_list(sb, c->list, " and ");
+            break;
+        case AST_SET:
+            sb_puts(sb, "set ");
+            print_list(sb, c->list, ", ");
+            break;
+        case AST_GROUP:
+            sb_puts(sb, "group by ");
+            print_list(sb, c->list, ", ");
+            break;
+        case AST_ORDER:
+            /* Words after the field are ignored (as DTail does): drop them. */
+            sb_puts(sb, c->kw == TK_RORDER ? "rorder by " : "order by ");
+            print_expr(sb, c->list->head, false);
+            break;
+        case AST_OUTFILE:
+            sb_puts(sb, c->append ? "outfile append " : "outfile ");
+            print_expr(sb, c->word, false);
+            break;
+        default:
+            sb_puts(sb, query_token_name(c->kw));
+            sb_put(sb, " ", 1);
+            print_expr(sb, c->word, false);
+            break;
+        }
+    }
+}
+
+/* ------------------------------------------------------------ explain */
+
+static const char *src_name(enum plan_field_src s)
+{
+    switch (s) {
+    case PLAN_SRC_COMMON: return "common";
+    case PLAN_SRC_FORMAT: return "format";
+    case PLAN_SRC_DYNAMIC: return "dynamic";
+    default: return "set";
+    }
+}
+
+static void explain_value(strbuf_t *sb, const plan_value_t *v)
+{
+    switch (v->kind) {
+    case PLAN_V_FIELD:
+        sb_printf(sb, "field[%s", src_name(v->src));
+        if (v->src == PLAN_SRC_SET)
+            sb_printf(sb, " #%d", v->set_index);
+        if (v->or_literal)
+            sb_puts(sb, " or-literal");
+        sb_puts(sb, "](");
+        sb_put(sb, v->text, v->len);
+        sb_puts(sb, ")");
+        break;
+    case PLAN_V_STRING:
+        sb_puts(sb, "string(\"");
+        sb_put(sb, v->text, v->len);
+        sb_puts(sb, "\")");
+        break;
+    case PLAN_V_NUMBER:
+        sb_printf(sb, "number(%.17g)", v->number);
+        break;
+    case PLAN_V_CALL:
+        sb_puts(sb, plan_func_name(v->func));
+        if (v->func == PLAN_FN_BUCKET)
+            sb_printf(sb, "[%llds]", (long long)v->bucket_seconds);
+        if (v->func == PLAN_FN_REGEX)
+            sb_printf(sb, "[group %d]", v->regex_group);
+        sb_puts(sb, "(");
+        for (size_t i = 0; i < v->nargs; i++) {
+            if (i)
+                sb_puts(sb, ", ");
+            explain_value(sb, v->args[i]);
+        }
+        sb_puts(sb, ")");
+        break;
+    }
+}
+
+void plan_explain(strbuf_t *sb, const plan_t *p)
+{
+    for (size_t i = 0; i < p->n_select; i++) {
+        const plan_select_t *s = &p->select[i];
+        sb_printf(sb, "select %zu: %s", i, plan_agg_name(s->agg));
+        if (s->agg == PLAN_AGG_QUANTILE)
+            sb_printf(sb, "[%.17g]", s->quantile);
+        sb_puts(sb, " ");
+        explain_value(sb, s->value);
+        sb_printf(sb, " as \"%s\"%s\n", s->name, s->group_key ? " group-key" : "");
+    }
+    sb_printf(sb, "from: %s\n", p->table ? p->table : "(none)");
+    sb_printf(sb, "logformat: %s%s\n", p->logformat->name,
+              p->logformat_given ? "" : " (implied)");
+    for (size_t i = 0; i < p->n_where; i++) {
+        const plan_cond_t *c = &p->where[i];
+        sb_printf(sb, "where %zu: ", i);
+        explain_value(sb, c->lhs);
+        sb_printf(sb, " %s%s ", plan_op_name(c->op), c->numeric ? "(numeric)" : "");
+        explain_value(sb, c->rhs);
+        sb_puts(sb, "\n");
+    }
+    for (size_t i = 0; i < p->n_set; i++) {
+        sb_printf(sb, "set %zu: %s = ", i, p->set[i].var);
+        explain_value(sb, p->set[i].rhs);
+        sb_puts(sb, "\n");
+    }
+    for (size_t i = 0; i < p->n_group_by; i++) {
+        sb_printf(sb, "group %zu: ", i);
+        explain_value(sb, p->group_by[i]);
+        sb_printf(sb, " as \"%s\"\n", p->group_names[i]);
+    }
+    if (p->order_index >= 0)
+        sb_printf(sb, "order: column %d %s\n", p->order_index,
+                  p->order_ascending ? "ascending" : "descending");
+    sb_printf(sb, "limit: %lld%s\n", p->limit, p->limit_given ? "" : " (default)");
+    sb_printf(sb, "interval: %d%s\n", p->interval, p->interval_given ? "" : " (default)");
+    if (p->outfile)
+        sb_printf(sb, "outfile: %s %s%s\n", p->outfile,
+                  p->outfile_format == PLAN_OUT_SQLITE ? "sqlite" : "csv",
+                  p->outfile_append ? " append" : "");
+}

@@ -1,0 +1,77 @@
+/* parser/resolve.h: name resolution shared by plan.c (internal to parser/).
+ *
+ * resolve.c knows which names exist: aggregates, functions, log format
+ * variables and the $variables the set clause creates. It turns an AST
+ * operand into a plan_value_t, or records an error that names the problem
+ * and suggests the closest valid name. */
+#ifndef DTAIL_PARSER_RESOLVE_H
+#define DTAIL_PARSER_RESOLVE_H
+
+#include "parser/ast.h"
+#include "parser/parse_int.h"
+#include "parser/plan.h"
+
+/* Where an operand appears: decides how barewords, strings and numbers read
+ * and which $variables are visible. */
+enum resolve_where {
+    RESOLVE_SELECT,   /* select item / group by / order by: names fields */
+    RESOLVE_WHERE,    /* where operand: runs before set */
+    RESOLVE_SET,      /* set right-hand side: sees earlier assignments */
+    RESOLVE_ARG,      /* function argument (inherits visibility of its use) */
+};
+
+/* A name -> index map for the $variables assigned by set (arena-backed,
+ * open addressing). */
+typedef struct resolve_vars {
+    const char **keys;      /* cap slots, NULL when empty */
+    int *vals;              /* index of the last assignment of that key */
+    size_t cap;             /* power of two */
+    size_t n;               /* keys present */
+    size_t hint;            /* expected number of keys (sizes the first table) */
+} resolve_vars_t;
+
+typedef struct resolve_ctx {
+    parse_ctx_t *pc;                /* text, arena, error, warnings */
+    const logformat_t *fmt;         /* effective log format */
+    const ast_list_t *set_list;     /* the set clause's assignments, or NULL */
+    resolve_vars_t vars;            /* set variables visible right now */
+    bool set_visible;               /* false while resolving where */
+    bool warned_generic;            /* one "no named fields" warning is enough */
+} resolve_ctx_t;
+
+/* Function and aggregate registry. */
+typedef struct resolve_fn {
+    const char *name;
+    bool aggregate;                 /* select-only, top level */
+    enum plan_agg agg;              /* when aggregate */
+    enum plan_func func;            /* when not */
+    int min_args, max_args;
+    const char *usage;              /* e.g. "bucket(time, 5m)" */
+} resolve_fn_t;
+
+/* Looks up `name`; pNN (p50, p99.9) yields the quantile aggregate with
+ * *quantile = NN/100. Returns NULL when unknown. */
+const resolve_fn_t *resolve_fn_find(const char *name, double *quantile);
+
+/* Resolves one operand (FIELD, STRING, NUMBER or CALL node). Returns NULL
+ * with an error recorded on failure. */
+plan_value_t *resolve_value(resolve_ctx_t *rc, const ast_expr_t *e,
+                            enum resolve_where where);
+/* Resolves a field name used as a column (select/group by): strings and
+ * numbers name fields too. */
+plan_value_t *resolve_field_named(resolve_ctx_t *rc, const ast_expr_t *e);
+
+int resolve_vars_put(resolve_ctx_t *rc, resolve_vars_t *v, const char *key, int val);
+int resolve_vars_get(const resolve_vars_t *v, const char *key);
+
+/* The candidate in cands (NULL-terminated) closest to word by edit distance,
+ * or NULL when none is close enough to be a plausible typo. */
+const char *resolve_suggest(const char *word, const char *const *cands);
+/* Optimal string alignment distance (edits incl. transpositions), capped. */
+int resolve_distance(const char *a, size_t na, const char *b, size_t nb);
+
+/* Parses a duration: "30", "30s", "5m", "1h30m", "1d". Returns seconds, or
+ * -1 when the text is not a duration. */
+long long resolve_duration(const char *s, size_t n);
+
+#endif
