@@ -1,0 +1,640 @@
+#!/usr/bin/env bash
+# benchmarks/dmap.sh - DTail in C benchmark: dmap against DuckDB (in-process,
+# @duckdb/node-api), mawk, gawk and a hand-written C loop, in one run, on the
+# generated MAPREDUCE:STATS file (see benchmarks/README.md, section "dmap").
+#
+#   benchmarks/dmap.sh [--size MB] [--runs N] [--quick] [--cache DIR]
+#                      [--no-install] [--no-cref] [--strict] [--help]
+#
+#   --size MB     size of the STATS file in MiB (default 100, as in issue 4)
+#   --runs N      timed runs per command, median reported (default 5; --quick: 3)
+#   --quick       3 runs, and no gawk
+#   --cache DIR   where generated data is kept and reused (/tmp/dtail-bench)
+#   --no-install  do not run `npm install` in benchmarks/duckdb/ when
+#                 @duckdb/node-api is missing (the DuckDB rows are skipped)
+#   --no-cref     skip the hand-written C reference loop
+#   --strict      exit 1 when any target is missed
+#
+# Environment:
+#   DTAIL_BIN_DIR    where dmap is (default: <repo>/build/bin)
+#   DMAP             override the dmap binary
+#   DMAP_ARGS        extra arguments given to every dmap run (e.g. --cfg none)
+#   DTAIL_BENCH_DIR  data cache (default /tmp/dtail-bench); same as --cache
+#   CC               compiler for gen.c and cref.c (default cc)
+#   BENCH_NO_HYPERFINE=1  time with the bash loop even if hyperfine exists
+#
+# Report on stdout, progress on stderr. Exit status: 0, or 1 when a result
+# MISMATCH or a failed command was seen (with --strict also on any MISS);
+# 2 on a usage or set-up error.
+
+set -uo pipefail
+export LC_ALL=C
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(dirname "$SCRIPT_DIR")
+
+SIZE_MB=100
+RUNS=""
+QUICK=0
+STRICT=0
+INSTALL=1
+DO_CREF=1
+CACHE=${DTAIL_BENCH_DIR:-/tmp/dtail-bench}
+THREADS=2 # DuckDB's SET threads; the issue's targets are "with 2 threads"
+
+usage() {
+    sed -n '2,/^$/p' "${BASH_SOURCE[0]}" | sed -e '/^$/d' -e 's/^# \{0,1\}//'
+    exit "${1:-0}"
+}
+
+while [[ $# -gt 0 ]]; do
+    case $1 in
+    --size) SIZE_MB=${2:?--size needs a value in MB}; shift 2 ;;
+    --size=*) SIZE_MB=${1#*=}; shift ;;
+    --runs) RUNS=${2:?--runs needs a value}; shift 2 ;;
+    --runs=*) RUNS=${1#*=}; shift ;;
+    --quick) QUICK=1; shift ;;
+    --cache) CACHE=${2:?--cache needs a directory}; shift 2 ;;
+    --cache=*) CACHE=${1#*=}; shift ;;
+    --no-install) INSTALL=0; shift ;;
+    --no-cref) DO_CREF=0; shift ;;
+    --strict) STRICT=1; shift ;;
+    -h | --help) usage 0 ;;
+    *) echo "dmap.sh: unknown argument: $1" >&2; usage 2 ;;
+    esac
+done
+[[ $QUICK == 1 ]] && : "${RUNS:=3}"
+: "${RUNS:=5}"
+for v in SIZE_MB RUNS; do
+    if ! [[ ${!v} =~ ^[1-9][0-9]*$ ]]; then
+        echo "dmap.sh: ${v} must be a positive integer, got '${!v}'" >&2
+        exit 2
+    fi
+done
+
+T_START=$EPOCHREALTIME
+mkdir -p "$CACHE" || exit 2
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/dtail-bench-dmap.XXXXXX") || exit 2
+trap 'rm -rf "$TMP"' EXIT
+
+elapsed() { awk -v a="$T_START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
+progress() { printf '[dmap-bench %6.1fs] %s\n' "$(elapsed)" "$*" >&2; }
+
+NOTES=()
+note() { NOTES+=("$*"); progress "note: $*"; }
+MISMATCHES=()
+mismatch() {
+    MISMATCHES+=("$*")
+    printf '\n!!!!!!!! MISMATCH: %s\n\n' "$*" >&2
+}
+FAILED=()
+failed() { FAILED+=("$*"); note "FAILED: $*"; }
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# ------------------------------------------------------------------ tools
+BIN_DIR=${DTAIL_BIN_DIR:-$REPO_DIR/build/bin}
+DMAP=${DMAP:-$BIN_DIR/dmap}
+read -r -a DMAP_CMD <<<"$DMAP"
+read -r -a DMAP_EXTRA <<<"${DMAP_ARGS:-}"
+HAVE_DMAP=0
+if [[ -x ${DMAP_CMD[0]} ]] || { [[ ${DMAP_CMD[0]} != */* ]] && have "${DMAP_CMD[0]}"; }; then
+    HAVE_DMAP=1
+else
+    note "dmap: not built yet (${DMAP_CMD[0]}): dmap rows and targets skipped"
+fi
+
+HAVE_MAWK=0 HAVE_GAWK=0
+have mawk && HAVE_MAWK=1
+[[ $HAVE_MAWK == 1 ]] || note "mawk not installed: mawk rows and the dmap/mawk target skipped (apt-get install mawk)"
+if [[ $QUICK == 1 ]]; then :
+elif have gawk; then HAVE_GAWK=1
+else note "gawk not installed: gawk rows skipped (optional)"; fi
+
+HAVE_HYPERFINE=0
+if [[ ${BENCH_NO_HYPERFINE:-0} == 1 ]]; then
+    note "BENCH_NO_HYPERFINE=1: using the bash timing loop"
+elif have hyperfine && hyperfine --help 2>/dev/null | grep -q -- '--output'; then
+    HAVE_HYPERFINE=1
+else
+    note "hyperfine >= 1.15 not found: using a bash timing loop (\$EPOCHREALTIME, output piped to 'gen sink')"
+fi
+
+HAVE_TIME=0
+if [[ ! -x /usr/bin/time ]] && [[ $(id -u) == 0 ]] && have apt-get; then
+    progress "installing package 'time' for peak-RSS measurement"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null 2>&1 || true
+fi
+if [[ -x /usr/bin/time ]]; then HAVE_TIME=1; else note "/usr/bin/time missing (package 'time'): peak RSS not measured"; fi
+
+# build_c NAME SRC: compile a single-file helper into the cache, once per
+# source version (the same scheme as run.sh, so gen is shared with it)
+build_c() {
+    local out=$CACHE/$1 src=$2 key
+    key=$(cksum <"$src" | awk '{print $1 "-" $2}')
+    if [[ ! -x $out || ! -f $out.key || $(cat "$out.key") != "$key" ]]; then
+        progress "building $1: ${CC:-cc} -O2 $src"
+        "${CC:-cc}" -O2 -o "$out.new.$$" "$src" || return 1
+        mv -f "$out.new.$$" "$out" && echo "$key" >"$out.key"
+    fi
+    KEY=$key
+}
+GEN=$CACHE/gen
+build_c gen "$SCRIPT_DIR/gen.c" || { echo "dmap.sh: cannot build gen.c" >&2; exit 2; }
+GEN_KEY=$KEY
+HAVE_CREF=0
+if [[ $DO_CREF == 1 ]]; then
+    if build_c cref "$SCRIPT_DIR/cref.c"; then HAVE_CREF=1; else note "cannot build cref.c: C reference skipped"; fi
+fi
+CREF=$CACHE/cref
+
+# field KEY "line of key=value words"
+field() { sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" <<<" $2"; }
+
+# ensure_file NAME SUBCOMMAND ARGS...: as in run.sh (same stamps, shared cache)
+ensure_file() {
+    local path=$CACHE/$1 key
+    shift
+    key="$GEN_KEY $*"
+    if [[ -f $path && -f $path.stamp && $(head -1 "$path.stamp") == "$key" ]]; then
+        STAMP=$(sed -n 2p "$path.stamp")
+        if [[ $(stat -c %s "$path") == "$(field bytes "$STAMP")" ]]; then
+            progress "reusing $path"
+            return 0
+        fi
+    fi
+    if (($(df -Pm "$CACHE" | awk 'NR == 2 { print $4 }') < SIZE_MB + 200)); then
+        echo "dmap.sh: not enough space in $CACHE: need about $((SIZE_MB + 200)) MB" >&2
+        exit 2
+    fi
+    rm -f "$path" "$path.stamp"
+    progress "generating $path (gen $*)"
+    STAMP=$("$GEN" "$1" "${@:2}" "$path") || { echo "dmap.sh: gen $* failed" >&2; exit 2; }
+    printf '%s\n%s\n' "$key" "$STAMP" >"$path.stamp"
+}
+
+STATS=$CACHE/stats-$SIZE_MB.log
+ensure_file "stats-$SIZE_MB.log" stats "$SIZE_MB"
+STATS_STAMP=$STAMP
+STATS_BYTES=$(field bytes "$STATS_STAMP")
+STATS_LINES=$(field lines "$STATS_STAMP")
+HOST00_LINES=$(field host00_lines "$STATS_STAMP")
+
+# ------------------------------------------------------------- DuckDB
+DUCK_DIR=$SCRIPT_DIR/duckdb
+HAVE_DUCKDB=0
+if ! have node; then
+    note "node not installed: DuckDB rows and the dmap/DuckDB targets skipped (apt-get install nodejs npm)"
+elif [[ -d $DUCK_DIR/node_modules/@duckdb/node-api ]]; then
+    HAVE_DUCKDB=1
+elif [[ $INSTALL == 0 ]]; then
+    note "@duckdb/node-api is not installed in $DUCK_DIR and --no-install was given: DuckDB rows skipped"
+elif ! have npm; then
+    note "npm not installed: cannot install @duckdb/node-api; DuckDB rows skipped"
+else
+    progress "installing @duckdb/node-api into $DUCK_DIR/node_modules (npm install)"
+    if (cd "$DUCK_DIR" && npm install --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1 &&
+        [[ -d $DUCK_DIR/node_modules/@duckdb/node-api ]]; then
+        HAVE_DUCKDB=1
+    else
+        note "npm install of @duckdb/node-api failed: DuckDB rows skipped ($(tail -3 "$TMP/npm.log" | tr '\n' ' '))"
+    fi
+fi
+
+# CPU already in use before the run makes figures noisy (as in run.sh)
+cpu_busy_pct() {
+    local a b
+    a=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat)
+    sleep 1
+    b=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat)
+    awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " "); busy = y[1] - x[1]; idle = y[2] - x[2];
+        if (busy + idle > 0) printf "%.0f", 100 * busy / (busy + idle); else print 0 }'
+}
+BUSY_START=$(cpu_busy_pct 2>/dev/null || echo 0)
+((BUSY_START > 10)) && note "the machine was ${BUSY_START} % busy before the run (other processes): timings may be noisy"
+
+progress "warming the page cache"
+cat "$STATS" >/dev/null
+
+# --------------------------------------------------------------- timing
+shq() {
+    local a out=""
+    for a in "$@"; do out+="'${a//\'/\'\\\'\'}' "; done
+    printf '%s' "${out% }"
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit 1; if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+declare -A MED MIN MAX RSS OK DESC ROWS_OF
+
+# time_cmd ID WARMUP RUNS -- CMD...: median wall seconds, output to a pipe
+# (hyperfine -N --output=pipe, or the bash loop into `gen sink`)
+time_cmd() {
+    local id=$1 warm=$2 runs=$3
+    shift 4
+    DESC[$id]=$(shq "$@")
+    if [[ $HAVE_HYPERFINE == 1 ]]; then
+        if ! hyperfine -N --output=pipe --style none --warmup "$warm" --runs "$runs" \
+            --export-json "$TMP/$id.json" -- "$(shq "$@")" >"$TMP/$id.hf" 2>&1; then
+            OK[$id]=0
+            failed "$id: command failed under hyperfine: ${DESC[$id]} ($(tail -2 "$TMP/$id.hf" | tr '\n' ' '))"
+            return 1
+        fi
+        MED[$id]=$(sed -n 's/.*"median": *\([0-9.eE+-]*\).*/\1/p' "$TMP/$id.json" | head -1)
+        MIN[$id]=$(sed -n 's/.*"min": *\([0-9.eE+-]*\).*/\1/p' "$TMP/$id.json" | head -1)
+        MAX[$id]=$(sed -n 's/.*"max": *\([0-9.eE+-]*\).*/\1/p' "$TMP/$id.json" | head -1)
+    else
+        local i t0 t1 rc
+        for ((i = 0; i < warm; i++)); do "$@" 2>/dev/null | "$GEN" sink; done
+        : >"$TMP/$id.times"
+        for ((i = 0; i < runs; i++)); do
+            t0=$EPOCHREALTIME
+            "$@" 2>/dev/null | "$GEN" sink
+            rc=${PIPESTATUS[0]}
+            t1=$EPOCHREALTIME
+            if [[ $rc != 0 ]]; then
+                OK[$id]=0
+                failed "$id: command failed (exit $rc): ${DESC[$id]}"
+                return 1
+            fi
+            awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$TMP/$id.times"
+        done
+        MED[$id]=$(median <"$TMP/$id.times")
+        MIN[$id]=$(sort -g "$TMP/$id.times" | head -1)
+        MAX[$id]=$(sort -g "$TMP/$id.times" | tail -1)
+    fi
+    OK[$id]=1
+}
+
+# check_run ID OUTFILE -- CMD...: one untimed run, stdout to OUTFILE, peak RSS
+# recorded with /usr/bin/time. Returns non-zero when the command failed.
+check_run() {
+    local id=$1 out=$2 rc
+    shift 3
+    local timer=()
+    [[ $HAVE_TIME == 1 ]] && timer=(/usr/bin/time -f %M -o "$TMP/$id.rss")
+    "${timer[@]}" "$@" >"$out" 2>"$TMP/$id.err"
+    rc=$?
+    [[ $HAVE_TIME == 1 && -s $TMP/$id.rss ]] && RSS[$id]=$(tail -1 "$TMP/$id.rss")
+    if [[ $rc != 0 ]]; then
+        OK[$id]=0
+        failed "$id: exit status $rc from: $(shq "$@") -- stderr: $(head -c 300 "$TMP/$id.err" | tr '\n' ' ')"
+        return 1
+    fi
+    return 0
+}
+
+# ------------------------------------------------------ result checking
+# Canonical result rows: KEYS...,count,avg (avg %.6f), one group per line.
+# compare_rows LABEL GOT_FILE REF_FILE NKEYS: the two must hold the same
+# multiset of rows. Rows without an exact partner are sorted and paired; a
+# pair still passes when keys and count are equal and the averages differ by
+# one unit in the 6th decimal (C's printf rounds a tie to even, JavaScript's
+# toFixed rounds it up). Records a MISMATCH otherwise.
+compare_rows() {
+    local label=$1 got=$2 ref=$3 nk=$4 res ngot nref
+    ngot=$(wc -l <"$got") nref=$(wc -l <"$ref")
+    if [[ $ngot != "$nref" ]]; then
+        res="$ngot rows, expected $nref"
+    else
+        # rows of each side that have no exact partner on the other
+        awk -v g="$TMP/cmp.got" -v r="$TMP/cmp.ref" '
+            NR == FNR { want[$0]++; next }
+            ($0 in want) && want[$0] > 0 { want[$0]--; next }
+            { print > g }
+            END { printf "" > g; printf "" > r; for (k in want) while (want[k]-- > 0) print k > r }' "$ref" "$got"
+        sort -o "$TMP/cmp.got" "$TMP/cmp.got"
+        sort -o "$TMP/cmp.ref" "$TMP/cmp.ref"
+        res=$(awk -F, -v nk="$nk" -v total="$nref" '
+            NR == FNR { want[NR] = $0; nw = NR; next }
+            { line[FNR] = $0; ng = FNR }
+            END {
+                bad = 0; near = 0
+                for (i = 1; i <= nw; i++) {
+                    n = split(line[i], g, ","); m = split(want[i], w, ",")
+                    same = (n == m && n == nk + 2)
+                    for (k = 1; same && k <= nk + 1; k++) if (g[k] != w[k]) same = 0
+                    d = g[n] - w[m]; if (d < 0) d = -d
+                    if (same && d <= 1.000001e-6) { near++; continue }
+                    if (bad++ < 3) msg = msg sprintf("%s[got \"%s\", expected \"%s\"]", (msg == "" ? "" : " "), line[i], want[i])
+                }
+                if (bad) printf "%d of %d rows differ: %s", bad, total, msg
+                else printf "ok %d rows%s", total, (near ? sprintf(" (%d averages off by 1e-6: rounding of a tie)", near) : "")
+            }' "$TMP/cmp.ref" "$TMP/cmp.got")
+    fi
+    if [[ $res == ok* ]]; then
+        progress "  $label: $res"
+        CHECKS+=("ok       $label: ${res#ok }")
+        return 0
+    fi
+    mismatch "$label: $res"
+    CHECKS+=("MISMATCH $label: $res")
+    return 1
+}
+CHECKS=()
+
+# ---------------------------------------------------------- the queries
+Q50='from STATS select count($line),avg($goroutines) group by hostname'
+QMANY='from STATS select count($line),avg($goroutines) group by $time, hostname'
+# the same with the group keys selected, for a keyed check of dmap's CSV
+Q50_KEYED='from STATS select hostname,count($line),avg($goroutines) group by hostname'
+QMANY_KEYED='from STATS select $time,hostname,count($line),avg($goroutines) group by $time, hostname'
+declare -A QUERY=([q50]=$Q50 [qmany]=$QMANY)
+declare -A QKEYED=([q50]=$Q50_KEYED [qmany]=$QMANY_KEYED)
+declare -A NKEYS=([q50]=1 [qmany]=2)
+declare -A QLABEL=([q50]="50 groups: group by hostname" [qmany]="many groups: group by \$time, hostname")
+
+# awk one-liners (mawk and gawk): hostname=... is whichever of fields 11..13
+# starts with it; the key keeps the prefix, which is stripped once per group.
+AWK_Q50='$10 == "MAPREDUCE:STATS" { if (index($11, "hostname=") == 1) h = $11; else if (index($12, "hostname=") == 1) h = $12; else if (index($13, "hostname=") == 1) h = $13; else next; c[h]++; s[h] += $6 } END { for (h in c) printf "%s,%d,%.6f\n", substr(h, 10), c[h], s[h] / c[h] }'
+AWK_QMANY='$10 == "MAPREDUCE:STATS" { if (index($11, "hostname=") == 1) h = $11; else if (index($12, "hostname=") == 1) h = $12; else if (index($13, "hostname=") == 1) h = $13; else next; k = $2 "," h; c[k]++; s[k] += $6 } END { for (k in c) { split(k, p, ","); printf "%s,%s,%d,%.6f\n", p[1], substr(p[2], 10), c[k], s[k] / c[k] } }'
+declare -A AWKPROG=([q50]=$AWK_Q50 [qmany]=$AWK_QMANY)
+
+QS=(q50 qmany)
+declare -A REF REF_TOOL # per query: the reference result file and who made it
+
+# --------------------------------------------------------------- mawk/gawk
+for awkname in mawk gawk; do
+    [[ $awkname == mawk && $HAVE_MAWK == 1 ]] || [[ $awkname == gawk && $HAVE_GAWK == 1 ]] || continue
+    for q in "${QS[@]}"; do
+        id=${awkname}_$q
+        cmd=("$awkname" -F'|' "${AWKPROG[$q]}" "$STATS")
+        progress "checking $awkname (${QLABEL[$q]})"
+        check_run "$id" "$TMP/$id.csv" -- "${cmd[@]}" || continue
+        ROWS_OF[$id]=$(wc -l <"$TMP/$id.csv")
+        if [[ -z ${REF[$q]:-} ]]; then
+            sort -o "$TMP/$id.csv" "$TMP/$id.csv"
+            REF[$q]=$TMP/$id.csv REF_TOOL[$q]=$awkname
+        else
+            compare_rows "$awkname ${QLABEL[$q]} vs ${REF_TOOL[$q]}" "$TMP/$id.csv" "${REF[$q]}" "${NKEYS[$q]}"
+        fi
+        progress "timing $awkname (${QLABEL[$q]})"
+        time_cmd "$id" 1 "$RUNS" -- "${cmd[@]}"
+    done
+done
+
+# ------------------------------------------------------- cat (read floor)
+# not a peer: the cost of just reading the file into a pipe, for scale
+if have cat; then
+    progress "timing cat (the file to a pipe: the read floor)"
+    if check_run cat_q50 /dev/null -- cat "$STATS"; then
+        time_cmd cat_q50 1 "$RUNS" -- cat "$STATS"
+    fi
+fi
+
+# ------------------------------------------------------------ C reference
+if [[ $HAVE_CREF == 1 ]]; then
+    for q in "${QS[@]}"; do
+        id=cref_$q
+        progress "checking C reference loop (${QLABEL[$q]})"
+        check_run "$id" "$TMP/$id.csv" -- "$CREF" "$q" "$STATS" || continue
+        ROWS_OF[$id]=$(wc -l <"$TMP/$id.csv")
+        if [[ -z ${REF[$q]:-} ]]; then
+            sort -o "$TMP/$id.csv" "$TMP/$id.csv"
+            REF[$q]=$TMP/$id.csv REF_TOOL[$q]="C loop"
+        else
+            compare_rows "C loop ${QLABEL[$q]} vs ${REF_TOOL[$q]}" "$TMP/$id.csv" "${REF[$q]}" "${NKEYS[$q]}"
+        fi
+        progress "timing C reference loop (${QLABEL[$q]})"
+        time_cmd "$id" 1 "$RUNS" -- "$CREF" "$q" "$STATS"
+    done
+fi
+
+# sanity of the reference itself against the generator's own counts
+if [[ -n ${REF[q50]:-} ]]; then
+    n=$(wc -l <"${REF[q50]}")
+    total=$(awk -F, '{ s += $2 } END { print s + 0 }' "${REF[q50]}")
+    h00=$(awk -F, '$1 == "host00" { print $2 }' "${REF[q50]}")
+    if [[ $n != 50 || $total != "$STATS_LINES" || $h00 != "$HOST00_LINES" ]]; then
+        mismatch "${REF_TOOL[q50]} (50 groups): $n groups, $total lines, host00 $h00; the generator wrote 50 hosts, $STATS_LINES lines, host00 $HOST00_LINES"
+    else
+        CHECKS+=("ok       ${REF_TOOL[q50]} 50 groups vs the generator: 50 groups, $total lines, host00 = $h00 lines")
+    fi
+fi
+if [[ -n ${REF[qmany]:-} ]]; then
+    total=$(awk -F, '{ s += $3 } END { print s + 0 }' "${REF[qmany]}")
+    [[ $total == "$STATS_LINES" ]] || mismatch "${REF_TOOL[qmany]} (many groups): counts add up to $total, the generator wrote $STATS_LINES lines"
+fi
+
+# ------------------------------------------------------------------ DuckDB
+DUCK_VERSION="" DUCK_RSS=""
+if [[ $HAVE_DUCKDB == 1 ]]; then
+    progress "DuckDB in-process (node $(node --version), SET threads=$THREADS): 1 warm-up + $RUNS runs per query"
+    if (cd "$DUCK_DIR" && node bench.mjs --file "$STATS" --runs "$RUNS" --warmup 1 --threads "$THREADS" --outdir "$TMP") \
+        >"$TMP/duckdb.out" 2>"$TMP/duckdb.err"; then
+        DUCK_VERSION=$(sed -n 's/^INFO duckdb_version=\([^ ]*\).*/\1/p' "$TMP/duckdb.out")
+        DUCK_RSS=$(sed -n 's/^INFO max_rss_kib=\([0-9]*\).*/\1/p' "$TMP/duckdb.out")
+        for q in "${QS[@]}"; do
+            id=duckdb_$q
+            line=$(grep "^RESULT id=$id " "$TMP/duckdb.out")
+            if [[ -z $line ]]; then failed "$id: no result from bench.mjs"; continue; fi
+            MED[$id]=$(field median_s "$line") MIN[$id]=$(field min_s "$line") MAX[$id]=$(field max_s "$line")
+            ROWS_OF[$id]=$(field rows "$line")
+            OK[$id]=1
+            DESC[$id]="node bench.mjs (in-process; SQL: node benchmarks/duckdb/bench.mjs --print-sql)"
+            if [[ -n ${REF[$q]:-} ]]; then
+                compare_rows "DuckDB ${QLABEL[$q]} vs ${REF_TOOL[$q]}" "$TMP/$id.csv" "${REF[$q]}" "${NKEYS[$q]}"
+            else
+                sort -o "$TMP/$id.csv" "$TMP/$id.csv"
+                REF[$q]=$TMP/$id.csv REF_TOOL[$q]=DuckDB
+            fi
+        done
+    else
+        failed "DuckDB bench.mjs: $(tail -3 "$TMP/duckdb.err" | tr '\n' ' ')"
+    fi
+fi
+
+# -------------------------------------------------------------------- dmap
+declare -A DMAP_SUMMARY=()
+if [[ $HAVE_DMAP == 1 ]]; then
+    for q in "${QS[@]}"; do
+        id=dmap_$q
+        cmd=("${DMAP_CMD[@]}" "${DMAP_EXTRA[@]}" --plain --query "${QUERY[$q]}" "$STATS")
+        progress "checking dmap (${QLABEL[$q]})"
+        # 1. the timed command itself, once, for its exit status, peak RSS and
+        #    terminal table (default limit: 10 rows; check they are real rows)
+        check_run "$id" "$TMP/$id.table" -- "${cmd[@]}" || continue
+        DMAP_SUMMARY[$q]=$(grep -v '^[[:space:]]*$' "$TMP/$id.err" | tail -2 | paste -sd'\t' - | sed 's/\t/ \/ /g')
+        if [[ -n ${REF[$q]:-} ]]; then
+            nk=${NKEYS[$q]}
+            bad=$(awk -F'|' -v nk="$nk" '
+                NR == FNR { split($0, f, ","); want[f[nk + 1] "," f[nk + 2]]++; next }
+                /^-+(\|-+)*$/ { body = 1; next }
+                body && NF == 2 { c = $1; a = $2; gsub(/ /, "", c); gsub(/ /, "", a); n++
+                                  if (!((c "," a) in want) && !((c "," sprintf("%.6f", a + 1e-6)) in want) &&
+                                      !((c "," sprintf("%.6f", a - 1e-6)) in want)) { bad++; if (!ex) ex = c "," a } }
+                END { if (!n) print "no table rows"; else if (bad) printf "%d of %d table rows not in the reference, e.g. %s", bad, n, ex }' \
+                "${REF[$q]}" "$TMP/$id.table")
+            if [[ -n $bad ]]; then
+                mismatch "dmap ${QLABEL[$q]} (terminal table): $bad"
+                CHECKS+=("MISMATCH dmap ${QLABEL[$q]} terminal table: $bad")
+            else
+                CHECKS+=("ok       dmap ${QLABEL[$q]} terminal table: its $(awk '/^-+(\|-+)*$/ { b = 1; next } b' "$TMP/$id.table" | grep -c '|') rows are in the reference")
+            fi
+        fi
+        # 2. the exact query with outfile: the multiset of (count, avg) rows
+        rm -f "$TMP/$id.out.csv"
+        if check_run "${id}_csv" /dev/null -- "${DMAP_CMD[@]}" "${DMAP_EXTRA[@]}" --plain --query "${QUERY[$q]} outfile $TMP/$id.out.csv" "$STATS"; then
+            if [[ ! -f $TMP/$id.out.csv ]]; then
+                mismatch "dmap ${QLABEL[$q]}: outfile $TMP/$id.out.csv was not written"
+                CHECKS+=("MISMATCH dmap ${QLABEL[$q]}: no outfile")
+            else
+                hdr=$(head -1 "$TMP/$id.out.csv")
+                [[ $hdr == 'count($line),avg($goroutines)' ]] || mismatch "dmap ${QLABEL[$q]}: CSV header '$hdr', expected 'count(\$line),avg(\$goroutines)'"
+                tail -n +2 "$TMP/$id.out.csv" >"$TMP/$id.got"
+                if [[ -n ${REF[$q]:-} ]]; then
+                    cut -d, -f$((NKEYS[$q] + 1))- "${REF[$q]}" >"$TMP/$id.refproj"
+                    compare_rows "dmap ${QLABEL[$q]} CSV (count,avg multiset) vs ${REF_TOOL[$q]}" "$TMP/$id.got" "$TMP/$id.refproj" 0
+                fi
+                ROWS_OF[$id]=$(wc -l <"$TMP/$id.got")
+            fi
+        fi
+        # 3. the same with the keys selected: a keyed, row-by-row check
+        rm -f "$TMP/$id.keyed.csv"
+        if [[ -n ${REF[$q]:-} ]] &&
+            check_run "${id}_keyed" /dev/null -- "${DMAP_CMD[@]}" "${DMAP_EXTRA[@]}" --plain --query "${QKEYED[$q]} outfile $TMP/$id.keyed.csv" "$STATS"; then
+            if [[ -f $TMP/$id.keyed.csv ]]; then
+                tail -n +2 "$TMP/$id.keyed.csv" >"$TMP/$id.keyed"
+                compare_rows "dmap ${QLABEL[$q]} keyed CSV ($(head -1 "$TMP/$id.keyed.csv")) vs ${REF_TOOL[$q]}" "$TMP/$id.keyed" "${REF[$q]}" "${NKEYS[$q]}"
+            else
+                mismatch "dmap ${QLABEL[$q]}: keyed outfile was not written"
+            fi
+        fi
+        progress "timing dmap (${QLABEL[$q]})"
+        time_cmd "$id" 1 "$RUNS" -- "${cmd[@]}"
+    done
+fi
+
+# ---------------------------------------------------------------- report
+fmt() { awk -v v="$1" -v f="$2" 'BEGIN { if (v == "") print "-"; else printf f, v }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print ""; else printf "%.3f", a / b }'; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+ok() { [[ ${OK[$1]:-0} == 1 ]]; }
+
+PASS_N=0 MISS_N=0 NA_N=0
+SUMMARY=()
+# target TEXT VALUE OP LIMIT: OP is le or ge; VALUE empty means n/a
+target() {
+    local text=$1 v=$2 op=$3 lim=$4 res
+    if [[ -z $v ]]; then
+        res="n/a " NA_N=$((NA_N + 1))
+    elif $op "$v" "$lim"; then
+        res=PASS PASS_N=$((PASS_N + 1))
+    else
+        res=MISS MISS_N=$((MISS_N + 1))
+    fi
+    SUMMARY+=("$res  $text: ${v:-not measured} (target $([[ $op == le ]] && echo '<=' || echo '>=') $lim)")
+}
+
+host_cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
+echo
+echo "=== DTail in C benchmark: dmap (issue 4) ==="
+echo "machine : $(nproc) cores, ${host_cpu:-unknown CPU}, $(awk '/^MemTotal:/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM, Linux $(uname -r)"
+echo "tools   : $([[ $HAVE_MAWK == 1 ]] && echo "mawk $(mawk -W version 2>&1 | head -1 | awk '{ print $2 }')")$([[ $HAVE_GAWK == 1 ]] && echo "; $(gawk --version | head -1)")$([[ $HAVE_DUCKDB == 1 ]] && echo "; DuckDB ${DUCK_VERSION:-?} (@duckdb/node-api, node $(node --version), SET threads=$THREADS)")"
+echo "dmap    : $([[ $HAVE_DMAP == 1 ]] && echo "${DMAP_CMD[*]} ${DMAP_EXTRA[*]}" || echo "not built yet (${DMAP_CMD[0]})")"
+echo "data    : $STATS ($STATS_BYTES bytes, $STATS_LINES lines, 50 hostname= values)"
+if [[ $HAVE_HYPERFINE == 1 ]]; then
+    echo "timing  : $(hyperfine --version), -N --output=pipe, 1 warm-up + $RUNS runs, median; DuckDB timed inside node (1 warm-up + $RUNS runs of connection.run, result materialised in DuckDB); LC_ALL=C; page cache warm"
+else
+    echo "timing  : bash \$EPOCHREALTIME loop, CMD | gen sink, 1 warm-up + $RUNS runs, median; DuckDB timed inside node; LC_ALL=C; page cache warm"
+fi
+echo "queries : q50   = $Q50"
+echo "          qmany = $QMANY"
+
+for q in "${QS[@]}"; do
+    echo
+    echo "--- ${QLABEL[$q]}: ${QUERY[$q]} ---"
+    printf '  %-22s %9s %9s %9s %8s %7s %10s %10s %8s\n' tool median_s min_s max_s MiB/s GB/s rows dmap/this rss_MiB
+    for id in "dmap_$q" "duckdb_$q" "mawk_$q" "gawk_$q" "cref_$q" "cat_$q"; do
+        case $id in
+        cat_*) tool="cat (read floor)" ;;
+        dmap_*) tool="dmap --plain" ;;
+        duckdb_*) tool="DuckDB (in-process)" ;;
+        mawk_*) tool="mawk" ;;
+        gawk_*) tool="gawk" ;;
+        cref_*) tool="C loop (cref.c)" ;;
+        esac
+        [[ -n ${OK[$id]:-} ]] || continue
+        if ! ok "$id"; then printf '  %-22s %9s\n' "$tool" FAILED; continue; fi
+        r=""
+        [[ $id != dmap_* ]] && ok "dmap_$q" && r=$(ratio "${MED[dmap_$q]}" "${MED[$id]}")
+        rss=""
+        [[ -n ${RSS[$id]:-} ]] && rss=$(awk -v k="${RSS[$id]}" 'BEGIN { printf "%.1f", k / 1024 }')
+        [[ $id == duckdb_* && -n $DUCK_RSS ]] && rss="($(awk -v k="$DUCK_RSS" 'BEGIN { printf "%.0f", k / 1024 }'))"
+        printf '  %-22s %9.3f %9.3f %9.3f %8.0f %7.2f %10s %10s %8s\n' "$tool" "${MED[$id]}" "${MIN[$id]}" "${MAX[$id]}" \
+            "$(awk -v b="$STATS_BYTES" -v t="${MED[$id]}" 'BEGIN { print b / 1048576 / t }')" \
+            "$(awk -v b="$STATS_BYTES" -v t="${MED[$id]}" 'BEGIN { print b / 1e9 / t }')" \
+            "${ROWS_OF[$id]:--}" "${r:--}" "${rss:--}"
+    done
+    [[ $HAVE_DMAP == 1 ]] || echo "  dmap: not built yet"
+done
+echo
+echo "  GB/s = file bytes / 1e9 / median. dmap/this = dmap's median / that tool's median."
+echo "  rss_MiB: /usr/bin/time %M of one extra run; DuckDB's in parentheses is node's maxRSS over the whole"
+echo "  script (both queries, node itself included), for information."
+if ((${#DMAP_SUMMARY[@]})); then
+    for q in "${QS[@]}"; do [[ -n ${DMAP_SUMMARY[$q]:-} ]] && echo "  dmap stderr ($q): ${DMAP_SUMMARY[$q]}"; done
+fi
+
+# targets (issue 4)
+d50=${MED[dmap_q50]:-} dmany=${MED[dmap_qmany]:-}
+ok dmap_q50 || d50=""
+ok dmap_qmany || dmany=""
+gbs=""
+[[ -n $d50 ]] && gbs=$(awk -v b="$STATS_BYTES" -v t="$d50" 'BEGIN { printf "%.2f", b / 1e9 / t }')
+target "q50 dmap throughput, GB/s end to end" "$gbs" ge 1.5
+target "q50 dmap / DuckDB" "$(ok duckdb_q50 && ratio "$d50" "${MED[duckdb_q50]}")" le 0.2
+target "q50 dmap / mawk" "$(ok mawk_q50 && ratio "$d50" "${MED[mawk_q50]}")" le 0.05
+rss50=""
+[[ -n $d50 && -n ${RSS[dmap_q50]:-} ]] && rss50=$(awk -v k="${RSS[dmap_q50]}" 'BEGIN { printf "%.1f", k / 1024 }')
+target "q50 dmap peak RSS, MiB" "$rss50" le 128
+target "qmany dmap / DuckDB" "$(ok duckdb_qmany && ratio "$dmany" "${MED[duckdb_qmany]}")" le 0.5
+
+echo
+echo "--- reference figures quoted by issue 4 (its author's machine, 112 MB STATS file, 800k lines, 50 hostnames, count+avg group-by) ---"
+echo "  Go DTail 1.34 s; DuckDB 0.38 s (in-process, 2 threads); mawk 0.70 s; a plain hand-written C loop 0.11 s"
+scale=$(awk -v b="$STATS_BYTES" 'BEGIN { printf "%.4f", b / 112e6 }')
+echo "  scaled to this file ($STATS_BYTES bytes = ${scale} x 112 MB): Go DTail $(awk -v s="$scale" 'BEGIN { printf "%.2f", 1.34 * s }') s, DuckDB $(awk -v s="$scale" 'BEGIN { printf "%.2f", 0.38 * s }') s, mawk $(awk -v s="$scale" 'BEGIN { printf "%.2f", 0.70 * s }') s, C loop $(awk -v s="$scale" 'BEGIN { printf "%.2f", 0.11 * s }') s"
+if [[ -n $d50 ]]; then
+    echo "  this run: dmap $(fmt "$d50" %.3f) s vs Go DTail (scaled) -> speed-up $(awk -v a="$d50" -v s="$scale" 'BEGIN { printf "%.1fx", 1.34 * s / a }')"
+fi
+echo "  (DTail's own report measured about 5 s for 100 MB.) Compare ratios from the same run, not figures across machines."
+
+echo
+echo "--- result checks ---"
+if ((${#CHECKS[@]})); then printf '  %s\n' "${CHECKS[@]}"; else echo "  (none)"; fi
+
+echo
+echo "--- targets (issue 4) ---"
+printf '  %s\n' "${SUMMARY[@]}"
+echo "  $PASS_N PASS, $MISS_N MISS, $NA_N n/a"
+if ((${#NOTES[@]})); then
+    echo
+    echo "--- notes ---"
+    printf '  %s\n' "${NOTES[@]}"
+fi
+echo
+if ((${#MISMATCHES[@]})); then
+    echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
+    echo "!!! ${#MISMATCHES[@]} RESULT MISMATCH(ES): the tools did not agree"
+    printf '!!! MISMATCH: %s\n' "${MISMATCHES[@]}"
+    echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
+else
+    echo "results verified: every tool that ran gave the same groups, counts and averages (6 decimals)"
+fi
+((${#FAILED[@]})) && echo "!!! ${#FAILED[@]} command(s) FAILED (see notes)"
+
+{
+    printf 'id\tquery\tmedian_s\tmin_s\tmax_s\trows\trss_kib\n'
+    for q in "${QS[@]}"; do
+        for id in "dmap_$q" "duckdb_$q" "mawk_$q" "gawk_$q" "cref_$q" "cat_$q"; do
+            ok "$id" || continue
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$q" "${MED[$id]}" "${MIN[$id]}" "${MAX[$id]}" "${ROWS_OF[$id]:-}" "${RSS[$id]:-}"
+        done
+    done
+} >"$CACHE/dmap-results.tsv"
+echo "results also in $CACHE/dmap-results.tsv; total time $(elapsed) s; CPU busy before the run ${BUSY_START} %, load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+
+if ((${#MISMATCHES[@]} || ${#FAILED[@]})); then exit 1; fi
+if ((STRICT && MISS_N)); then exit 1; fi
+exit 0
