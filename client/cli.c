@@ -34,6 +34,7 @@ static const flag_def_t flags[] = {
     {"before", FLAG_INT, T_GREP | T_TAIL, F(before), "N", "print N lines of context before each selected line"},
     {"after", FLAG_INT, T_GREP | T_TAIL, F(after), "N", "print N lines of context after each selected line"},
     {"max", FLAG_INT, T_GREP | T_TAIL, F(max), "N", "stop reading a file after N selected lines"},
+    {"query", FLAG_STRING, T_MAP | T_TAIL, F(query), "QUERY", "the mapreduce query (or the first argument containing 'select ')"},
     {"plain", FLAG_BOOL, T_ALL, F(plain), NULL, "print raw lines without the REMOTE|host|... prefix"},
     {"quiet", FLAG_BOOL, T_ALL, F(quiet), NULL, "no statistics lines"},
     {"noColor", FLAG_BOOL, T_ALL, F(no_color), NULL, "never print ANSI colours"},
@@ -154,8 +155,13 @@ void cli_print_version(void)
 void cli_print_help(enum cli_tool tool, const char *argv0)
 {
     const char *name = cli_tool_name(tool);
-    printf("Usage: %s [flags] [FILE...]\n", name);
-    if (tool == CLI_DCAT)
+    if (tool == CLI_DMAP)
+        printf("Usage: %s [flags] [QUERY] [FILE...]\n", name);
+    else
+        printf("Usage: %s [flags] [FILE...]\n", name);
+    if (tool == CLI_DMAP)
+        printf("Run a mapreduce query over whole files (or stdin); see docs/query-language.md.\n");
+    else if (tool == CLI_DCAT)
         printf("Print whole files (or stdin) from the beginning.\n");
     else if (tool == CLI_DGREP)
         printf("Print the lines of whole files (or stdin) that match a pattern.\n");
@@ -174,7 +180,7 @@ void cli_print_help(enum cli_tool tool, const char *argv0)
            "  0  success (also when no line was selected)\n"
            "  1  an input could not be read (missing, unreadable, a directory, corrupt);\n"
            "     the other inputs are still processed\n"
-           "  2  usage error, invalid pattern or invalid config file\n");
+           "  2  usage error, invalid pattern, invalid query or invalid config file\n");
     (void)argv0;
 }
 

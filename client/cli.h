@@ -28,6 +28,7 @@ typedef struct cli_opts {
     const char *cfg;            /* --cfg */
     long long max_line_len;     /* --maxLineLength, 0 if not given */
     const char *servers;        /* --servers (serverless only for now) */
+    const char *query;          /* --query (dmap) */
     int help, version;          /* --help / --version */
     char **positional;          /* positional arguments, borrowed from argv */
     int n_positional;           /* count */

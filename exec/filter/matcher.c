@@ -138,6 +138,23 @@ int matcher_init(matcher_t *m, const char *pattern, err_t *e)
     return 0;
 }
 
+int matcher_init_literal(matcher_t *m, const char *text, err_t *e)
+{
+    memset(m, 0, sizeof *m);
+    m->pattern_len = strlen(text);
+    m->pattern = strdup(text);
+    if (!m->pattern)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    if (m->pattern_len == 0) {
+        m->kind = MATCHER_NOOP;
+        return 0;
+    }
+    m->kind = MATCHER_LITERAL;
+    m->has_lit = 1;
+    literal_init(&m->lit, m->pattern, m->pattern_len);
+    return 0;
+}
+
 void matcher_free(matcher_t *m)
 {
     pcre2_match_data_free(m->md);

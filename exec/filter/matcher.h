@@ -38,6 +38,9 @@ typedef struct matcher {
 /* Classifies and compiles pattern. On an invalid regex, fills e with the
  * pattern, pcre2's message and its offset (ERR_PATTERN). */
 int matcher_init(matcher_t *m, const char *pattern, err_t *e);
+/* A matcher for the literal text, whatever characters it contains (the
+ * table filter "|MAPREDUCE:STATS|" is text, not a regex). */
+int matcher_init_literal(matcher_t *m, const char *text, err_t *e);
 void matcher_free(matcher_t *m);
 /* A short name of the strategy, for --logLevel debug and tests. */
 const char *matcher_strategy(const matcher_t *m);

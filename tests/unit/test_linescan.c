@@ -97,7 +97,7 @@ static void check_case(const char *text, size_t n, const scan_case_t *c, int par
     oracle_out_t want = {0};
     oracle_grep(lines, nl, &om, c->invert, c->before, c->after, c->max,
                 c->format == LINE_REMOTE, &want);
-    if (out.len != want.len || memcmp(out.data, want.data, want.len) != 0) {
+    if (out.len != want.len || (want.len && memcmp(out.data, want.data, want.len) != 0)) {
         print_error("mismatch: pattern '%s' invert %d before %u after %u max %llu len %zu "
                     "format %d parallel %d: got %zu bytes, want %zu\n",
                     c->pattern, c->invert, c->before, c->after, c->max, c->max_line_len,

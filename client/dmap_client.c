@@ -1,0 +1,294 @@
+/* dmap_client.c: the serverless mapreduce client. */
+#include "client/dmap_client.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/config.h"
+#include "base/outbuf.h"
+#include "client/cli.h"
+#include "exec/mapscan.h"
+#include "exec/scan/targets.h"
+#include "exec/sink/result.h"
+#include "parser/parser.h"
+
+#define TERMINAL_DEFAULT_ROWS 10
+
+typedef struct dmap_run {
+    const char *tool;           /* "dmap" */
+    int status;                 /* exit status so far */
+    const plan_t *plan;         /* the query's plan */
+    const char *query;          /* its text as given */
+    mapscan_t ms;               /* the engine */
+    pthread_mutex_t mu;         /* reporter vs main */
+    pthread_cond_t cv;          /* wakes the reporter at the end */
+    int done;                   /* all inputs read */
+    int quiet;                  /* --quiet */
+} dmap_run_t;
+
+static void report(dmap_run_t *rs, const err_t *e)
+{
+    if (log_level >= LOG_ERROR)
+        fprintf(stderr, "%s: error: %s\n", rs->tool, e->msg);
+    int st = err_exit_status(e->code);
+    if (st > rs->status)
+        rs->status = st;
+}
+
+static void report_cb(void *ctx, const err_t *e)
+{
+    report(ctx, e);
+}
+
+static int usage_error(const err_t *e)
+{
+    fprintf(stderr, "dmap: %s\n", e->msg);
+    return err_exit_status(e->code);
+}
+
+/* Renders table t to stdout (terminal form). */
+static void print_table(dmap_run_t *rs, const agg_table_t *t, int final)
+{
+    long long limit = rs->plan->limit_given ? rs->plan->limit : TERMINAL_DEFAULT_ROWS;
+    result_t r;
+    err_t e;
+    if (result_build(rs->plan, t, limit, &r, &e) < 0) {
+        report(rs, &e);
+        return;
+    }
+    outbuf_t out;
+    if (outbuf_init(&out, STDOUT_FILENO, 256 * 1024, &e) == 0) {
+        result_render_table(&r, &out);
+        outbuf_flush(&out);
+        outbuf_free(&out);
+    }
+    if (final && !rs->plan->limit_given && r.n_groups > TERMINAL_DEFAULT_ROWS)
+        fprintf(stderr, "Got %zu results but limited terminal output to %d rows! "
+                        "Use 'limit' clause to override!\n", r.n_groups, TERMINAL_DEFAULT_ROWS);
+    result_free(&r);
+}
+
+/* Interim tables every interval while inputs are read (DTail prints the
+ * table each interval); only to a terminal or when `interval` was given. */
+static void *reporter(void *arg)
+{
+    dmap_run_t *rs = arg;
+    pthread_mutex_lock(&rs->mu);
+    for (;;) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += rs->plan->interval;
+        while (!rs->done && pthread_cond_timedwait(&rs->cv, &rs->mu, &until) == 0)
+            ;
+        if (rs->done)
+            break;
+        pthread_mutex_unlock(&rs->mu);
+        agg_table_t snap;
+        err_t e;
+        if (agg_table_init(&snap, rs->ms.specs, rs->plan->n_select, &e) == 0) {
+            if (mapscan_snapshot(&rs->ms, &snap) == 0)
+                print_table(rs, &snap, 0);
+            agg_table_free(&snap);
+        }
+        pthread_mutex_lock(&rs->mu);
+    }
+    pthread_mutex_unlock(&rs->mu);
+    return NULL;
+}
+
+static void local_zone(char *name, size_t name_cap, char *offset, size_t off_cap)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    snprintf(name, name_cap, "%s", tm.tm_zone ? tm.tm_zone : "UTC");
+    snprintf(offset, off_cap, "%ld", (long)tm.tm_gmtoff);
+}
+
+static void print_summary(dmap_run_t *rs, double seconds)
+{
+    map_stats_t st;
+    mapscan_stats(&rs->ms, &st);
+    if (!rs->quiet && log_level >= LOG_WARN) {
+        char table[300] = "";
+        if (rs->ms.has_filter)
+            snprintf(table, sizeof table, " (%s)", rs->ms.filter.pattern);
+        fprintf(stderr, "dmap: %llu lines read, %llu matched%s, %llu parsed, %llu not for this "
+                        "format, %llu unparsed, %llu selected, %zu groups, %.3f s\n",
+                st.lines_read, st.lines_matched, table, st.lines_parsed, st.lines_skipped,
+                st.lines_unparsed, st.lines_selected, rs->ms.result.n_groups, seconds);
+    }
+    if (st.lines_unparsed && log_level >= LOG_WARN && !rs->quiet && log_level < LOG_DEBUG)
+        fprintf(stderr, "dmap: %llu lines could not be parsed as log format %s "
+                        "(--logLevel debug shows examples)\n",
+                st.lines_unparsed, rs->plan->logformat->name);
+    for (int i = 0; i < st.n_examples && log_level >= LOG_DEBUG; i++)
+        fprintf(stderr, "dmap: unparsed: %s\n", st.examples[i]);
+}
+
+int dmap_client_main(int argc, char **argv)
+{
+    err_t e;
+    err_clear(&e);
+    cli_opts_t o;
+    if (cli_parse(&o, CLI_DMAP, argc, argv, &e) < 0) {
+        cli_free(&o);
+        return usage_error(&e);
+    }
+    if (o.help || o.version) {
+        if (o.help)
+            cli_print_help(CLI_DMAP, argv[0]);
+        else
+            cli_print_version();
+        cli_free(&o);
+        return 0;
+    }
+    /* DTail: the first positional containing "select " is the query. */
+    const char *query = o.query;
+    int query_pos = -1;
+    for (int i = 0; !query && i < o.n_positional; i++) {
+        if (strcasestr(o.positional[i], "select ")) {
+            query = o.positional[i];
+            query_pos = i;
+        }
+    }
+    if (!query) {
+        err_set(&e, ERR_USAGE, "No mapreduce query specified, use '-query' flag");
+        cli_free(&o);
+        return usage_error(&e);
+    }
+    query_t *q = NULL;
+    if (query_parse(query, strlen(query), NULL, &q, &e) < 0) {
+        char buf[8192];
+        query_error_format(query, strlen(query), &e, buf, sizeof buf);
+        fprintf(stderr, "dmap: invalid query: %s\n", buf);
+        cli_free(&o);
+        return err_exit_status(e.code);
+    }
+    const plan_t *plan = query_plan(q);
+    char host[256];
+    cli_host_name(host, sizeof host);
+    log_set_host(host);
+    config_t cfg;
+    config_defaults(&cfg);
+    if (cli_integration_mode())
+        cfg.max_line_len = 1024;
+    if (config_load(&cfg, o.cfg, &e) < 0) {
+        query_free(q);
+        cli_free(&o);
+        return usage_error(&e);
+    }
+    log_level = LOG_WARN;
+    if (cfg.log_level[0])
+        log_level_parse(cfg.log_level, &log_level);
+    if (o.log_level)
+        log_level_parse(o.log_level, &log_level);
+    if (o.max_line_len)
+        cfg.max_line_len = (size_t)o.max_line_len;
+    if (o.servers && *o.servers && strcasecmp(o.servers, "serverless") != 0) {
+        err_set(&e, ERR_USAGE, "--servers: server mode is not available yet in this build; "
+                               "run without --servers to read local files");
+        query_free(q);
+        cli_free(&o);
+        return usage_error(&e);
+    }
+    if (plan->outfile && plan->outfile_format == PLAN_OUT_SQLITE) {
+        err_set(&e, ERR_USAGE, "outfile %s: SQLite output is not available yet in this build",
+                plan->outfile);
+        query_free(q);
+        cli_free(&o);
+        return usage_error(&e);
+    }
+    LOG_DEBUG("query|%s", query_canonical(q));
+    for (size_t i = 0; i < plan->n_warnings && log_level >= LOG_WARN; i++)
+        fprintf(stderr, "dmap: warning: %s\n", plan->warnings[i].msg);
+
+    dmap_run_t rs = {.tool = "dmap", .plan = plan, .query = query, .quiet = o.quiet || o.plain};
+    target_list_t targets;
+    target_list_init(&targets);
+    int fatal = 0;
+    if (o.files && target_list_add_spec(&targets, o.files, report_cb, &rs, &e) < 0)
+        fatal = 1;
+    for (int i = 0; !fatal && i < o.n_positional; i++)
+        if (i != query_pos && target_list_add_spec(&targets, o.positional[i], report_cb, &rs, &e) < 0)
+            fatal = 1;
+    if (!fatal && !o.files && targets.n == 0 && rs.status == 0) {
+        if (isatty(STDIN_FILENO)) {
+            err_set(&e, ERR_USAGE, "no input: give files with --files or as arguments, or pipe into stdin");
+            fatal = 1;
+        } else if (target_list_add_spec(&targets, "-", NULL, NULL, &e) < 0) {
+            fatal = 1;
+        }
+    }
+    char tz[64], tzoff[32];
+    local_zone(tz, sizeof tz, tzoff, sizeof tzoff);
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    map_opts_t mo = {
+        .plan = plan,
+        .max_line_len = cfg.max_line_len,
+        .env = {.hostname = host, .timezone = tz, .timeoffset = tzoff},
+        .n_threads = ncpu > 0 ? (int)ncpu : 1,
+    };
+    if (fatal || mapscan_init(&rs.ms, &mo, &e) < 0) {
+        if (!fatal)
+            mapscan_free(&rs.ms);
+        target_list_free(&targets);
+        query_free(q);
+        cli_free(&o);
+        return usage_error(&e);
+    }
+    pthread_mutex_init(&rs.mu, NULL);
+    pthread_cond_init(&rs.cv, NULL);
+    pthread_t rep;
+    int reporting = !plan->outfile && (plan->interval_given || isatty(STDOUT_FILENO)) &&
+                    pthread_create(&rep, NULL, reporter, &rs) == 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (size_t i = 0; i < targets.n; i++) {
+        const target_t *t = &targets.items[i];
+        input_t *in = input_open(t->path, &e);
+        if (!in) {
+            report(&rs, &e);
+            continue;
+        }
+        if (mapscan_run(&rs.ms, in, t->path, t->source_id, (unsigned)i, &e) < 0)
+            report(&rs, &e);
+        input_close(in);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (reporting) {
+        pthread_mutex_lock(&rs.mu);
+        rs.done = 1;
+        pthread_cond_signal(&rs.cv);
+        pthread_mutex_unlock(&rs.mu);
+        pthread_join(rep, NULL);
+    }
+    if (rs.ms.result.failed) {
+        err_set(&e, ERR_NOMEM, "out of memory: the result is incomplete");
+        report(&rs, &e);
+    }
+    if (plan->outfile) {
+        result_t r;
+        if (result_build(plan, &rs.ms.result, plan->limit_given ? plan->limit : -1, &r, &e) < 0 ||
+            result_write_csv(&r, plan->outfile, plan->outfile_append, query, &e) < 0)
+            report(&rs, &e);
+        else
+            LOG_INFO("%s to outfile|%s", plan->outfile_append ? "Appended" : "Wrote", plan->outfile);
+        result_free(&r);
+    } else {
+        print_table(&rs, &rs.ms.result, 1);
+    }
+    print_summary(&rs, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    mapscan_free(&rs.ms);
+    pthread_mutex_destroy(&rs.mu);
+    pthread_cond_destroy(&rs.cv);
+    target_list_free(&targets);
+    query_free(q);
+    cli_free(&o);
+    return rs.status;
+}

@@ -1,0 +1,558 @@
+/* eval.c: compiled expression nodes, where/set/group/select over batches. */
+#include "exec/agg/eval.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <openssl/evp.h>
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "exec/agg/number.h"
+
+enum ev_kind {
+    EV_COL = 0,     /* an extractor column */
+    EV_SETCOL,      /* a set variable's column */
+    EV_CONST,       /* a literal */
+    EV_OR_LITERAL,  /* a field, or its own name when missing (set rhs) */
+    EV_MD5,         /* md5sum(x) */
+    EV_MASK,        /* maskdigits(x) */
+    EV_BUCKET,      /* bucket(t, width) */
+    EV_REGEX,       /* regex(x, pattern, group) */
+};
+
+struct ev_node {
+    enum ev_kind kind;          /* what the node computes */
+    int col;                    /* EV_COL/EV_OR_LITERAL: extractor column; EV_SETCOL: set index */
+    sv_t konst;                 /* EV_CONST value; EV_OR_LITERAL fallback */
+    double number;              /* EV_CONST: numeric value if is_number */
+    int is_number;              /* EV_CONST parsed as a number */
+    size_t arg;                 /* first argument node index (functions) */
+    int64_t bucket_seconds;     /* EV_BUCKET width */
+    pcre2_code *re;             /* EV_REGEX pattern */
+    pcre2_match_data *md;       /* EV_REGEX match data (this thread's) */
+    int group;                  /* EV_REGEX capture group */
+    sv_t *out;                  /* result column (computed nodes and consts) */
+};
+
+/* Scratch: linked blocks, reused batch after batch; pointers stay valid
+ * until the next reset. */
+typedef struct ev_block {
+    struct ev_block *next;      /* next block */
+    size_t cap, used;           /* bytes */
+    char data[];
+} ev_block_t;
+
+struct ev_scratch {
+    ev_block_t *head;           /* first block */
+    ev_block_t *cur;            /* block being filled */
+};
+
+static char *scratch_alloc(ev_scratch_t *s, size_t n)
+{
+    while (s->cur && s->cur->used + n > s->cur->cap)
+        s->cur = s->cur->next;
+    if (!s->cur) {
+        size_t cap = n > 65536 ? n : 65536;
+        ev_block_t *b = malloc(sizeof *b + cap);
+        if (!b)
+            return NULL;
+        b->cap = cap;
+        b->used = 0;
+        b->next = s->head;
+        s->head = b;
+        s->cur = b;
+    }
+    char *p = s->cur->data + s->cur->used;
+    s->cur->used += n;
+    return p;
+}
+
+static void scratch_reset(ev_scratch_t *s)
+{
+    for (ev_block_t *b = s->head; b; b = b->next)
+        b->used = 0;
+    s->cur = s->head;
+}
+
+static int field_index(eval_t *ev, const char *name)
+{
+    for (size_t i = 0; i < ev->n_fields; i++)
+        if (strcmp(ev->fields[i], name) == 0)
+            return (int)i;
+    const char **f = realloc(ev->fields, (ev->n_fields + 1) * sizeof *f);
+    if (!f)
+        return -1;
+    ev->fields = f;
+    ev->fields[ev->n_fields] = name;
+    return (int)ev->n_fields++;
+}
+
+static long new_node(eval_t *ev, enum ev_kind kind)
+{
+    if (ev->n_nodes == ev->cap_nodes) {
+        size_t cap = ev->cap_nodes ? ev->cap_nodes * 2 : 16;
+        ev_node_t *n = realloc(ev->nodes, cap * sizeof *n);
+        if (!n)
+            return -1;
+        ev->nodes = n;
+        ev->cap_nodes = cap;
+    }
+    ev_node_t *n = &ev->nodes[ev->n_nodes];
+    memset(n, 0, sizeof *n);
+    n->kind = kind;
+    return (long)ev->n_nodes++;
+}
+
+/* Compiles v; returns its node index or -1. Nodes refer to each other by
+ * index because the node array may move while compiling. */
+static long compile(eval_t *ev, const plan_value_t *v, err_t *e)
+{
+    long id;
+    switch (v->kind) {
+    case PLAN_V_FIELD:
+        if (v->src == PLAN_SRC_SET) {
+            id = new_node(ev, EV_SETCOL);
+            if (id >= 0)
+                ev->nodes[id].col = v->set_index;
+        } else {
+            id = new_node(ev, v->or_literal ? EV_OR_LITERAL : EV_COL);
+            if (id >= 0) {
+                ev->nodes[id].col = field_index(ev, v->text);
+                ev->nodes[id].konst = (sv_t){v->text, (uint32_t)v->len};
+                if (ev->nodes[id].col < 0)
+                    id = -1;
+            }
+        }
+        break;
+    case PLAN_V_STRING:
+    case PLAN_V_NUMBER:
+        id = new_node(ev, EV_CONST);
+        if (id >= 0) {
+            ev->nodes[id].konst = (sv_t){v->text, (uint32_t)v->len};
+            ev->nodes[id].is_number = num_parse(v->text, v->len, &ev->nodes[id].number);
+        }
+        break;
+    default: {
+        static const enum ev_kind kinds[] = {
+            [PLAN_FN_MD5SUM] = EV_MD5, [PLAN_FN_MASKDIGITS] = EV_MASK,
+            [PLAN_FN_BUCKET] = EV_BUCKET, [PLAN_FN_REGEX] = EV_REGEX,
+        };
+        long arg = v->nargs ? compile(ev, v->args[0], e) : -1;
+        if (arg < 0)
+            return -1;
+        id = new_node(ev, kinds[v->func]);
+        if (id < 0)
+            break;
+        ev_node_t *n = &ev->nodes[id];
+        n->arg = (size_t)arg;
+        n->bucket_seconds = v->bucket_seconds;
+        if (v->func == PLAN_FN_REGEX) {
+            int ec;
+            PCRE2_SIZE eo;
+            n->re = pcre2_compile((PCRE2_SPTR)v->regex, PCRE2_ZERO_TERMINATED, 0, &ec, &eo, NULL);
+            if (!n->re)
+                return err_set(e, ERR_QUERY, "regex pattern '%s' does not compile", v->regex);
+            pcre2_jit_compile(n->re, PCRE2_JIT_COMPLETE);
+            n->md = pcre2_match_data_create_from_pattern(n->re, NULL);
+            n->group = v->regex_group;
+            if (!n->md)
+                id = -1;
+        }
+        break;
+    }
+    }
+    if (id < 0 && e->code == ERR_NONE)
+        err_set(e, ERR_NOMEM, "out of memory compiling the query");
+    return id;
+}
+
+void eval_specs(const plan_t *plan, agg_spec_t *out)
+{
+    for (size_t i = 0; i < plan->n_select; i++)
+        out[i] = (agg_spec_t){plan->select[i].agg, plan->select[i].quantile, 0};
+}
+
+static ev_node_t **resolve_ids(eval_t *ev, long *ids, size_t n)
+{
+    ev_node_t **p = calloc(n ? n : 1, sizeof *p);
+    if (p)
+        for (size_t i = 0; i < n; i++)
+            p[i] = &ev->nodes[ids[i]];
+    return p;
+}
+
+int eval_init(eval_t *ev, const plan_t *plan, err_t *e)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->plan = plan;
+    size_t n_ids = plan->n_select + 2 * plan->n_where + plan->n_set + plan->n_group_by;
+    long *ids = calloc(n_ids ? n_ids : 1, sizeof *ids);
+    if (!ids)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    size_t k = 0;
+    int rc = 0;
+    for (size_t i = 0; i < plan->n_select && rc == 0; i++)
+        rc = (ids[k++] = compile(ev, plan->select[i].value, e)) < 0 ? -1 : 0;
+    for (size_t i = 0; i < plan->n_where && rc == 0; i++) {
+        rc = (ids[k++] = compile(ev, plan->where[i].lhs, e)) < 0 ? -1 : 0;
+        if (rc == 0)
+            rc = (ids[k++] = compile(ev, plan->where[i].rhs, e)) < 0 ? -1 : 0;
+    }
+    for (size_t i = 0; i < plan->n_set && rc == 0; i++)
+        rc = (ids[k++] = compile(ev, plan->set[i].rhs, e)) < 0 ? -1 : 0;
+    for (size_t i = 0; i < plan->n_group_by && rc == 0; i++)
+        rc = (ids[k++] = compile(ev, plan->group_by[i], e)) < 0 ? -1 : 0;
+    if (rc < 0) {
+        free(ids);
+        eval_free(ev);
+        return -1;
+    }
+    /* Node addresses are final now. */
+    k = 0;
+    ev->select = resolve_ids(ev, ids + k, plan->n_select);
+    k += plan->n_select;
+    ev->where_lhs = calloc(plan->n_where ? plan->n_where : 1, sizeof *ev->where_lhs);
+    ev->where_rhs = calloc(plan->n_where ? plan->n_where : 1, sizeof *ev->where_rhs);
+    for (size_t i = 0; ev->where_lhs && ev->where_rhs && i < plan->n_where; i++) {
+        ev->where_lhs[i] = &ev->nodes[ids[k++]];
+        ev->where_rhs[i] = &ev->nodes[ids[k++]];
+    }
+    ev->set = resolve_ids(ev, ids + k, plan->n_set);
+    k += plan->n_set;
+    ev->group = resolve_ids(ev, ids + k, plan->n_group_by);
+    free(ids);
+    ev->set_cols = calloc(plan->n_set ? plan->n_set : 1, sizeof *ev->set_cols);
+    ev->cols = calloc(ev->n_fields ? ev->n_fields : 1, sizeof *ev->cols);
+    ev->scratch = calloc(1, sizeof *ev->scratch);
+    ev->key_cap = 4096;
+    ev->key = malloc(ev->key_cap);
+    int ok = ev->select && ev->where_lhs && ev->where_rhs && ev->set && ev->group &&
+             ev->set_cols && ev->cols && ev->scratch && ev->key;
+    for (size_t i = 0; ok && i < ev->n_fields; i++)
+        ok = (ev->cols[i] = malloc(EVAL_BATCH * sizeof(sv_t))) != NULL;
+    for (size_t i = 0; ok && i < ev->n_nodes; i++) {
+        ev_node_t *n = &ev->nodes[i];
+        if (n->kind == EV_COL || n->kind == EV_SETCOL)
+            continue;
+        ok = (n->out = malloc(EVAL_BATCH * sizeof(sv_t))) != NULL;
+        if (ok && n->kind == EV_CONST)
+            for (size_t r = 0; r < EVAL_BATCH; r++)
+                n->out[r] = n->konst;
+    }
+    if (!ok) {
+        eval_free(ev);
+        return err_set(e, ERR_NOMEM, "out of memory");
+    }
+    return 0;
+}
+
+void eval_free(eval_t *ev)
+{
+    for (size_t i = 0; i < ev->n_nodes; i++) {
+        free(ev->nodes[i].out);
+        pcre2_match_data_free(ev->nodes[i].md);
+        pcre2_code_free(ev->nodes[i].re);
+    }
+    free(ev->nodes);
+    for (size_t i = 0; ev->cols && i < ev->n_fields; i++)
+        free(ev->cols[i]);
+    free(ev->cols);
+    free(ev->fields);
+    free(ev->select);
+    free(ev->where_lhs);
+    free(ev->where_rhs);
+    free(ev->set);
+    free(ev->set_cols);
+    free(ev->group);
+    if (ev->scratch) {
+        ev_block_t *b = ev->scratch->head;
+        while (b) {
+            ev_block_t *next = b->next;
+            free(b);
+            b = next;
+        }
+        free(ev->scratch);
+    }
+    free(ev->key);
+    memset(ev, 0, sizeof *ev);
+}
+
+/* ---- time buckets ------------------------------------------------------ */
+
+static int digits(const char *p, size_t n, int *out)
+{
+    int v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return 0;
+        v = v * 10 + (p[i] - '0');
+    }
+    *out = v;
+    return 1;
+}
+
+/* Buckets timestamp x to a multiple of w seconds and writes it in the same
+ * layout into out (cap >= x.len + 1). Returns the length, or -1 when x is
+ * not a timestamp this understands. */
+static long bucket_format(const char *x, size_t len, int64_t w, char *out)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    int Y = 2000, M, D, h, m, s;
+    size_t date_len;   /* bytes of the date part, to keep the layout */
+    if (len == 11 && x[4] == '-' && digits(x, 2, &M) && digits(x + 2, 2, &D) &&
+        digits(x + 5, 2, &h) && digits(x + 7, 2, &m) && digits(x + 9, 2, &s)) {
+        date_len = 4;            /* DTail: MMDD-HHMMSS, no year (a leap year keeps 0229) */
+    } else if (len == 15 && x[8] == '-' && digits(x, 4, &Y) && digits(x + 4, 2, &M) &&
+               digits(x + 6, 2, &D) && digits(x + 9, 2, &h) && digits(x + 11, 2, &m) &&
+               digits(x + 13, 2, &s)) {
+        date_len = 8;            /* YYYYMMDD-HHMMSS */
+    } else if (len >= 19 && x[4] == '-' && x[7] == '-' && (x[10] == 'T' || x[10] == ' ') &&
+               x[13] == ':' && x[16] == ':' && digits(x, 4, &Y) && digits(x + 5, 2, &M) &&
+               digits(x + 8, 2, &D) && digits(x + 11, 2, &h) && digits(x + 14, 2, &m) &&
+               digits(x + 17, 2, &s)) {
+        date_len = 10;           /* ISO 8601 / RFC 3339: zone suffix kept, fraction dropped */
+    } else if (len >= 9 && len <= 12 && digits(x, len, &(int){0})) {
+        long long t = strtoll(x, NULL, 10);
+        t -= ((t % w) + w) % w;
+        return snprintf(out, len + 2, "%lld", t);
+    } else {
+        return -1;
+    }
+    if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || s > 60)
+        return -1;
+    tm.tm_year = Y - 1900;
+    tm.tm_mon = M - 1;
+    tm.tm_mday = D;
+    tm.tm_hour = h;
+    tm.tm_min = m;
+    tm.tm_sec = s;
+    time_t t = timegm(&tm);
+    t -= ((t % w) + w) % w;
+    struct tm b;
+    gmtime_r(&t, &b);
+    if (date_len == 4)
+        return snprintf(out, 12, "%02d%02d-%02d%02d%02d", b.tm_mon + 1, b.tm_mday, b.tm_hour,
+                        b.tm_min, b.tm_sec);
+    if (date_len == 8)
+        return snprintf(out, 16, "%04d%02d%02d-%02d%02d%02d", b.tm_year + 1900, b.tm_mon + 1,
+                        b.tm_mday, b.tm_hour, b.tm_min, b.tm_sec);
+    /* ISO: same separators, no fraction, the zone as written. */
+    size_t zone = 19;
+    if (zone < len && x[zone] == '.')
+        while (zone < len && (x[zone] == '.' || (x[zone] >= '0' && x[zone] <= '9')))
+            zone++;
+    int n = snprintf(out, 20, "%04d-%02d-%02d%c%02d:%02d:%02d", b.tm_year + 1900, b.tm_mon + 1,
+                     b.tm_mday, x[10], b.tm_hour, b.tm_min, b.tm_sec);
+    memcpy(out + n, x + zone, len - zone);
+    return n + (long)(len - zone);
+}
+
+/* ---- evaluation -------------------------------------------------------- */
+
+static const sv_t *eval_node(eval_t *ev, ev_node_t *n, const uint32_t *rows, size_t nr)
+{
+    switch (n->kind) {
+    case EV_COL:
+        return ev->cols[n->col];
+    case EV_SETCOL:
+        return ev->set_cols[n->col];
+    case EV_CONST:
+        return n->out;
+    case EV_OR_LITERAL: {
+        const sv_t *c = ev->cols[n->col];
+        for (size_t i = 0; i < nr; i++) {
+            uint32_t r = rows[i];
+            n->out[r] = c[r].len == SV_MISSING ? n->konst : c[r];
+        }
+        return n->out;
+    }
+    default:
+        break;
+    }
+    const sv_t *a = eval_node(ev, &ev->nodes[n->arg], rows, nr);
+    for (size_t i = 0; i < nr; i++) {
+        uint32_t r = rows[i];
+        sv_t x = a[r];
+        sv_t res = {NULL, SV_MISSING};
+        if (x.len == SV_MISSING) {
+            n->out[r] = res;
+            continue;
+        }
+        switch (n->kind) {
+        case EV_MD5: {
+            unsigned char d[16];
+            size_t dl = 0;
+            char *o = scratch_alloc(ev->scratch, 32);
+            if (o && EVP_Q_digest(NULL, "MD5", NULL, x.p, x.len, d, &dl) && dl == 16) {
+                static const char hex[] = "0123456789abcdef";
+                for (int k = 0; k < 16; k++) {
+                    o[2 * k] = hex[d[k] >> 4];
+                    o[2 * k + 1] = hex[d[k] & 15];
+                }
+                res = (sv_t){o, 32};
+            }
+            break;
+        }
+        case EV_MASK: {
+            char *o = scratch_alloc(ev->scratch, x.len ? x.len : 1);
+            if (o) {
+                for (uint32_t k = 0; k < x.len; k++)
+                    o[k] = x.p[k] >= '0' && x.p[k] <= '9' ? '.' : x.p[k];
+                res = (sv_t){o, x.len};
+            }
+            break;
+        }
+        case EV_BUCKET: {
+            char *o = scratch_alloc(ev->scratch, (size_t)x.len + 24);
+            long bl = o && x.len < 64 ? bucket_format(x.p, x.len, n->bucket_seconds, o) : -1;
+            if (bl >= 0)
+                res = (sv_t){o, (uint32_t)bl};
+            break;
+        }
+        case EV_REGEX: {
+            int rc = pcre2_match(n->re, (PCRE2_SPTR)x.p, x.len, 0, 0, n->md, NULL);
+            if (rc > 0) {
+                int g = n->group;
+                PCRE2_SIZE *ov = pcre2_get_ovector_pointer(n->md);
+                if (g < rc && ov[2 * g] != PCRE2_UNSET)
+                    res = (sv_t){x.p + ov[2 * g], (uint32_t)(ov[2 * g + 1] - ov[2 * g])};
+            }
+            break;
+        }
+        default:
+            break;
+        }
+        n->out[r] = res;
+    }
+    return n->out;
+}
+
+static int str_test(enum plan_op op, sv_t a, sv_t b)
+{
+    switch (op) {
+    case PLAN_OP_STR_EQ: return a.len == b.len && memcmp(a.p, b.p, a.len) == 0;
+    case PLAN_OP_STR_NE: return !(a.len == b.len && memcmp(a.p, b.p, a.len) == 0);
+    case PLAN_OP_CONTAINS: return b.len == 0 || (a.len >= b.len && memmem(a.p, a.len, b.p, b.len));
+    case PLAN_OP_NCONTAINS: return !(b.len == 0 || (a.len >= b.len && memmem(a.p, a.len, b.p, b.len)));
+    case PLAN_OP_HASPREFIX: return a.len >= b.len && memcmp(a.p, b.p, b.len) == 0;
+    case PLAN_OP_NHASPREFIX: return !(a.len >= b.len && memcmp(a.p, b.p, b.len) == 0);
+    case PLAN_OP_HASSUFFIX: return a.len >= b.len && memcmp(a.p + a.len - b.len, b.p, b.len) == 0;
+    case PLAN_OP_NHASSUFFIX: return !(a.len >= b.len && memcmp(a.p + a.len - b.len, b.p, b.len) == 0);
+    default: return 0;
+    }
+}
+
+static int num_test(enum plan_op op, double a, double b)
+{
+    switch (op) {
+    case PLAN_OP_EQ: return a == b;
+    case PLAN_OP_NE: return a != b;
+    case PLAN_OP_LT: return a < b;
+    case PLAN_OP_LE: return a <= b;
+    case PLAN_OP_GT: return a > b;
+    case PLAN_OP_GE: return a >= b;
+    default: return 0;
+    }
+}
+
+static size_t where_filter(eval_t *ev, uint32_t *rows, size_t nr)
+{
+    for (size_t c = 0; c < ev->plan->n_where && nr; c++) {
+        const plan_cond_t *cond = &ev->plan->where[c];
+        ev_node_t *rn = ev->where_rhs[c];
+        const sv_t *l = eval_node(ev, ev->where_lhs[c], rows, nr);
+        const sv_t *r = eval_node(ev, rn, rows, nr);
+        size_t k = 0;
+        if (cond->numeric) {
+            int rconst = rn->kind == EV_CONST && rn->is_number;
+            for (size_t i = 0; i < nr; i++) {
+                uint32_t row = rows[i];
+                double a, b = rn->number;
+                int keep = l[row].len != SV_MISSING && num_parse(l[row].p, l[row].len, &a) &&
+                           (rconst || (r[row].len != SV_MISSING && num_parse(r[row].p, r[row].len, &b))) &&
+                           num_test(cond->op, a, b);
+                rows[k] = row;
+                k += keep;
+            }
+        } else {
+            for (size_t i = 0; i < nr; i++) {
+                uint32_t row = rows[i];
+                int keep = l[row].len != SV_MISSING && r[row].len != SV_MISSING &&
+                           str_test(cond->op, l[row], r[row]);
+                rows[k] = row;
+                k += keep;
+            }
+        }
+        nr = k;
+    }
+    return nr;
+}
+
+/* Group ids for rows: key parts as length-prefixed bytes (a missing value
+ * is empty, as in DTail), so distinct part lists never collide. */
+static int assign_groups(eval_t *ev, agg_table_t *t, const uint32_t *rows, size_t nr)
+{
+    size_t np = ev->plan->n_group_by;
+    if (np == 0) {
+        long g = agg_table_group(t, "", 0, agg_hash("", 0));
+        if (g < 0)
+            return -1;
+        for (size_t i = 0; i < nr; i++)
+            ev->gid[i] = (uint32_t)g;
+        return 0;
+    }
+    const sv_t *parts[64];
+    for (size_t p = 0; p < np && p < 64; p++)
+        parts[p] = eval_node(ev, ev->group[p], rows, nr);
+    for (size_t i = 0; i < nr; i++) {
+        uint32_t r = rows[i];
+        size_t len = 0;
+        for (size_t p = 0; p < np && p < 64; p++) {
+            sv_t v = parts[p][r];
+            uint32_t vl = v.len == SV_MISSING ? 0 : v.len;
+            if (len + 4 + vl > ev->key_cap) {
+                size_t cap = ev->key_cap * 2;
+                while (cap < len + 4 + vl)
+                    cap *= 2;
+                char *k = realloc(ev->key, cap);
+                if (!k)
+                    return -1;
+                ev->key = k;
+                ev->key_cap = cap;
+            }
+            memcpy(ev->key + len, &vl, 4);
+            if (vl)
+                memcpy(ev->key + len + 4, v.p, vl);
+            len += 4 + vl;
+        }
+        long g = agg_table_group(t, ev->key, len, agg_hash(ev->key, len));
+        if (g < 0)
+            return -1;
+        ev->gid[i] = (uint32_t)g;
+    }
+    return 0;
+}
+
+size_t eval_batch(eval_t *ev, agg_table_t *table, uint32_t *rows, size_t nr, const uint64_t *seq)
+{
+    scratch_reset(ev->scratch);
+    nr = where_filter(ev, rows, nr);
+    if (!nr)
+        return 0;
+    for (size_t s = 0; s < ev->plan->n_set; s++)
+        ev->set_cols[s] = eval_node(ev, ev->set[s], rows, nr);
+    if (assign_groups(ev, table, rows, nr) < 0)
+        return nr;   /* table->failed is set; the caller reports it */
+    for (size_t i = 0; i < nr; i++)
+        ev->seqs[i] = seq[rows[i]];
+    for (size_t s = 0; s < ev->plan->n_select; s++) {
+        const sv_t *col = eval_node(ev, ev->select[s], rows, nr);
+        for (size_t i = 0; i < nr; i++)
+            ev->vals[i] = col[rows[i]];
+        agg_table_update(table, s, ev->gid, ev->vals, ev->seqs, nr);
+    }
+    return nr;
+}

@@ -1,0 +1,63 @@
+/* eval.h: per-batch evaluation of a query plan's expressions.
+ *
+ * The plan's value trees are compiled once into nodes with resolved
+ * extractor columns; a batch of lines is then evaluated column-wise: each
+ * node yields a column of string views indexed by the batch row, computed
+ * only for the rows still selected. where narrows the row list, set fills
+ * the set-variable columns, the group key and the select values feed the
+ * aggregate table. Strings made by functions live in a scratch area that is
+ * reset per batch. */
+#ifndef DTAIL_EXEC_AGG_EVAL_H
+#define DTAIL_EXEC_AGG_EVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "exec/agg/table.h"
+#include "exec/extract/extract.h"
+#include "parser/plan.h"
+
+#define EVAL_BATCH 1024   /* lines per batch */
+
+typedef struct ev_node ev_node_t;
+typedef struct ev_scratch ev_scratch_t;
+
+typedef struct eval {
+    const plan_t *plan;         /* borrowed */
+    const char **fields;        /* distinct field names the extractor fills */
+    size_t n_fields;            /* count */
+    sv_t **cols;                /* extractor columns, EVAL_BATCH rows each */
+    uint8_t status[EVAL_BATCH]; /* extractor status per row */
+    ev_node_t **select;         /* compiled select values */
+    ev_node_t **where_lhs;      /* compiled where operands */
+    ev_node_t **where_rhs;
+    ev_node_t **set;            /* compiled set right-hand sides */
+    const sv_t **set_cols;      /* current batch's set-variable columns */
+    ev_node_t **group;          /* compiled group-by parts */
+    ev_node_t *nodes;           /* every compiled node (owned) */
+    size_t n_nodes, cap_nodes;
+    ev_scratch_t *scratch;      /* function results of the current batch */
+    char *key;                  /* group key being built */
+    size_t key_cap;             /* its allocation */
+    uint32_t gid[EVAL_BATCH];   /* group of each selected row (compacted) */
+    sv_t vals[EVAL_BATCH];      /* gathered values (compacted) */
+    uint64_t seqs[EVAL_BATCH];  /* gathered row positions (compacted) */
+} eval_t;
+
+/* Compiles plan for one thread. The field names for the extractor are
+ * ev->fields after this call. */
+int eval_init(eval_t *ev, const plan_t *plan, err_t *e);
+void eval_free(eval_t *ev);
+
+/* Runs where, set, group and select over rows (batch row indices of lines
+ * the extractor accepted), folding into table. seq[r] orders batch row r in
+ * the input. rows is modified (narrowed by where). Returns the rows that
+ * passed where. */
+size_t eval_batch(eval_t *ev, agg_table_t *table, uint32_t *rows, size_t n_rows,
+                  const uint64_t *seq);
+
+/* Agg specs for the plan's select items (n = plan->n_select). */
+void eval_specs(const plan_t *plan, agg_spec_t *out);
+
+#endif

@@ -1,0 +1,596 @@
+/* table.c: open-addressing group table, per-aggregate update loops,
+ * merge and serialization. */
+#include "exec/agg/table.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/agg/number.h"
+#include "exec/agg/sketch.h"
+
+#define SER_MAGIC "DTAG"
+#define SER_VERSION 1
+
+static size_t state_bytes(enum plan_agg agg)
+{
+    switch (agg) {
+    case PLAN_AGG_COUNT: return sizeof(uint64_t);
+    case PLAN_AGG_MIN: case PLAN_AGG_MAX: return sizeof(double);
+    case PLAN_AGG_LAST: case PLAN_AGG_LEN: return sizeof(agg_last_t);
+    case PLAN_AGG_QUANTILE: return sizeof(sketch_t *);
+    default: return sizeof(agg_sum_t);
+    }
+}
+
+int agg_table_init(agg_table_t *t, const agg_spec_t *specs, size_t n_specs, err_t *e)
+{
+    memset(t, 0, sizeof *t);
+    t->specs = calloc(n_specs ? n_specs : 1, sizeof *t->specs);
+    t->slots = calloc(64, sizeof *t->slots);
+    if (!t->specs || !t->slots) {
+        agg_table_free(t);
+        return err_set(e, ERR_NOMEM, "out of memory for the group table");
+    }
+    t->mask = 63;
+    t->n_specs = n_specs;
+    size_t off = 0;
+    for (size_t i = 0; i < n_specs; i++) {
+        t->specs[i] = specs[i];
+        t->specs[i].off = (uint32_t)off;
+        off += (state_bytes(specs[i].agg) + 7) & ~(size_t)7;
+    }
+    t->state_size = off ? off : 8;
+    return 0;
+}
+
+static void free_states(agg_table_t *t)
+{
+    for (size_t s = 0; s < t->n_specs; s++) {
+        enum plan_agg agg = t->specs[s].agg;
+        if (agg != PLAN_AGG_LAST && agg != PLAN_AGG_LEN && agg != PLAN_AGG_QUANTILE)
+            continue;
+        for (size_t g = 0; g < t->n_groups; g++) {
+            unsigned char *st = t->states + g * t->state_size + t->specs[s].off;
+            if (agg == PLAN_AGG_QUANTILE) {
+                sketch_t *sk;
+                memcpy(&sk, st, sizeof sk);
+                sketch_free(sk);
+            } else {
+                free(((agg_last_t *)(void *)st)->p);
+            }
+        }
+    }
+}
+
+void agg_table_free(agg_table_t *t)
+{
+    free_states(t);
+    free(t->specs);
+    free(t->slots);
+    free(t->groups);
+    free(t->states);
+    free(t->keys);
+    memset(t, 0, sizeof *t);
+}
+
+void agg_table_clear(agg_table_t *t)
+{
+    free_states(t);
+    memset(t->slots, 0, (t->mask + 1) * sizeof *t->slots);
+    t->n_groups = 0;
+    t->keys_len = 0;
+}
+
+uint64_t agg_hash(const char *p, size_t len)
+{
+    /* 8 bytes at a time with a multiply-xorshift mix; keys are short. */
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ (len * 0xff51afd7ed558ccdull);
+    while (len >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 31;
+        p += 8;
+        len -= 8;
+    }
+    uint64_t w = 0;
+    memcpy(&w, p, len);
+    h = (h ^ w ^ ((uint64_t)len << 56)) * 0x94d049bb133111ebull;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 32;
+    return h;
+}
+
+/* A slot holds the hash's upper half beside the group index, so probing
+ * skips other groups without touching their records. */
+static inline uint64_t slot_of(uint64_t hash, size_t g)
+{
+    return (hash & 0xffffffff00000000ull) | ((uint64_t)g + 1);
+}
+
+static int grow_slots(agg_table_t *t)
+{
+    size_t n = (t->mask + 1) * 2;
+    uint64_t *slots = calloc(n, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (size_t g = 0; g < t->n_groups; g++) {
+        size_t i = t->groups[g].hash & (n - 1);
+        while (slots[i])
+            i = (i + 1) & (n - 1);
+        slots[i] = slot_of(t->groups[g].hash, g);
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->mask = n - 1;
+    return 0;
+}
+
+static void init_state(agg_table_t *t, unsigned char *rec)
+{
+    memset(rec, 0, t->state_size);
+    for (size_t s = 0; s < t->n_specs; s++) {
+        enum plan_agg agg = t->specs[s].agg;
+        if (agg == PLAN_AGG_MIN || agg == PLAN_AGG_MAX) {
+            double none = NAN;
+            memcpy(rec + t->specs[s].off, &none, sizeof none);
+        }
+    }
+}
+
+long agg_table_group(agg_table_t *t, const char *key, size_t len, uint64_t hash)
+{
+    size_t i = hash & t->mask;
+    const uint64_t tag = hash & 0xffffffff00000000ull;
+    for (;;) {
+        uint64_t s = t->slots[i];
+        if (!s)
+            break;
+        if ((s & 0xffffffff00000000ull) == tag) {
+            size_t gi = (uint32_t)s - 1;
+            const agg_group_t *g = &t->groups[gi];
+            if (g->hash == hash && g->key_len == len && memcmp(t->keys + g->key_off, key, len) == 0)
+                return (long)gi;
+        }
+        i = (i + 1) & t->mask;
+    }
+    /* New group. */
+    if (t->n_groups == t->cap_groups) {
+        size_t cap = t->cap_groups ? t->cap_groups * 2 : 64;
+        agg_group_t *groups = realloc(t->groups, cap * sizeof *groups);
+        if (!groups)
+            goto nomem;
+        t->groups = groups;
+        unsigned char *states = realloc(t->states, cap * t->state_size);
+        if (!states)
+            goto nomem;
+        t->states = states;
+        t->cap_groups = cap;
+    }
+    if (t->keys_len + len > t->keys_cap) {
+        size_t cap = t->keys_cap ? t->keys_cap * 2 : 4096;
+        while (cap < t->keys_len + len)
+            cap *= 2;
+        char *keys = realloc(t->keys, cap);
+        if (!keys)
+            goto nomem;
+        t->keys = keys;
+        t->keys_cap = cap;
+    }
+    size_t g = t->n_groups++;
+    memcpy(t->keys + t->keys_len, key, len);
+    t->groups[g] = (agg_group_t){hash, (uint32_t)t->keys_len, (uint32_t)len};
+    t->keys_len += len;
+    init_state(t, t->states + g * t->state_size);
+    t->slots[i] = slot_of(hash, g);
+    if (t->n_groups * 2 > t->mask + 1 && grow_slots(t) < 0)
+        goto nomem;
+    return (long)g;
+nomem:
+    t->failed = 1;
+    return -1;
+}
+
+static void last_set(agg_table_t *t, agg_last_t *l, const char *p, uint32_t len, uint64_t seq)
+{
+    if (seq < l->seq)
+        return;
+    if (len > l->cap || !l->p) {
+        uint32_t cap = len < 16 ? 16 : len;
+        char *np = realloc(l->p, cap);
+        if (!np) {
+            t->failed = 1;
+            return;
+        }
+        l->p = np;
+        l->cap = cap;
+    }
+    if (len)
+        memcpy(l->p, p, len);
+    l->len = len;
+    l->seq = seq;
+}
+
+#define STATE(g, T) ((T *)(void *)(t->states + (size_t)(g) * t->state_size + off))
+
+void agg_table_update(agg_table_t *t, size_t spec, const uint32_t *gid, const sv_t *val,
+                      const uint64_t *seq, size_t n)
+{
+    const uint32_t off = t->specs[spec].off;
+    double v;
+    switch (t->specs[spec].agg) {
+    case PLAN_AGG_COUNT:
+        for (size_t i = 0; i < n; i++)
+            *STATE(gid[i], uint64_t) += val[i].len != SV_MISSING;
+        break;
+    case PLAN_AGG_SUM: case PLAN_AGG_AVG: case PLAN_AGG_PERCENTAGE: case PLAN_AGG_PERCENTILE:
+        for (size_t i = 0; i < n; i++) {
+            if (val[i].len != SV_MISSING && num_parse(val[i].p, val[i].len, &v)) {
+                agg_sum_t *s = STATE(gid[i], agg_sum_t);
+                s->sum += v;
+                s->n++;
+            }
+        }
+        break;
+    case PLAN_AGG_MIN:
+        for (size_t i = 0; i < n; i++) {
+            if (val[i].len != SV_MISSING && num_parse(val[i].p, val[i].len, &v)) {
+                double *m = STATE(gid[i], double);
+                if (isnan(*m) || v < *m)
+                    *m = v;
+            }
+        }
+        break;
+    case PLAN_AGG_MAX:
+        for (size_t i = 0; i < n; i++) {
+            if (val[i].len != SV_MISSING && num_parse(val[i].p, val[i].len, &v)) {
+                double *m = STATE(gid[i], double);
+                if (isnan(*m) || v > *m)
+                    *m = v;
+            }
+        }
+        break;
+    case PLAN_AGG_LAST: case PLAN_AGG_LEN:
+        for (size_t i = 0; i < n; i++)
+            if (val[i].len != SV_MISSING)
+                last_set(t, STATE(gid[i], agg_last_t), val[i].p, val[i].len, seq[i]);
+        break;
+    case PLAN_AGG_QUANTILE:
+        for (size_t i = 0; i < n; i++) {
+            if (val[i].len != SV_MISSING && num_parse(val[i].p, val[i].len, &v)) {
+                sketch_t **sk = STATE(gid[i], sketch_t *);
+                if (!*sk && !(*sk = sketch_new())) {
+                    t->failed = 1;
+                    continue;
+                }
+                if (sketch_add(*sk, v) < 0)
+                    t->failed = 1;
+            }
+        }
+        break;
+    }
+}
+
+/* Folds one item's state `src` into `dst` (both of spec s). */
+static int merge_state(agg_table_t *t, size_t s, unsigned char *dst, const unsigned char *src)
+{
+    switch (t->specs[s].agg) {
+    case PLAN_AGG_COUNT: {
+        uint64_t a, b;
+        memcpy(&a, dst, 8);
+        memcpy(&b, src, 8);
+        a += b;
+        memcpy(dst, &a, 8);
+        break;
+    }
+    case PLAN_AGG_MIN: case PLAN_AGG_MAX: {
+        double a, b;
+        memcpy(&a, dst, 8);
+        memcpy(&b, src, 8);
+        int take = !isnan(b) && (isnan(a) || (t->specs[s].agg == PLAN_AGG_MIN ? b < a : b > a));
+        if (take)
+            memcpy(dst, &b, 8);
+        break;
+    }
+    case PLAN_AGG_LAST: case PLAN_AGG_LEN: {
+        const agg_last_t *b = (const agg_last_t *)(const void *)src;
+        if (b->seq)
+            last_set(t, (agg_last_t *)(void *)dst, b->p, b->len, b->seq);
+        break;
+    }
+    case PLAN_AGG_QUANTILE: {
+        sketch_t *a, *b;
+        memcpy(&a, dst, sizeof a);
+        memcpy(&b, src, sizeof b);
+        if (!b)
+            break;
+        if (!a) {
+            a = sketch_new();
+            if (!a)
+                return -1;
+            memcpy(dst, &a, sizeof a);
+        }
+        if (sketch_merge(a, b) < 0)
+            return -1;
+        break;
+    }
+    default: {
+        agg_sum_t a, b;
+        memcpy(&a, dst, sizeof a);
+        memcpy(&b, src, sizeof b);
+        a.sum += b.sum;
+        a.n += b.n;
+        memcpy(dst, &a, sizeof a);
+        break;
+    }
+    }
+    return 0;
+}
+
+int agg_table_merge(agg_table_t *into, const agg_table_t *from)
+{
+    for (size_t g = 0; g < from->n_groups; g++) {
+        const agg_group_t *fg = &from->groups[g];
+        long d = agg_table_group(into, from->keys + fg->key_off, fg->key_len, fg->hash);
+        if (d < 0)
+            return -1;
+        for (size_t s = 0; s < into->n_specs; s++) {
+            unsigned char *dst = into->states + (size_t)d * into->state_size + into->specs[s].off;
+            if (merge_state(into, s, dst, agg_table_state(from, g, s)) < 0)
+                return -1;
+        }
+    }
+    return into->failed ? -1 : 0;
+}
+
+/* ---- serialization ---------------------------------------------------- */
+
+typedef struct wbuf {
+    unsigned char *p;   /* data */
+    size_t len, cap;    /* used, allocated */
+    int failed;         /* allocation failed */
+} wbuf_t;
+
+static void wput(wbuf_t *w, const void *v, size_t n)
+{
+    if (w->failed || n == 0)
+        return;
+    if (w->len + n > w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 4096;
+        while (cap < w->len + n)
+            cap *= 2;
+        unsigned char *np = realloc(w->p, cap);
+        if (!np) {
+            w->failed = 1;
+            return;
+        }
+        w->p = np;
+        w->cap = cap;
+    }
+    memcpy(w->p + w->len, v, n);
+    w->len += n;
+}
+
+unsigned char *agg_table_serialize(const agg_table_t *t, size_t *len)
+{
+    wbuf_t w = {0};
+    uint8_t version = SER_VERSION;
+    uint32_t n_specs = (uint32_t)t->n_specs;
+    uint64_t n_groups = t->n_groups;
+    wput(&w, SER_MAGIC, 4);
+    wput(&w, &version, 1);
+    wput(&w, &n_specs, 4);
+    for (size_t s = 0; s < t->n_specs; s++) {
+        uint8_t agg = (uint8_t)t->specs[s].agg;
+        wput(&w, &agg, 1);
+        wput(&w, &t->specs[s].quantile, 8);
+    }
+    wput(&w, &n_groups, 8);
+    for (size_t g = 0; g < t->n_groups; g++) {
+        uint32_t kl = t->groups[g].key_len;
+        wput(&w, &kl, 4);
+        wput(&w, agg_table_key(t, g), kl);
+        for (size_t s = 0; s < t->n_specs; s++) {
+            const unsigned char *st = agg_table_state(t, g, s);
+            switch (t->specs[s].agg) {
+            case PLAN_AGG_COUNT: case PLAN_AGG_MIN: case PLAN_AGG_MAX:
+                wput(&w, st, 8);
+                break;
+            case PLAN_AGG_LAST: case PLAN_AGG_LEN: {
+                const agg_last_t *l = (const agg_last_t *)(const void *)st;
+                wput(&w, &l->seq, 8);
+                wput(&w, &l->len, 4);
+                wput(&w, l->p, l->seq ? l->len : 0);
+                break;
+            }
+            case PLAN_AGG_QUANTILE: {
+                sketch_t *sk;
+                memcpy(&sk, st, sizeof sk);
+                uint32_t n = sk ? (uint32_t)sketch_encoded_size(sk) : 0;
+                wput(&w, &n, 4);
+                if (sk && !w.failed) {
+                    unsigned char *tmp = malloc(n);
+                    if (!tmp) {
+                        w.failed = 1;
+                        break;
+                    }
+                    sketch_encode(sk, tmp);
+                    wput(&w, tmp, n);
+                    free(tmp);
+                }
+                break;
+            }
+            default:
+                wput(&w, st, sizeof(agg_sum_t));
+                break;
+            }
+        }
+    }
+    if (w.failed) {
+        free(w.p);
+        return NULL;
+    }
+    *len = w.len;
+    return w.p;
+}
+
+typedef struct rbuf {
+    const unsigned char *p;  /* data */
+    size_t len, pos;         /* size, read position */
+} rbuf_t;
+
+static int rget(rbuf_t *r, void *v, size_t n)
+{
+    if (r->len - r->pos < n)
+        return -1;
+    memcpy(v, r->p + r->pos, n);
+    r->pos += n;
+    return 0;
+}
+
+int agg_table_merge_serialized(agg_table_t *t, const unsigned char *buf, size_t len, err_t *e)
+{
+    rbuf_t r = {buf, len, 0};
+    char magic[4];
+    uint8_t version = 0;
+    uint32_t n_specs = 0;
+    if (rget(&r, magic, 4) < 0 || memcmp(magic, SER_MAGIC, 4) != 0)
+        return err_set(e, ERR_INPUT, "partial aggregate: bad magic");
+    if (rget(&r, &version, 1) < 0 || version != SER_VERSION)
+        return err_set(e, ERR_INPUT, "partial aggregate: unsupported version");
+    if (rget(&r, &n_specs, 4) < 0 || n_specs != t->n_specs)
+        return err_set(e, ERR_INPUT, "partial aggregate: %u select items, expected %zu",
+                       n_specs, t->n_specs);
+    for (size_t s = 0; s < t->n_specs; s++) {
+        uint8_t agg;
+        double q;
+        if (rget(&r, &agg, 1) < 0 || rget(&r, &q, 8) < 0)
+            return err_set(e, ERR_INPUT, "partial aggregate: truncated header");
+        if (agg != (uint8_t)t->specs[s].agg || (agg == PLAN_AGG_QUANTILE && q != t->specs[s].quantile))
+            return err_set(e, ERR_INPUT, "partial aggregate: select item %zu differs", s + 1);
+    }
+    uint64_t n_groups;
+    if (rget(&r, &n_groups, 8) < 0)
+        return err_set(e, ERR_INPUT, "partial aggregate: truncated");
+    unsigned char *tmp = malloc(t->state_size);
+    if (!tmp)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    int rc = 0;
+    for (uint64_t g = 0; g < n_groups && rc == 0; g++) {
+        uint32_t kl;
+        if (rget(&r, &kl, 4) < 0 || r.len - r.pos < kl) {
+            rc = err_set(e, ERR_INPUT, "partial aggregate: truncated group key");
+            break;
+        }
+        const char *key = (const char *)r.p + r.pos;
+        r.pos += kl;
+        long d = agg_table_group(t, key, kl, agg_hash(key, kl));
+        if (d < 0) {
+            rc = err_set(e, ERR_NOMEM, "out of memory merging a partial aggregate");
+            break;
+        }
+        for (size_t s = 0; s < t->n_specs && rc == 0; s++) {
+            unsigned char *dst = t->states + (size_t)d * t->state_size + t->specs[s].off;
+            init_state(t, tmp);
+            unsigned char *src = tmp + t->specs[s].off;
+            switch (t->specs[s].agg) {
+            case PLAN_AGG_COUNT: case PLAN_AGG_MIN: case PLAN_AGG_MAX:
+                if (rget(&r, src, 8) < 0)
+                    rc = -1;
+                else
+                    merge_state(t, s, dst, src);
+                break;
+            case PLAN_AGG_LAST: case PLAN_AGG_LEN: {
+                agg_last_t l = {0};
+                if (rget(&r, &l.seq, 8) < 0 || rget(&r, &l.len, 4) < 0) {
+                    rc = -1;
+                    break;
+                }
+                size_t n = l.seq ? l.len : 0;
+                if (r.len - r.pos < n) {
+                    rc = -1;
+                    break;
+                }
+                l.p = (char *)(r.p + r.pos);
+                r.pos += n;
+                if (l.seq)
+                    last_set(t, (agg_last_t *)(void *)dst, l.p, l.len, l.seq);
+                break;
+            }
+            case PLAN_AGG_QUANTILE: {
+                uint32_t n;
+                if (rget(&r, &n, 4) < 0 || r.len - r.pos < n) {
+                    rc = -1;
+                    break;
+                }
+                if (n == 0)
+                    break;
+                sketch_t *a;
+                memcpy(&a, dst, sizeof a);
+                if (!a) {
+                    a = sketch_new();
+                    if (!a) {
+                        rc = -1;
+                        break;
+                    }
+                    memcpy(dst, &a, sizeof a);
+                }
+                if (sketch_decode(a, r.p + r.pos, n) != (long)n)
+                    rc = -1;
+                r.pos += n;
+                break;
+            }
+            default:
+                if (rget(&r, src, sizeof(agg_sum_t)) < 0)
+                    rc = -1;
+                else
+                    merge_state(t, s, dst, src);
+                break;
+            }
+            if (rc < 0 && e->code == ERR_NONE)
+                err_set(e, ERR_INPUT, "partial aggregate: truncated or malformed state");
+        }
+    }
+    free(tmp);
+    if (rc == 0 && r.pos != r.len)
+        rc = err_set(e, ERR_INPUT, "partial aggregate: %zu trailing bytes", r.len - r.pos);
+    return rc;
+}
+
+double agg_state_number(const agg_spec_t *spec, const unsigned char *st)
+{
+    double v;
+    switch (spec->agg) {
+    case PLAN_AGG_COUNT: {
+        uint64_t c;
+        memcpy(&c, st, 8);
+        return (double)c;
+    }
+    case PLAN_AGG_MIN: case PLAN_AGG_MAX:
+        memcpy(&v, st, 8);
+        return isnan(v) ? 0 : v;
+    case PLAN_AGG_LAST: {
+        const agg_last_t *l = (const agg_last_t *)(const void *)st;
+        return l->seq && num_parse(l->p, l->len, &v) ? v : 0;
+    }
+    case PLAN_AGG_LEN:
+        return (double)((const agg_last_t *)(const void *)st)->len;
+    case PLAN_AGG_QUANTILE: {
+        sketch_t *sk;
+        memcpy(&sk, st, sizeof sk);
+        return sk ? sketch_quantile(sk, spec->quantile) : 0;
+    }
+    case PLAN_AGG_AVG: {
+        agg_sum_t s;
+        memcpy(&s, st, sizeof s);
+        return s.n ? s.sum / (double)s.n : 0;
+    }
+    default: {
+        agg_sum_t s;
+        memcpy(&s, st, sizeof s);
+        return s.sum;
+    }
+    }
+}

@@ -1,0 +1,98 @@
+/* table.h: the group-by hash table and the aggregate states of its groups.
+ *
+ * Groups are found by their key bytes (open addressing over a power-of-two
+ * slot array). Each group owns one fixed-size state record holding every
+ * select item's state side by side; updates run one select item at a time
+ * over a whole batch of rows (a tight loop per aggregate kind, no switch per
+ * row). Tables merge with the same code whether the partial came from
+ * another thread, another file or another server; serialized partials are
+ * the unit dserver sends. */
+#ifndef DTAIL_EXEC_AGG_TABLE_H
+#define DTAIL_EXEC_AGG_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "exec/extract/extract.h"
+#include "parser/plan.h"
+
+typedef struct agg_spec {
+    enum plan_agg agg;      /* how values fold */
+    double quantile;        /* PLAN_AGG_QUANTILE: q in (0, 1) */
+    uint32_t off;           /* offset of the state in a group's record */
+} agg_spec_t;
+
+/* State of last() and len(): the value of the row with the highest seq. */
+typedef struct agg_last {
+    char *p;                /* owned copy of the value */
+    uint32_t len;           /* bytes */
+    uint32_t cap;           /* bytes allocated */
+    uint64_t seq;           /* input position of that row; 0 = none yet */
+} agg_last_t;
+
+typedef struct agg_group {
+    uint64_t hash;          /* of the key bytes */
+    uint32_t key_off;       /* key bytes in the table's key store */
+    uint32_t key_len;       /* their length */
+} agg_group_t;
+
+typedef struct agg_table {
+    agg_spec_t *specs;      /* one per select item */
+    size_t n_specs;         /* count */
+    size_t state_size;      /* bytes per group record */
+    uint64_t *slots;        /* hash tag << 32 | (group index + 1); 0 = empty */
+    size_t mask;            /* slot count - 1 */
+    agg_group_t *groups;    /* n_groups, in creation order */
+    size_t n_groups;        /* groups used */
+    size_t cap_groups;      /* groups allocated */
+    unsigned char *states;  /* cap_groups * state_size */
+    char *keys;             /* concatenated key bytes */
+    size_t keys_len;        /* bytes used */
+    size_t keys_cap;        /* bytes allocated */
+    int failed;             /* an allocation failed; results are incomplete */
+} agg_table_t;
+
+/* Specs are copied and their offsets assigned. */
+int agg_table_init(agg_table_t *t, const agg_spec_t *specs, size_t n_specs, err_t *e);
+void agg_table_free(agg_table_t *t);
+/* Drops every group, keeping the allocations. */
+void agg_table_clear(agg_table_t *t);
+
+uint64_t agg_hash(const char *p, size_t len);
+/* Index of the group with this key, created if new; -1 when out of memory. */
+long agg_table_group(agg_table_t *t, const char *key, size_t len, uint64_t hash);
+
+/* Folds val[i] of row i into group gid[i] for select item `spec`, rows
+ * 0..n-1. A missing value (len SV_MISSING) is skipped; numeric aggregates
+ * skip non-numeric values. seq[i] orders rows for last()/len(). */
+void agg_table_update(agg_table_t *t, size_t spec, const uint32_t *gid, const sv_t *val,
+                      const uint64_t *seq, size_t n);
+
+/* Folds every group of `from` into `into` (same specs). */
+int agg_table_merge(agg_table_t *into, const agg_table_t *from);
+
+/* Serialized partial: returns a malloc'd buffer and its length, or NULL. */
+unsigned char *agg_table_serialize(const agg_table_t *t, size_t *len);
+/* Folds a serialized partial into t. Malformed input (wrong version, specs
+ * that differ, truncated data) is an error naming what was wrong. */
+int agg_table_merge_serialized(agg_table_t *t, const unsigned char *buf, size_t len, err_t *e);
+
+/* Accessors for rendering. */
+static inline const unsigned char *agg_table_state(const agg_table_t *t, size_t g, size_t spec)
+{
+    return t->states + g * t->state_size + t->specs[spec].off;
+}
+static inline const char *agg_table_key(const agg_table_t *t, size_t g)
+{
+    return t->keys + t->groups[g].key_off;
+}
+
+/* The numeric value an item renders as, for sorting and percentage:
+ * count, sum, min, max, avg, len, quantile; last parsed as a number (0 if
+ * not numeric). percentage/percentile return the group sum. */
+double agg_state_number(const agg_spec_t *spec, const unsigned char *state);
+/* State layouts, for rendering. */
+typedef struct agg_sum { double sum; uint64_t n; } agg_sum_t;  /* sum avg percentage percentile */
+
+#endif

@@ -1,0 +1,442 @@
+/* extract.c: the extractor dispatcher: picks the format, plans each
+ * requested field (common variable, format variable or dynamic key), builds
+ * the name lookups, owns the environment strings and the per-batch scratch,
+ * and implements DTail's whitespace trimming. The per-line work is in the
+ * fmt_<name>.c files. */
+#include "exec/extract/extract_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const extract_format_t *const formats[] = {
+    &extract_format_default, &extract_format_generic, &extract_format_generickv,
+    &extract_format_csv, &extract_format_json, NULL,
+};
+
+/* ---- name tables ---- */
+
+/* Builds the table over keys[0..n); the names are distinct. */
+static int name_table_build(name_table_t *t, const dyn_key_t *keys, uint32_t n)
+{
+    uint32_t size = 16;
+    while (size < 4 * (uint64_t)n)
+        size *= 2;
+    t->slot = calloc(size, sizeof *t->slot);
+    if (!t->slot)
+        return -1;
+    t->mask = size - 1;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = extract_name_hash(keys[k].name, keys[k].len) & t->mask;
+        while (t->slot[i])
+            i = (i + 1) & t->mask;
+        t->slot[i] = k + 1;
+    }
+    return 0;
+}
+
+/* ---- errors ---- */
+
+void extract_error(extractor_t *x, const char *fmt, ...)
+{
+    if (x->have_err)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->err, sizeof x->err, fmt, ap);
+    va_end(ap);
+    x->have_err = true;
+}
+
+void extract_quote(char *out, size_t cap, const char *p, size_t len, size_t max)
+{
+    size_t o = 0;
+    if (cap == 0)
+        return;
+    for (size_t i = 0; i < len && i < max; i++) {
+        unsigned char c = (unsigned char)p[i];
+        if (o + 5 >= cap)
+            break;
+        if (c >= 0x20 && c < 0x7f && c != '\\') {
+            out[o++] = (char)c;
+        } else {
+            snprintf(out + o, cap - o, "\\x%02x", c);
+            o += 4;
+        }
+    }
+    if (len > max && o + 4 < cap) {
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    out[o] = '\0';
+}
+
+/* ---- scratch ---- */
+
+char *extract_scratch(extractor_t *x, size_t n)
+{
+    scratch_t *s = &x->scratch;
+    if (s->cap - s->used >= n) {
+        char *p = s->buf + s->used;
+        s->used += n;
+        return p;
+    }
+    size_t want = s->cap * 2 > 4096 ? s->cap * 2 : 4096;
+    if (want < n)
+        want = n;
+    if (s->buf && s->used) {
+        /* Views into the current block are live: retire it. */
+        if (s->n_old == s->cap_old) {
+            size_t nc = s->cap_old ? 2 * s->cap_old : 4;
+            scratch_block_t *no = realloc(s->old, nc * sizeof *no);
+            if (!no)
+                return NULL;
+            s->old = no;
+            s->cap_old = nc;
+        }
+        char *nb = malloc(want);
+        if (!nb)
+            return NULL;
+        s->old[s->n_old].p = s->buf;
+        s->old[s->n_old].used = s->used;
+        s->n_old++;
+        s->buf = nb;
+    } else {
+        char *nb = realloc(s->buf, want);
+        if (!nb)
+            return NULL;
+        s->buf = nb;
+    }
+    s->cap = want;
+    s->used = n;
+    return s->buf;
+}
+
+/* A new batch: no view is live. If the last batch needed several blocks,
+ * the current one is grown to their total so the next batch fits in one. */
+static void scratch_reset(scratch_t *s)
+{
+    size_t total = s->used;
+    for (size_t i = 0; i < s->n_old; i++) {
+        total += s->old[i].used;
+        free(s->old[i].p);
+    }
+    if (s->n_old && total > s->cap) {
+        char *nb = malloc(total);
+        if (nb) {
+            free(s->buf);
+            s->buf = nb;
+            s->cap = total;
+        }
+    }
+    s->n_old = 0;
+    s->used = 0;
+}
+
+static void scratch_free(scratch_t *s)
+{
+    scratch_reset(s);
+    free(s->old);
+    free(s->buf);
+    memset(s, 0, sizeof *s);
+}
+
+static bool span_in(const char *p, size_t len, const char *base, size_t size)
+{
+    return base && p >= base && len <= size && (size_t)(p - base) <= size - len;
+}
+
+bool extract_owns(const extractor_t *x, const char *p, size_t len)
+{
+    size_t env_len = 0;
+    for (int k = 0; k < 4; k++)
+        env_len += strlen(x->env_block + env_len) + 1;
+    if (span_in(p, len, x->env_block, env_len))
+        return true;
+    if (span_in(p, len, x->scratch.buf, x->scratch.used))
+        return true;
+    for (size_t i = 0; i < x->scratch.n_old; i++)
+        if (span_in(p, len, x->scratch.old[i].p, x->scratch.old[i].used))
+            return true;
+    return false;
+}
+
+/* ---- trimming ---- */
+
+/* Bytes of a Unicode space (not ASCII) at p, 0 if none. unicode.IsSpace:
+ * U+0085 U+00A0 U+1680 U+2000..U+200A U+2028 U+2029 U+202F U+205F U+3000. */
+static uint32_t uspace_at(const unsigned char *p, uint32_t n)
+{
+    if (n >= 2 && p[0] == 0xC2 && (p[1] == 0x85 || p[1] == 0xA0))
+        return 2;
+    if (n < 3)
+        return 0;
+    if (p[0] == 0xE1 && p[1] == 0x9A && p[2] == 0x80)
+        return 3;
+    if (p[0] == 0xE2 && p[1] == 0x80 &&
+        (p[2] <= 0x8A || p[2] == 0xA8 || p[2] == 0xA9 || p[2] == 0xAF) && p[2] >= 0x80)
+        return 3;
+    if (p[0] == 0xE2 && p[1] == 0x81 && p[2] == 0x9F)
+        return 3;
+    if (p[0] == 0xE3 && p[1] == 0x80 && p[2] == 0x80)
+        return 3;
+    return 0;
+}
+
+static bool ascii_space(unsigned char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+void extract_trim_slow(const char **pp, uint32_t *lenp)
+{
+    const unsigned char *p = (const unsigned char *)*pp;
+    uint32_t n = *lenp;
+    for (;;) {
+        if (n && ascii_space(p[0])) {
+            p++;
+            n--;
+        } else if (n && p[0] >= 0x80) {
+            uint32_t k = uspace_at(p, n);
+            if (!k)
+                break;
+            p += k;
+            n -= k;
+        } else {
+            break;
+        }
+    }
+    for (;;) {
+        if (n && ascii_space(p[n - 1])) {
+            n--;
+        } else if (n >= 2 && p[n - 1] >= 0x80) {
+            if (uspace_at(p + n - 2, 2) == 2)
+                n -= 2;
+            else if (n >= 3 && uspace_at(p + n - 3, 3) == 3)
+                n -= 3;
+            else
+                break;
+        } else {
+            break;
+        }
+    }
+    *pp = (const char *)p;
+    *lenp = n;
+}
+
+/* ---- planning ---- */
+
+/* Plans a common variable; false when name is not one. */
+static bool plan_common(const extractor_t *x, const char *name, field_plan_t *fp)
+{
+    const char *star = x->env_block;
+    const char *host = star + 2;
+    const char *tz = host + strlen(host) + 1;
+    const char *off = tz + strlen(tz) + 1;
+    const char *val;
+    if (strcmp(name, "$line") == 0) {
+        fp->kind = FIELD_LINE;
+        return true;
+    }
+    if (strcmp(name, "*") == 0)
+        val = star;
+    else if (strcmp(name, "$empty") == 0)
+        val = star + 1;
+    else if (strcmp(name, "$hostname") == 0 || strcmp(name, "$server") == 0)
+        val = host;
+    else if (strcmp(name, "$timezone") == 0)
+        val = tz;
+    else if (strcmp(name, "$timeoffset") == 0)
+        val = off;
+    else
+        return false;
+    fp->kind = FIELD_CONST;
+    fp->value.p = val;
+    fp->value.len = (uint32_t)strlen(val);
+    return true;
+}
+
+static int env_copy(extractor_t *x, const extract_env_t *env)
+{
+    const char *h = env && env->hostname ? env->hostname : "";
+    const char *tz = env && env->timezone ? env->timezone : "";
+    const char *off = env && env->timeoffset ? env->timeoffset : "";
+    size_t lh = strlen(h), ltz = strlen(tz), loff = strlen(off);
+    if (lh > UINT32_MAX / 2 || ltz > UINT32_MAX / 2 || loff > UINT32_MAX / 2)
+        return -1;
+    char *b = malloc(2 + lh + 1 + ltz + 1 + loff + 1);
+    if (!b)
+        return -1;
+    char *w = b;
+    *w++ = '*';
+    *w++ = '\0';
+    memcpy(w, h, lh + 1);
+    w += lh + 1;
+    memcpy(w, tz, ltz + 1);
+    w += ltz + 1;
+    memcpy(w, off, loff + 1);
+    x->env_block = b;
+    return 0;
+}
+
+/* Adds name to keys (distinct); returns its index, EXTRACT_NONE on OOM. */
+static uint32_t keys_add(dyn_key_t **keys, uint32_t *n, const char *name, size_t len,
+                         uint32_t field)
+{
+    for (uint32_t k = 0; k < *n; k++)
+        if ((*keys)[k].len == len && memcmp((*keys)[k].name, name, len) == 0)
+            return k;
+    dyn_key_t *nk = realloc(*keys, (*n + 1) * sizeof *nk);
+    if (!nk)
+        return EXTRACT_NONE;
+    *keys = nk;
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return EXTRACT_NONE;
+    memcpy(copy, name, len);
+    copy[len] = '\0';
+    nk[*n].name = copy;
+    nk[*n].len = (uint32_t)len;
+    nk[*n].field = field;
+    return (*n)++;
+}
+
+static int plan_fields(extractor_t *x, const char *const *fields, err_t *e)
+{
+    x->plan = calloc(x->n_fields ? x->n_fields : 1, sizeof *x->plan);
+    x->dups = calloc(x->n_fields ? 2 * x->n_fields : 1, sizeof *x->dups);
+    if (!x->plan || !x->dups)
+        return err_set(e, ERR_NOMEM, "out of memory planning log format fields");
+    for (size_t f = 0; f < x->n_fields; f++) {
+        const char *name = fields[f];
+        size_t len = strlen(name);
+        if (len > UINT32_MAX / 8)
+            return err_set(e, ERR_QUERY, "field name too long");
+        size_t first = f;
+        for (size_t g = 0; g < f; g++)
+            if (strcmp(fields[g], name) == 0) {
+                first = g;
+                break;
+            }
+        if (first != f) {
+            x->dups[2 * x->n_dups] = (uint32_t)f;
+            x->dups[2 * x->n_dups + 1] = (uint32_t)first;
+            x->n_dups++;
+            continue;
+        }
+        field_plan_t *fp = &x->plan[f];
+        if (!plan_common(x, name, fp) && !(x->fmt->plan_var && x->fmt->plan_var(name, fp)))
+            fp->kind = FIELD_MISSING;
+        /* In dynamic formats a line's own key of the same name overrides
+         * even a variable, as DTail's field map does. */
+        if (x->fmt->dynamic) {
+            if (keys_add(&x->dyn, &x->n_dyn, name, len, (uint32_t)f) == EXTRACT_NONE)
+                return err_set(e, ERR_NOMEM, "out of memory planning log format fields");
+            if (len > x->dyn_max_len)
+                x->dyn_max_len = (uint32_t)len;
+        }
+    }
+    if (x->n_dyn && name_table_build(&x->dyn_tab, x->dyn, x->n_dyn) < 0)
+        return err_set(e, ERR_NOMEM, "out of memory planning log format fields");
+    return 0;
+}
+
+/* json: the dotted prefixes of the requested names, so objects that hold no
+ * requested key are validated without building paths. */
+static int plan_json(extractor_t *x, err_t *e)
+{
+    for (uint32_t k = 0; k < x->n_dyn; k++) {
+        const char *name = x->dyn[k].name;
+        for (uint32_t i = 0; i < x->dyn[k].len; i++)
+            if (name[i] == '.' &&
+                keys_add(&x->pre, &x->n_pre, name, i, EXTRACT_NONE) == EXTRACT_NONE)
+                return err_set(e, ERR_NOMEM, "out of memory planning JSON keys");
+    }
+    if (x->n_pre && name_table_build(&x->pre_tab, x->pre, x->n_pre) < 0)
+        return err_set(e, ERR_NOMEM, "out of memory planning JSON keys");
+    x->json_path_cap = 6 * x->dyn_max_len + 8;
+    x->json_path = malloc(x->json_path_cap);
+    if (!x->json_path)
+        return err_set(e, ERR_NOMEM, "out of memory planning JSON keys");
+    return 0;
+}
+
+/* ---- public interface ---- */
+
+extractor_t *extractor_new(const char *format, const char *const *fields, size_t n_fields,
+                           const extract_env_t *env, err_t *e)
+{
+    const extract_format_t *fmt = NULL;
+    for (size_t i = 0; format && formats[i]; i++)
+        if (strcmp(formats[i]->name, format) == 0)
+            fmt = formats[i];
+    if (!fmt) {
+        err_set(e, ERR_QUERY, "unknown log format \"%s\"", format ? format : "(null)");
+        return NULL;
+    }
+    if (n_fields > UINT32_MAX / 4) {
+        err_set(e, ERR_QUERY, "too many fields for log format \"%s\"", format);
+        return NULL;
+    }
+    extractor_t *x = calloc(1, sizeof *x);
+    if (!x) {
+        err_set(e, ERR_NOMEM, "out of memory creating the log format extractor");
+        return NULL;
+    }
+    x->fmt = fmt;
+    x->n_fields = n_fields;
+    x->csv_need_header = true;
+    if (env_copy(x, env) < 0) {
+        err_set(e, ERR_NOMEM, "out of memory creating the log format extractor");
+        extractor_free(x);
+        return NULL;
+    }
+    if (plan_fields(x, fields, e) < 0 || (fmt == &extract_format_json && plan_json(x, e) < 0)) {
+        extractor_free(x);
+        return NULL;
+    }
+    return x;
+}
+
+void extractor_free(extractor_t *x)
+{
+    if (!x)
+        return;
+    for (uint32_t k = 0; k < x->n_dyn; k++)
+        free((char *)x->dyn[k].name);
+    for (uint32_t k = 0; k < x->n_pre; k++)
+        free((char *)x->pre[k].name);
+    free(x->dyn);
+    free(x->pre);
+    free(x->dyn_tab.slot);
+    free(x->pre_tab.slot);
+    free(x->plan);
+    free(x->dups);
+    free(x->env_block);
+    free(x->csv_map);
+    free(x->json_path);
+    scratch_free(&x->scratch);
+    free(x);
+}
+
+void extractor_begin_source(extractor_t *x, const char *source_id)
+{
+    (void)source_id;
+    x->csv_need_header = true;
+    x->csv_header_bad = false;
+    x->csv_cols = 0;
+}
+
+void extract_batch(extractor_t *x, const char *const *line, const uint32_t *len, size_t n,
+                   sv_t *const *cols, uint8_t *status)
+{
+    x->have_err = false;
+    x->err[0] = '\0';
+    scratch_reset(&x->scratch);
+    x->fmt->batch(x, line, len, n, cols, status);
+}
+
+const char *extractor_last_error(const extractor_t *x)
+{
+    return x->err;
+}

@@ -1,0 +1,74 @@
+/* extract.h: log formats turn lines into the field values a query uses.
+ *
+ * One extractor per plan and thread. It is created with the list of field
+ * names the query references (only those are materialised) and then fills,
+ * for a batch of lines, one column of string views per field. Views point
+ * into the line, into the extractor's environment strings, or into its
+ * scratch storage (unescaped JSON strings), and stay valid until the next
+ * extract_batch call. Nothing is allocated per line once the scratch has
+ * grown to its working size.
+ *
+ * Field names are as the plan spells them: "$time" (a format variable),
+ * "$line" / "$hostname" / ... (common variables), "*" (the literal "*"),
+ * "currentConnections" (a dynamic key=value field, CSV column or JSON key;
+ * nested JSON keys are dotted: "req.user.id"). A dynamic name may also start
+ * with '$' (a CSV header "$time"). */
+#ifndef DTAIL_EXEC_EXTRACT_H
+#define DTAIL_EXEC_EXTRACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+#define SV_MISSING UINT32_MAX   /* len of a field the line does not have */
+
+typedef struct sv {
+    const char *p;      /* bytes (not NUL-terminated) */
+    uint32_t len;       /* byte count, or SV_MISSING */
+} sv_t;
+
+/* What a line was to the format. */
+enum extract_status {
+    EXTRACT_OK = 0,         /* fields filled */
+    EXTRACT_SKIP = 1,       /* not for this format (e.g. default: not an INFO
+                               MAPREDUCE line): dropped silently, counted */
+    EXTRACT_ERROR = 2,      /* malformed for this format: dropped, counted as
+                               unparsed and reported */
+};
+
+/* Values of the common variables, fixed for a run. */
+typedef struct extract_env {
+    const char *hostname;   /* $hostname and $server */
+    const char *timezone;   /* $timezone, e.g. "UTC" */
+    const char *timeoffset; /* $timeoffset, seconds east of UTC, e.g. "7200" */
+} extract_env_t;
+
+typedef struct extractor extractor_t;
+
+/* Creates an extractor for format `format` ("default", "generic",
+ * "generickv", "csv", "json"). fields[0..n_fields) are the names the query
+ * uses; column f of every batch holds field fields[f]. env is copied.
+ * Unknown format: -1 with e set. */
+extractor_t *extractor_new(const char *format, const char *const *fields, size_t n_fields,
+                           const extract_env_t *env, err_t *e);
+void extractor_free(extractor_t *x);
+
+/* A new input begins (csv: its first line is the header, not a row). */
+void extractor_begin_source(extractor_t *x, const char *source_id);
+/* csv only: sets the header explicitly (a parallel worker starting inside a
+ * file gets the file's first line this way). line has no '\n'. */
+int extractor_set_header(extractor_t *x, const char *line, size_t len, err_t *e);
+
+/* Extracts fields for n lines. line[i] points at a line's first byte and
+ * len[i] is its length without the '\n' (a trailing '\r' is part of it; the
+ * formats trim surrounding whitespace as DTail does). Fills cols[f][i] for
+ * every field f and status[i]. For EXTRACT_ERROR lines, the message of the
+ * first such line of the batch is available from extractor_last_error ("" when
+ * the batch had none; never NULL). Columns of lines that are not EXTRACT_OK
+ * are all missing. */
+void extract_batch(extractor_t *x, const char *const *line, const uint32_t *len, size_t n,
+                   sv_t *const *cols, uint8_t *status);
+const char *extractor_last_error(const extractor_t *x);
+
+#endif

@@ -1,0 +1,481 @@
+/* extract_int.h: what the log-format extractors share and only they (and
+ * their white-box tests) see: the extractor's state, the per-field plan, the
+ * lookup of requested names, per-batch scratch, DTail's line trimming and
+ * the vector splitter the delimited formats run on.
+ *
+ * Each format is one file (fmt_<name>.c) exporting an extract_format_t;
+ * extract.c is the dispatcher that plans the fields and owns the memory. */
+#ifndef DTAIL_EXEC_EXTRACT_INT_H
+#define DTAIL_EXEC_EXTRACT_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "exec/extract/extract.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define EXTRACT_SSE2 1
+#endif
+
+#define EXTRACT_NONE UINT32_MAX     /* no index / no position */
+#define EXTRACT_ERR_CAP 256         /* bytes of the last-error message */
+
+/* How a requested field gets its value before any dynamic key is seen. */
+enum field_kind {
+    FIELD_MISSING = 0,  /* not a variable of this format: missing unless a
+                           dynamic key of that name sets it */
+    FIELD_CONST,        /* a fixed view: $empty, $hostname, $server,
+                           $timezone, $timeoffset, * */
+    FIELD_LINE,         /* $line: the trimmed line */
+    FIELD_POS,          /* default: positional field `pos` */
+    FIELD_TIMEPART,     /* default: bytes [sub_off, sub_off+sub_len) of
+                           field 1 when it is YYYYMMDD-HHMMSS */
+};
+
+typedef struct field_plan {
+    uint8_t kind;       /* enum field_kind */
+    uint8_t pos;        /* FIELD_POS: field index (0..8) */
+    uint8_t sub_off;    /* FIELD_TIMEPART: first byte in field 1 */
+    uint8_t sub_len;    /* FIELD_TIMEPART: byte count */
+    sv_t value;         /* FIELD_CONST: the view */
+} field_plan_t;
+
+/* A requested name that a line's own keys can set (dynamic formats). */
+typedef struct dyn_key {
+    const char *name;   /* owned copy, NUL-terminated */
+    uint32_t len;       /* strlen(name) */
+    uint32_t field;     /* column it fills (the first field of that name) */
+} dyn_key_t;
+
+/* Open-addressed set of names: slots hold index+1 into an array of
+ * (name, len) entries, 0 = empty. */
+typedef struct name_table {
+    uint32_t *slot;     /* mask+1 slots */
+    uint32_t mask;      /* slot count - 1 (a power of two minus one) */
+} name_table_t;
+
+/* Bump storage for values that are not in the line (unescaped JSON
+ * strings, CSV fields with "" inside). Reset at each batch; a block that
+ * filled up mid-batch is retired (its views stay valid) and freed at the
+ * next batch, so the steady state is one block and no allocation. */
+typedef struct scratch_block {
+    char *p;            /* the block */
+    size_t used;        /* bytes handed out from it */
+} scratch_block_t;
+
+typedef struct scratch {
+    char *buf;          /* current block */
+    size_t cap;         /* its size */
+    size_t used;        /* bytes handed out from it */
+    scratch_block_t *old; /* blocks retired during this batch */
+    size_t n_old;       /* entries in old */
+    size_t cap_old;     /* capacity of old */
+} scratch_t;
+
+typedef struct extractor extractor_t;
+
+/* One log format: its name, whether lines carry named fields, its own
+ * $variables and the batch loop. */
+typedef struct extract_format {
+    const char *name;   /* as in parser/logformat.c */
+    bool dynamic;       /* lines carry key=value pairs, columns or JSON keys */
+    bool (*plan_var)(const char *name, field_plan_t *fp);
+                        /* plans one of the format's own $variables into *fp,
+                           false if name is none; NULL: the format has none */
+    void (*batch)(extractor_t *x, const char *const *line, const uint32_t *len, size_t n,
+                  sv_t *const *cols, uint8_t *status);
+                        /* the batch loop (see extract_batch) */
+} extract_format_t;
+
+struct extractor {
+    const extract_format_t *fmt;  /* the format */
+    size_t n_fields;              /* requested fields = columns */
+    field_plan_t *plan;           /* per field */
+    uint32_t *dups;               /* pairs (field, first field of the same
+                                     name) for repeated names */
+    size_t n_dups;                /* pairs in dups */
+    dyn_key_t *dyn;               /* names the line's keys can set */
+    uint32_t n_dyn;               /* entries in dyn */
+    uint32_t dyn_max_len;         /* longest dyn name */
+    name_table_t dyn_tab;         /* lookup of dyn by name */
+    dyn_key_t *pre;               /* json: proper prefixes of dyn names that
+                                     end before a '.', e.g. "a", "a.b" */
+    uint32_t n_pre;               /* entries in pre */
+    name_table_t pre_tab;         /* lookup of pre by name */
+    char *env_block;              /* "*\0host\0tz\0offset\0" */
+    scratch_t scratch;            /* per-batch value storage */
+    char err[EXTRACT_ERR_CAP];    /* first error of the current batch */
+    bool have_err;                /* err is set for this batch */
+    /* csv */
+    bool csv_need_header;         /* the next line is the source's header */
+    bool csv_header_bad;          /* the header could not be read */
+    uint32_t *csv_map;            /* column -> field, EXTRACT_NONE if unused */
+    uint32_t csv_cols;            /* header columns */
+    uint32_t csv_map_cap;         /* capacity of csv_map */
+    /* json */
+    char *json_path;              /* current dotted key path */
+    uint32_t json_path_cap;       /* its capacity: 6 * dyn_max_len + 8 */
+};
+
+extern const extract_format_t extract_format_default;
+extern const extract_format_t extract_format_generic;
+extern const extract_format_t extract_format_generickv;
+extern const extract_format_t extract_format_csv;
+extern const extract_format_t extract_format_json;
+
+/* ---- shared helpers (extract.c) ---- */
+
+/* The hash of a name for name_table_t: length and four of its bytes, mixed
+ * (names differ in length or at their ends; collisions only cost a compare). */
+static inline uint32_t extract_name_hash(const char *p, uint32_t len)
+{
+    uint32_t h = len * 0x9E3779B1u;
+    if (len) {
+        h ^= (uint32_t)(unsigned char)p[0] * 0x85EBCA77u;
+        h ^= (uint32_t)(unsigned char)p[len - 1] * 0xC2B2AE3Du;
+        h ^= (uint32_t)(unsigned char)p[len >> 1] * 0x27D4EB2Fu;
+        h += (uint32_t)(unsigned char)p[len >> 2] * 0x165667B1u;
+    }
+    h ^= h >> 15;
+    h *= 0x2C1B3C6Du;
+    h ^= h >> 12;
+    return h;
+}
+
+/* memcmp(a, b, n) == 0 for the short names of queries, without a call. */
+static inline bool extract_bytes_equal(const char *a, const char *b, uint32_t n)
+{
+    if (n > 32)
+        return memcmp(a, b, n) == 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
+/* Looks a name up in a table built over `keys`; index or EXTRACT_NONE. */
+static inline uint32_t extract_name_find(const name_table_t *t, const dyn_key_t *keys,
+                                         const char *p, uint32_t len)
+{
+    if (!t->slot)
+        return EXTRACT_NONE;
+    uint32_t i = extract_name_hash(p, len) & t->mask;
+    for (;;) {
+        uint32_t s = t->slot[i];
+        if (!s)
+            return EXTRACT_NONE;
+        const dyn_key_t *k = &keys[s - 1];
+        if (k->len == len && extract_bytes_equal(k->name, p, len))
+            return s - 1;
+        i = (i + 1) & t->mask;
+    }
+}
+/* Records the message of the batch's first EXTRACT_ERROR line. */
+void extract_error(extractor_t *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Writes at most max bytes of [p, p+len) into out (cap bytes), printable
+ * ASCII kept, other bytes as \xNN, "..." when cut. For error messages. */
+void extract_quote(char *out, size_t cap, const char *p, size_t len, size_t max);
+/* n bytes of scratch valid until the next batch; NULL when out of memory. */
+char *extract_scratch(extractor_t *x, size_t n);
+/* Test hook: whether [p, p+len) lies in the extractor's own storage (the
+ * environment strings or this batch's scratch). */
+bool extract_owns(const extractor_t *x, const char *p, size_t len);
+/* Trims Go's unicode.IsSpace bytes from both ends, as strings.TrimSpace. */
+void extract_trim_slow(const char **p, uint32_t *len);
+
+/* extract_trim_slow, after a check of the two edge bytes that settles the
+ * common case (printable ASCII at both ends). */
+static inline void extract_trim(const char **p, uint32_t *len)
+{
+    uint32_t n = *len;
+    if (n) {
+        unsigned char a = (unsigned char)(*p)[0], z = (unsigned char)(*p)[n - 1];
+        if (a > ' ' && a < 0x80 && z > ' ' && z < 0x80)
+            return;
+    }
+    extract_trim_slow(p, len);
+}
+
+/* Sets every column of line i to missing (skipped and bad lines). */
+static inline void extract_line_missing(const extractor_t *x, size_t i, sv_t *const *cols)
+{
+    for (size_t f = 0; f < x->n_fields; f++) {
+        cols[f][i].p = NULL;
+        cols[f][i].len = SV_MISSING;
+    }
+}
+
+/* Fills the fields that do not depend on a format's positions: constants,
+ * $line, and missing for everything else (dynamic keys overwrite later). */
+static inline void extract_line_common(const extractor_t *x, size_t i, const char *p,
+                                       uint32_t len, sv_t *const *cols)
+{
+    for (size_t f = 0; f < x->n_fields; f++) {
+        const field_plan_t *fp = &x->plan[f];
+        sv_t *v = &cols[f][i];
+        if (fp->kind == FIELD_CONST) {
+            *v = fp->value;
+        } else if (fp->kind == FIELD_LINE) {
+            v->p = p;
+            v->len = len;
+        } else {
+            v->p = NULL;
+            v->len = SV_MISSING;
+        }
+    }
+}
+
+/* Copies the value of a repeated name into its later columns. */
+static inline void extract_line_dups(const extractor_t *x, size_t i, sv_t *const *cols)
+{
+    for (size_t d = 0; d < x->n_dups; d++)
+        cols[x->dups[2 * d]][i] = cols[x->dups[2 * d + 1]][i];
+}
+
+/* The field a dynamic key sets, or EXTRACT_NONE. */
+static inline uint32_t extract_dyn_field(const extractor_t *x, const char *p, uint32_t len)
+{
+    if (len > x->dyn_max_len)
+        return EXTRACT_NONE;
+    uint32_t k = extract_name_find(&x->dyn_tab, x->dyn, p, len);
+    return k == EXTRACT_NONE ? EXTRACT_NONE : x->dyn[k].field;
+}
+
+/* ---- the splitter ----
+ *
+ * Splits a line on one separator byte, as Go's repeated IndexByte does (no
+ * escaping, n separators give n+1 tokens, the empty line one empty token),
+ * noting the first `eq` byte of each token. Works on 64-byte windows: a few
+ * vector compares give bit masks of separators and eq bytes, so the cost is
+ * per window and per token, not per byte. Never reads outside the line. */
+typedef struct split_tok {
+    uint32_t start;     /* first byte (offset in the line) */
+    uint32_t end;       /* one past the last byte */
+    uint32_t eq;        /* offset of the first eq byte, or EXTRACT_NONE */
+} split_tok_t;
+
+typedef struct split {
+    const char *p;      /* the line */
+    uint32_t len;       /* its length */
+    uint32_t win;       /* offset of the current window */
+    uint64_t sep_bits;  /* separator bits of the window not yet consumed */
+    uint64_t eq_bits;   /* eq bits of the window not yet consumed */
+    uint32_t tok_start; /* start of the token being scanned */
+    uint32_t tok_eq;    /* its first eq byte so far, or EXTRACT_NONE */
+    bool loaded;        /* the window's bits are valid */
+    bool done;          /* the last token was handed out */
+    char sep;           /* separator byte */
+    char eq;            /* byte whose first position per token is noted */
+} split_t;
+
+static inline void split_init(split_t *s, const char *p, uint32_t len, char sep, char eq)
+{
+    s->p = p;
+    s->len = len;
+    s->win = 0;
+    s->sep_bits = s->eq_bits = 0;
+    s->tok_start = 0;
+    s->tok_eq = EXTRACT_NONE;
+    s->loaded = false;
+    s->done = false;
+    s->sep = sep;
+    s->eq = eq;
+}
+
+#ifdef EXTRACT_SSE2
+static inline uint64_t split_mask16x4(__m128i a, __m128i b, __m128i c, __m128i d, __m128i v)
+{
+    uint64_t m0 = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, v));
+    uint64_t m1 = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(b, v));
+    uint64_t m2 = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(c, v));
+    uint64_t m3 = (uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(d, v));
+    return m0 | m1 << 16 | m2 << 32 | m3 << 48;
+}
+
+static inline void split_masks64(const char *q, char sep, char eq, uint64_t *sm, uint64_t *em)
+{
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)q);
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(q + 16));
+    __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(q + 32));
+    __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(q + 48));
+    *sm = split_mask16x4(a, b, c, d, _mm_set1_epi8(sep));
+    *em = split_mask16x4(a, b, c, d, _mm_set1_epi8(eq));
+}
+#else
+static inline void split_masks64(const char *q, char sep, char eq, uint64_t *sm, uint64_t *em)
+{
+    uint64_t s = 0, e = 0;
+    for (int k = 0; k < 64; k++) {
+        s |= (uint64_t)(q[k] == sep) << k;
+        e |= (uint64_t)(q[k] == eq) << k;
+    }
+    *sm = s;
+    *em = e;
+}
+#endif
+
+/* Set bits of m (inline: without -mpopcnt the builtin is a library call). */
+static inline uint32_t split_popcount(uint64_t m)
+{
+    m = m - ((m >> 1) & 0x5555555555555555ULL);
+    m = (m & 0x3333333333333333ULL) + ((m >> 2) & 0x3333333333333333ULL);
+    m = (m + (m >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (uint32_t)((m * 0x0101010101010101ULL) >> 56);
+}
+
+/* Loads the bits of [win, min(win+64, len)). */
+static inline void split_load(split_t *s)
+{
+    uint32_t r = s->len - s->win;
+    if (r >= 64) {
+        split_masks64(s->p + s->win, s->sep, s->eq, &s->sep_bits, &s->eq_bits);
+    } else if (s->len >= 64) {
+        /* The 64 bytes ending at the line's end, shifted: no over-read. */
+        split_masks64(s->p + s->len - 64, s->sep, s->eq, &s->sep_bits, &s->eq_bits);
+        s->sep_bits >>= 64 - r;
+        s->eq_bits >>= 64 - r;
+    } else {
+        char tmp[64] = {0};
+        memcpy(tmp, s->p + s->win, r);
+        split_masks64(tmp, s->sep, s->eq, &s->sep_bits, &s->eq_bits);
+        uint64_t keep = ((uint64_t)1 << r) - 1;
+        s->sep_bits &= keep;
+        s->eq_bits &= keep;
+    }
+    s->loaded = true;
+}
+
+/* Hands out up to cap next tokens; 0 once the line is done. */
+static inline size_t split_fill(split_t *s, split_tok_t *out, size_t cap)
+{
+    size_t n = 0;
+    while (n < cap && !s->done) {
+        if (!s->loaded) {
+            if (s->win >= s->len) {
+                out[n].start = s->tok_start;
+                out[n].end = s->len;
+                out[n].eq = s->tok_eq;
+                n++;
+                s->done = true;
+                break;
+            }
+            split_load(s);
+        }
+        uint64_t sb = s->sep_bits;
+        while (sb && n < cap) {
+            uint64_t bit = sb & (0 - sb);
+            uint64_t below = bit - 1;
+            if (s->tok_eq == EXTRACT_NONE && (s->eq_bits & below))
+                s->tok_eq = s->win + (uint32_t)__builtin_ctzll(s->eq_bits & below);
+            s->eq_bits &= ~(below | bit);
+            uint32_t at = s->win + (uint32_t)__builtin_ctzll(bit);
+            out[n].start = s->tok_start;
+            out[n].end = at;
+            out[n].eq = s->tok_eq;
+            n++;
+            s->tok_start = at + 1;
+            s->tok_eq = EXTRACT_NONE;
+            sb &= sb - 1;
+        }
+        s->sep_bits = sb;
+        if (sb)
+            break;              /* out is full mid-window */
+        if (s->tok_eq == EXTRACT_NONE && s->eq_bits)
+            s->tok_eq = s->win + (uint32_t)__builtin_ctzll(s->eq_bits);
+        s->eq_bits = 0;
+        s->win = s->len - s->win > 64 ? s->win + 64 : s->len;   /* no wrap near 4 GiB */
+        s->loaded = false;
+    }
+    return n;
+}
+
+/* ---- the short-line splitter ----
+ *
+ * The same split for lines of at most SPLIT_SHORT_MAX bytes (nearly every
+ * log line), cheaper per token: all separator positions go into an array in
+ * one pass, and the eq masks are kept so a token's first eq byte is looked
+ * up only for the tokens that need it. */
+#define SPLIT_SHORT_MAX 256     /* longest line it takes */
+#define SPLIT_SHORT_WIN (SPLIT_SHORT_MAX / 64)
+
+typedef struct split_short {
+    uint32_t len;                       /* the line's length */
+    uint32_t n_sep;                     /* separators found; tokens = n_sep + 1 */
+    uint64_t eq[SPLIT_SHORT_WIN];       /* eq-byte mask per 64-byte window */
+    uint16_t pos[SPLIT_SHORT_MAX + 4];  /* separator offsets (+ slack for
+                                           the unrolled writes) */
+} split_short_t;
+
+static inline void split_short_init(split_short_t *s, const char *p, uint32_t len, char sep,
+                                    char eq)
+{
+    uint32_t n = 0;
+    s->len = len;
+    for (uint32_t w = 0; w * 64 < len; w++) {
+        uint32_t r = len - w * 64;
+        uint64_t sb, eb;
+        if (r >= 64) {
+            split_masks64(p + w * 64, sep, eq, &sb, &eb);
+        } else if (len >= 64) {
+            split_masks64(p + len - 64, sep, eq, &sb, &eb);
+            sb >>= 64 - r;
+            eb >>= 64 - r;
+        } else {
+            char tmp[64] = {0};
+            memcpy(tmp, p, len);
+            split_masks64(tmp, sep, eq, &sb, &eb);
+            sb &= ((uint64_t)1 << r) - 1;
+            eb &= ((uint64_t)1 << r) - 1;
+        }
+        s->eq[w] = eb;
+        uint32_t cnt = split_popcount(sb);
+        uint16_t *out = s->pos + n;
+        /* Four at a time, unconditionally: fewer unpredictable loop exits.
+         * Extra writes land in the slack or are overwritten next. */
+        const uint64_t top = (uint64_t)1 << 63;
+        while (sb) {
+            out[0] = (uint16_t)(w * 64 + (uint32_t)__builtin_ctzll(sb));
+            sb &= sb - 1;
+            out[1] = (uint16_t)(w * 64 + (uint32_t)__builtin_ctzll(sb | top));
+            sb &= sb - 1;
+            out[2] = (uint16_t)(w * 64 + (uint32_t)__builtin_ctzll(sb | top));
+            sb &= sb - 1;
+            out[3] = (uint16_t)(w * 64 + (uint32_t)__builtin_ctzll(sb | top));
+            sb &= sb - 1;
+            out += 4;
+        }
+        n += cnt;
+    }
+    s->n_sep = n;
+}
+
+/* Token t's bounds (t <= n_sep). */
+static inline uint32_t split_short_start(const split_short_t *s, uint32_t t)
+{
+    return t ? (uint32_t)s->pos[t - 1] + 1 : 0;
+}
+
+static inline uint32_t split_short_end(const split_short_t *s, uint32_t t)
+{
+    return t < s->n_sep ? s->pos[t] : s->len;
+}
+
+/* The first eq byte in [start, end), or EXTRACT_NONE. */
+static inline uint32_t split_short_eq(const split_short_t *s, uint32_t start, uint32_t end)
+{
+    if (start >= end)
+        return EXTRACT_NONE;
+    uint32_t w = start >> 6;
+    uint64_t m = s->eq[w] & (~(uint64_t)0 << (start & 63));
+    while (!m) {
+        if (++w * 64 >= end)
+            return EXTRACT_NONE;
+        m = s->eq[w];
+    }
+    uint32_t at = w * 64 + (uint32_t)__builtin_ctzll(m);
+    return at < end ? at : EXTRACT_NONE;
+}
+
+#endif

@@ -1,0 +1,278 @@
+/* fmt_csv.c: the `csv` log format (dtail-behaviour.md §3.5). The delimiter
+ * is ','. The first line of each source (after extractor_begin_source, or
+ * the line given to extractor_set_header) is the header: it yields
+ * EXTRACT_SKIP and column i of later lines is the field named header[i].
+ * More values than header columns is EXTRACT_ERROR; fewer leaves the rest
+ * missing. A column named like a common variable overrides it, as in DTail.
+ *
+ * Beyond DTail, RFC 4180 quoting is accepted: a field that starts with '"'
+ * runs to the next lone '"' (a doubled "" is one quote), may hold commas,
+ * and its value is the unquoted text (copied to scratch only when it held
+ * ""). A quote inside an unquoted field is an ordinary byte. An unterminated
+ * quoted field, or text after a closing quote, is EXTRACT_ERROR. */
+#include "exec/extract/extract_int.h"
+
+#include <stdlib.h>
+
+#define CSV_TOKS 64     /* tokens taken from the splitter at once */
+
+/* One field of a line as the lexer sees it. */
+typedef struct csv_field {
+    const char *p;      /* raw content (inside the quotes if quoted) */
+    uint32_t len;       /* raw content length */
+    bool dq;            /* quoted and holds "" pairs: needs unquoting */
+} csv_field_t;
+
+enum csv_lex { CSV_MORE, CSV_LAST, CSV_BAD };
+
+/* Reads the field at *pos of [p, p+n) and moves *pos past its comma. */
+static enum csv_lex csv_next(const char *p, uint32_t n, uint32_t *pos, csv_field_t *f)
+{
+    uint32_t at = *pos;
+    f->dq = false;
+    if (at < n && p[at] == '"') {
+        uint32_t q = at + 1;
+        for (;;) {
+            const char *hit = q < n ? memchr(p + q, '"', n - q) : NULL;
+            if (!hit)
+                return CSV_BAD;                 /* unterminated */
+            uint32_t h = (uint32_t)(hit - p);
+            if (h + 1 < n && p[h + 1] == '"') {
+                f->dq = true;
+                q = h + 2;
+                continue;
+            }
+            f->p = p + at + 1;
+            f->len = h - at - 1;
+            at = h + 1;
+            break;
+        }
+        if (at == n) {
+            *pos = at;
+            return CSV_LAST;
+        }
+        if (p[at] != ',')
+            return CSV_BAD;                     /* text after the closing quote */
+        *pos = at + 1;
+        return CSV_MORE;
+    }
+    const char *c = at < n ? memchr(p + at, ',', n - at) : NULL;
+    uint32_t e = c ? (uint32_t)(c - p) : n;
+    f->p = p + at;
+    f->len = e - at;
+    if (!c) {
+        *pos = n;
+        return CSV_LAST;
+    }
+    *pos = e + 1;
+    return CSV_MORE;
+}
+
+/* Writes the unquoted value of a field with "" pairs into out; its length. */
+static uint32_t csv_unquote(const csv_field_t *f, char *out)
+{
+    uint32_t o = 0;
+    for (uint32_t k = 0; k < f->len; k++) {
+        out[o++] = f->p[k];
+        if (f->p[k] == '"')
+            k++;                               /* skip the second quote of "" */
+    }
+    return o;
+}
+
+static int csv_map_push(extractor_t *x, uint32_t field)
+{
+    if (x->csv_cols == x->csv_map_cap) {
+        uint32_t nc = x->csv_map_cap ? 2 * x->csv_map_cap : 16;
+        if (nc < x->csv_map_cap)
+            return -1;
+        uint32_t *nm = realloc(x->csv_map, (size_t)nc * sizeof *nm);
+        if (!nm)
+            return -1;
+        x->csv_map = nm;
+        x->csv_map_cap = nc;
+    }
+    x->csv_map[x->csv_cols++] = field;
+    return 0;
+}
+
+/* Reads a header line; ERR_NONE, or ERR_INPUT (malformed) or ERR_NOMEM
+ * with a message in *why. */
+static enum err_code csv_header(extractor_t *x, const char *p, uint32_t n, const char **why)
+{
+    x->csv_need_header = false;
+    x->csv_header_bad = true;
+    x->csv_cols = 0;
+    uint32_t pos = 0;
+    char *buf = NULL;
+    uint32_t buf_cap = 0;
+    for (;;) {
+        csv_field_t f;
+        enum csv_lex r = csv_next(p, n, &pos, &f);
+        if (r == CSV_BAD) {
+            free(buf);
+            *why = "CSV header has a malformed quoted field";
+            return ERR_INPUT;
+        }
+        const char *name = f.p;
+        uint32_t name_len = f.len;
+        if (f.dq) {
+            if (buf_cap < f.len) {
+                char *nb = realloc(buf, f.len);
+                if (!nb) {
+                    free(buf);
+                    *why = "out of memory reading the CSV header";
+                    return ERR_NOMEM;
+                }
+                buf = nb;
+                buf_cap = f.len;
+            }
+            name_len = csv_unquote(&f, buf);
+            name = buf;
+        }
+        uint32_t field = x->n_dyn ? extract_dyn_field(x, name, name_len) : EXTRACT_NONE;
+        if (csv_map_push(x, field) < 0) {
+            free(buf);
+            *why = "out of memory reading the CSV header";
+            return ERR_NOMEM;
+        }
+        if (r == CSV_LAST)
+            break;
+    }
+    free(buf);
+    x->csv_header_bad = false;
+    return ERR_NONE;
+}
+
+int extractor_set_header(extractor_t *x, const char *line, size_t len, err_t *e)
+{
+    if (x->fmt != &extract_format_csv)
+        return 0;
+    const char *why = NULL;
+    if (len > UINT32_MAX)
+        return err_set(e, ERR_INPUT, "CSV header line too long");
+    uint32_t l = (uint32_t)len;
+    extract_trim(&line, &l);
+    enum err_code c = csv_header(x, line, l, &why);
+    if (c != ERR_NONE)
+        return err_set(e, c, "%s", why);
+    return 0;
+}
+
+/* Stores a value as column col of line i. */
+static inline void csv_store(const extractor_t *x, size_t i, uint32_t col, const char *p,
+                             uint32_t len, sv_t *const *cols)
+{
+    uint32_t field = x->csv_map[col];
+    if (field == EXTRACT_NONE)
+        return;
+    cols[field][i].p = p;
+    cols[field][i].len = len;
+}
+
+/* A row with quotes somewhere: the full lexer. */
+static uint8_t csv_row_quoted(extractor_t *x, size_t i, const char *p, uint32_t n,
+                              sv_t *const *cols)
+{
+    uint32_t pos = 0, col = 0;
+    for (;;) {
+        csv_field_t f;
+        enum csv_lex r = csv_next(p, n, &pos, &f);
+        if (r == CSV_BAD) {
+            extract_error(x, "CSV line has a malformed quoted field");
+            return EXTRACT_ERROR;
+        }
+        if (col >= x->csv_cols) {
+            extract_error(x, "CSV line has more fields than the header");
+            return EXTRACT_ERROR;
+        }
+        if (x->csv_map[col] != EXTRACT_NONE) {
+            const char *v = f.p;
+            uint32_t vl = f.len;
+            if (f.dq) {
+                char *out = extract_scratch(x, f.len);
+                if (!out) {
+                    extract_error(x, "out of memory unquoting a CSV field");
+                    return EXTRACT_ERROR;
+                }
+                vl = csv_unquote(&f, out);
+                v = out;
+            }
+            csv_store(x, i, col, v, vl, cols);
+        }
+        col++;
+        if (r == CSV_LAST)
+            return EXTRACT_OK;
+    }
+}
+
+/* A row without quotes: the vector splitter. */
+static uint8_t csv_row_plain(extractor_t *x, size_t i, const char *p, uint32_t n,
+                             sv_t *const *cols)
+{
+    if (n <= SPLIT_SHORT_MAX) {
+        split_short_t ss;
+        split_short_init(&ss, p, n, ',', ',');
+        if (ss.n_sep >= x->csv_cols) {
+            extract_error(x, "CSV line has more fields than the header");
+            return EXTRACT_ERROR;
+        }
+        for (uint32_t t = 0; t <= ss.n_sep; t++) {
+            uint32_t start = split_short_start(&ss, t);
+            csv_store(x, i, t, p + start, split_short_end(&ss, t) - start, cols);
+        }
+        return EXTRACT_OK;
+    }
+    split_tok_t tok[CSV_TOKS];
+    split_t s;
+    split_init(&s, p, n, ',', ',');
+    uint32_t col = 0;
+    size_t nt;
+    while ((nt = split_fill(&s, tok, CSV_TOKS)) > 0) {
+        if (col + nt > x->csv_cols) {
+            extract_error(x, "CSV line has more fields than the header");
+            return EXTRACT_ERROR;
+        }
+        for (size_t t = 0; t < nt; t++, col++)
+            csv_store(x, i, col, p + tok[t].start, tok[t].end - tok[t].start, cols);
+    }
+    return EXTRACT_OK;
+}
+
+static void csv_batch(extractor_t *x, const char *const *line, const uint32_t *len, size_t n,
+                      sv_t *const *cols, uint8_t *status)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *p = line[i];
+        uint32_t l = len[i];
+        extract_trim(&p, &l);
+        uint8_t st;
+        if (x->csv_need_header) {
+            const char *why = NULL;
+            if (csv_header(x, p, l, &why) != ERR_NONE) {
+                extract_error(x, "%s", why);
+                st = EXTRACT_ERROR;
+            } else {
+                st = EXTRACT_SKIP;
+            }
+        } else if (x->csv_header_bad) {
+            extract_error(x, "CSV header of this source could not be read");
+            st = EXTRACT_ERROR;
+        } else {
+            extract_line_common(x, i, p, l, cols);
+            if (l && memchr(p, '"', l))
+                st = csv_row_quoted(x, i, p, l, cols);
+            else
+                st = csv_row_plain(x, i, p, l, cols);
+        }
+        if (st != EXTRACT_OK)
+            extract_line_missing(x, i, cols);
+        else
+            extract_line_dups(x, i, cols);
+        status[i] = st;
+    }
+}
+
+const extract_format_t extract_format_csv = {
+    "csv", true, NULL, csv_batch,
+};

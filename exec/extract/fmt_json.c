@@ -1,0 +1,442 @@
+/* fmt_json.c: the `json` log format: one JSON object per line (RFC 8259).
+ *
+ * Keys are fields; nested keys are dotted paths ("req.user.id"). String
+ * values are unescaped (\uXXXX to UTF-8, surrogate pairs joined, a lone
+ * surrogate becomes U+FFFD as in Go); numbers, true, false and null are their
+ * raw text; an array's or object's value is its raw JSON text (members of
+ * arrays are not addressable). Names are flat: each dotted name takes the
+ * last value the line gives it, whether from nested objects or from a key
+ * that holds a '.' itself, and duplicate keys are not merged as objects
+ * ({"a":{"b":1},"a":2} has a = 2 and a.b = 1; RFC 8259 leaves duplicate
+ * names undefined).
+ * A line that is not exactly one valid JSON object is EXTRACT_ERROR.
+ *
+ * A hand-written recursive-descent scanner: no allocation per line, no
+ * read past the line, nesting limited to JSON_MAX_DEPTH. Paths are built
+ * only inside objects that can hold a requested key (the requested names'
+ * dotted prefixes are in a table); everything else is only validated.
+ * Values are materialised only for requested keys, and copied (to scratch)
+ * only when they hold escapes. */
+#include "exec/extract/extract_int.h"
+
+#include <stdio.h>
+
+#define JSON_MAX_DEPTH 64   /* nested objects and arrays per line */
+
+typedef struct jp {
+    extractor_t *x;       /* the extractor (path buffer, tables, scratch) */
+    const char *p;        /* cursor */
+    const char *end;      /* one past the line */
+    size_t i;             /* line index in the batch */
+    sv_t *const *cols;    /* output columns */
+    uint32_t plen;        /* bytes of the current path in x->json_path */
+    const char *err;      /* why the line was rejected */
+} jp_t;
+
+static bool j_fail(jp_t *j, const char *why)
+{
+    if (!j->err)
+        j->err = why;
+    return false;
+}
+
+static inline void j_ws(jp_t *j)
+{
+    while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
+        j->p++;
+}
+
+static inline int hexval(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c |= 0x20;
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+/* The 16-bit value of 4 hex digits at p (validated by the caller). */
+static unsigned hex4(const char *p)
+{
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++)
+        v = v << 4 | (unsigned)hexval((unsigned char)p[k]);
+    return v;
+}
+
+/* Skips bytes that need no attention inside a string. */
+static inline const char *j_str_plain(const char *p, const char *end)
+{
+#ifdef EXTRACT_SSE2
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i ctl = _mm_set1_epi8(0x1f);
+    while (end - p >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                 _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
+        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+        if (mask)
+            return p + __builtin_ctz(mask);
+        p += 16;
+    }
+#endif
+    while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+        p++;
+    return p;
+}
+
+/* At '"': validates a string, sets its raw content and whether it holds
+ * escapes, and moves past the closing quote. */
+static bool j_string(jp_t *j, const char **s, uint32_t *len, bool *esc)
+{
+    const char *p = j->p + 1, *end = j->end;
+    *esc = false;
+    *s = p;
+    for (;;) {
+        p = j_str_plain(p, end);
+        if (p >= end)
+            return j_fail(j, "unterminated string");
+        unsigned char c = (unsigned char)*p;
+        if (c == '"')
+            break;
+        if (c < 0x20)
+            return j_fail(j, "control character in string");
+        /* a backslash */
+        *esc = true;
+        if (end - p < 2)
+            return j_fail(j, "unterminated string");
+        switch (p[1]) {
+        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+            p += 2;
+            break;
+        case 'u':
+            if (end - p < 6)
+                return j_fail(j, "bad \\u escape");
+            for (int k = 2; k < 6; k++)
+                if (hexval((unsigned char)p[k]) < 0)
+                    return j_fail(j, "bad \\u escape");
+            p += 6;
+            break;
+        default:
+            return j_fail(j, "bad escape in string");
+        }
+    }
+    *len = (uint32_t)(p - *s);
+    j->p = p + 1;
+    return true;
+}
+
+static uint32_t utf8_put(char *out, unsigned cp)
+{
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | cp >> 6);
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | cp >> 12);
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | cp >> 18);
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* Unescapes validated string content [s, s+len) into out (at most len
+ * bytes are written: every escape is at least as long as its output). */
+static uint32_t j_unescape(const char *s, uint32_t len, char *out)
+{
+    uint32_t o = 0, k = 0;
+    while (k < len) {
+        char c = s[k];
+        if (c != '\\') {
+            out[o++] = c;
+            k++;
+            continue;
+        }
+        char e = s[k + 1];
+        k += 2;
+        switch (e) {
+        case 'b': out[o++] = '\b'; break;
+        case 'f': out[o++] = '\f'; break;
+        case 'n': out[o++] = '\n'; break;
+        case 'r': out[o++] = '\r'; break;
+        case 't': out[o++] = '\t'; break;
+        case 'u': {
+            unsigned cp = hex4(s + k);
+            k += 4;
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                if (k + 6 <= len && s[k] == '\\' && s[k + 1] == 'u') {
+                    unsigned lo = hex4(s + k + 2);
+                    if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                        k += 6;
+                    } else {
+                        cp = 0xFFFD;
+                    }
+                } else {
+                    cp = 0xFFFD;
+                }
+            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                cp = 0xFFFD;
+            }
+            o += utf8_put(out + o, cp);
+            break;
+        }
+        default: out[o++] = e; break;   /* " \ / */
+        }
+    }
+    return o;
+}
+
+static bool j_number(jp_t *j)
+{
+    const char *p = j->p, *end = j->end;
+    if (p < end && *p == '-')
+        p++;
+    if (p < end && *p == '0') {
+        p++;
+    } else if (p < end && *p >= '1' && *p <= '9') {
+        while (p < end && (unsigned char)(*p - '0') <= 9)
+            p++;
+    } else {
+        return j_fail(j, "bad number");
+    }
+    if (p < end && *p == '.') {
+        p++;
+        if (p >= end || (unsigned char)(*p - '0') > 9)
+            return j_fail(j, "bad number");
+        while (p < end && (unsigned char)(*p - '0') <= 9)
+            p++;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        if (p >= end || (unsigned char)(*p - '0') > 9)
+            return j_fail(j, "bad number");
+        while (p < end && (unsigned char)(*p - '0') <= 9)
+            p++;
+    }
+    j->p = p;
+    return true;
+}
+
+static bool j_literal(jp_t *j, const char *word, size_t n)
+{
+    if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n) != 0)
+        return j_fail(j, "bad literal");
+    j->p += n;
+    return true;
+}
+
+static bool j_object(jp_t *j, int depth, bool track, bool top);
+static bool j_array(jp_t *j, int depth);
+
+/* Reads one value; field is the column it fills (EXTRACT_NONE: none);
+ * descend: an object here may hold requested keys (path is current). */
+static bool j_value(jp_t *j, int depth, uint32_t field, bool descend)
+{
+    if (j->p >= j->end)
+        return j_fail(j, "value expected");
+    const char *start = j->p;
+    bool ok;
+    switch (*j->p) {
+    case '"': {
+        const char *s;
+        uint32_t len;
+        bool esc;
+        if (!j_string(j, &s, &len, &esc))
+            return false;
+        if (field != EXTRACT_NONE) {
+            if (esc) {
+                char *out = extract_scratch(j->x, len);
+                if (!out)
+                    return j_fail(j, "out of memory unescaping a string");
+                len = j_unescape(s, len, out);
+                s = out;
+            }
+            j->cols[field][j->i].p = s;
+            j->cols[field][j->i].len = len;
+        }
+        return true;
+    }
+    case '{':
+        ok = j_object(j, depth + 1, descend, false);
+        break;
+    case '[':
+        ok = j_array(j, depth + 1);
+        break;
+    case 't':
+        ok = j_literal(j, "true", 4);
+        break;
+    case 'f':
+        ok = j_literal(j, "false", 5);
+        break;
+    case 'n':
+        ok = j_literal(j, "null", 4);
+        break;
+    default:
+        ok = j_number(j);
+        break;
+    }
+    if (ok && field != EXTRACT_NONE) {
+        j->cols[field][j->i].p = start;
+        j->cols[field][j->i].len = (uint32_t)(j->p - start);
+    }
+    return ok;
+}
+
+/* Sets the path to the current base plus key; returns false when it no
+ * longer fits (then no requested name can match it). */
+static bool j_path_key(jp_t *j, uint32_t base, bool top, const char *s, uint32_t len, bool esc,
+                       uint32_t *plen)
+{
+    extractor_t *x = j->x;
+    uint32_t at = base;
+    if (!top) {
+        if (at >= x->json_path_cap)
+            return false;
+        x->json_path[at++] = '.';
+    }
+    if (len > x->json_path_cap - at)
+        return false;
+    if (esc)
+        at += j_unescape(s, len, x->json_path + at);
+    else {
+        memcpy(x->json_path + at, s, len);
+        at += len;
+    }
+    *plen = at;
+    return at <= x->dyn_max_len;
+}
+
+static bool j_object(jp_t *j, int depth, bool track, bool top)
+{
+    if (depth > JSON_MAX_DEPTH)
+        return j_fail(j, "nesting too deep");
+    extractor_t *x = j->x;
+    uint32_t base = j->plen;
+    j->p++;                          /* '{' */
+    j_ws(j);
+    if (j->p < j->end && *j->p == '}') {
+        j->p++;
+        return true;
+    }
+    for (;;) {
+        if (j->p >= j->end || *j->p != '"')
+            return j_fail(j, "key expected");
+        const char *s;
+        uint32_t len;
+        bool esc;
+        if (!j_string(j, &s, &len, &esc))
+            return false;
+        uint32_t field = EXTRACT_NONE;
+        bool descend = false;
+        if (track) {
+            uint32_t plen;
+            if (j_path_key(j, base, top, s, len, esc, &plen)) {
+                field = extract_dyn_field(x, x->json_path, plen);
+                descend = extract_name_find(&x->pre_tab, x->pre, x->json_path, plen) !=
+                          EXTRACT_NONE;
+                j->plen = plen;
+            }
+        }
+        j_ws(j);
+        if (j->p >= j->end || *j->p != ':')
+            return j_fail(j, "':' expected");
+        j->p++;
+        j_ws(j);
+        if (!j_value(j, depth, field, descend))
+            return false;
+        j->plen = base;
+        j_ws(j);
+        if (j->p < j->end && *j->p == ',') {
+            j->p++;
+            j_ws(j);
+            continue;
+        }
+        if (j->p < j->end && *j->p == '}') {
+            j->p++;
+            return true;
+        }
+        return j_fail(j, "',' or '}' expected");
+    }
+}
+
+static bool j_array(jp_t *j, int depth)
+{
+    if (depth > JSON_MAX_DEPTH)
+        return j_fail(j, "nesting too deep");
+    j->p++;                          /* '[' */
+    j_ws(j);
+    if (j->p < j->end && *j->p == ']') {
+        j->p++;
+        return true;
+    }
+    for (;;) {
+        if (!j_value(j, depth, EXTRACT_NONE, false))
+            return false;
+        j_ws(j);
+        if (j->p < j->end && *j->p == ',') {
+            j->p++;
+            j_ws(j);
+            continue;
+        }
+        if (j->p < j->end && *j->p == ']') {
+            j->p++;
+            return true;
+        }
+        return j_fail(j, "',' or ']' expected");
+    }
+}
+
+static uint8_t json_line(extractor_t *x, size_t i, const char *p, uint32_t len, sv_t *const *cols)
+{
+    jp_t j = {x, p, p + len, i, cols, 0, NULL};
+    bool ok;
+    if (len == 0 || *p != '{') {
+        ok = j_fail(&j, "not a JSON object");
+    } else {
+        ok = j_object(&j, 1, x->n_dyn > 0, true);
+        if (ok) {
+            j_ws(&j);
+            if (j.p != j.end)
+                ok = j_fail(&j, "text after the JSON object");
+        }
+    }
+    if (ok)
+        return EXTRACT_OK;
+    extract_error(x, "JSON line rejected: %s at byte %zu", j.err, (size_t)(j.p - p));
+    return EXTRACT_ERROR;
+}
+
+static void json_batch(extractor_t *x, const char *const *line, const uint32_t *len, size_t n,
+                       sv_t *const *cols, uint8_t *status)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *p = line[i];
+        uint32_t l = len[i];
+        extract_trim(&p, &l);
+        extract_line_common(x, i, p, l, cols);
+        uint8_t st = json_line(x, i, p, l, cols);
+        if (st != EXTRACT_OK)
+            extract_line_missing(x, i, cols);
+        else
+            extract_line_dups(x, i, cols);
+        status[i] = st;
+    }
+}
+
+const extract_format_t extract_format_json = {
+    "json", true, NULL, json_batch,
+};

@@ -1,0 +1,426 @@
+/* mapscan.c: batches of lines through the extractor and the evaluator. */
+#include "exec/mapscan.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "exec/filter/literal.h"
+
+#define MAP_RANGE (8LL * 1024 * 1024)       /* bytes per parallel work unit */
+#define MAP_MIN_PARALLEL (16LL * 1024 * 1024) /* smaller inputs run on one worker */
+
+struct map_worker {
+    mapscan_t *ms;               /* owner */
+    eval_t ev;                   /* compiled plan */
+    extractor_t *x;              /* log format */
+    matcher_t filter;            /* own copy (pcre2 match data per thread) */
+    agg_table_t table;           /* partial result */
+    reader_t reader;             /* buffers */
+    pthread_mutex_t mu;          /* held while folding a batch (snapshots) */
+    const char *line[EVAL_BATCH];/* batch lines */
+    uint32_t len[EVAL_BATCH];    /* their lengths without '\n' */
+    uint64_t seq[EVAL_BATCH];    /* their input positions */
+    uint32_t rows[EVAL_BATCH];   /* rows the format accepted */
+    size_t n;                    /* lines in the batch */
+    map_stats_t stats;           /* this worker's counts */
+    unsigned file_index;         /* input being read */
+    pthread_t thread;            /* when running on its own thread */
+};
+
+static void flush_batch(map_worker_t *w)
+{
+    if (!w->n)
+        return;
+    extract_batch(w->x, w->line, w->len, w->n, w->ev.cols, w->ev.status);
+    size_t nr = 0;
+    for (size_t i = 0; i < w->n; i++) {
+        uint8_t st = w->ev.status[i];
+        w->rows[nr] = (uint32_t)i;
+        nr += st == EXTRACT_OK;
+        if (st == EXTRACT_ERROR) {
+            w->stats.lines_unparsed++;
+            if (w->stats.n_examples < MAP_ERROR_EXAMPLES) {
+                const char *why = extractor_last_error(w->x);
+                snprintf(w->stats.examples[w->stats.n_examples++], 256, "%s: %.*s",
+                         why ? why : "unparsable", (int)(w->len[i] > 160 ? 160 : w->len[i]),
+                         w->line[i]);
+            }
+        } else if (st == EXTRACT_SKIP) {
+            w->stats.lines_skipped++;
+        }
+    }
+    w->stats.lines_parsed += nr;
+    pthread_mutex_lock(&w->mu);
+    w->stats.lines_selected += eval_batch(&w->ev, &w->table, w->rows, nr, w->seq);
+    pthread_mutex_unlock(&w->mu);
+    w->n = 0;
+}
+
+static inline void add_line(map_worker_t *w, const char *p, size_t len, long long off)
+{
+    w->line[w->n] = p;
+    w->len[w->n] = (uint32_t)len;
+    w->seq[w->n] = ((uint64_t)w->file_index << 44) | (uint64_t)(off + 1);
+    if (++w->n == EVAL_BATCH)
+        flush_batch(w);
+}
+
+/* All lines of [p, end) (whole lines) that pass the table filter. */
+static void scan_region(map_worker_t *w, const char *p, const char *end, long long off)
+{
+    const char *base = p;
+    w->stats.lines_read += count_byte(p, (size_t)(end - p), '\n');
+    if (w->ms->has_filter) {
+        const char *ls, *le;
+        while (p < end && matcher_next_line(&w->filter, p, end, &ls, &le)) {
+            w->stats.lines_matched++;
+            add_line(w, ls, (size_t)(le - ls), off + (ls - base));
+            p = le + 1;
+        }
+        return;
+    }
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        w->stats.lines_matched++;
+        add_line(w, p, (size_t)(nl - p), off + (p - base));
+        p = nl + 1;
+    }
+}
+
+/* Lines starting before `stop` (-1: all) from the worker's reader. */
+static int scan_reader(map_worker_t *w, long long stop, err_t *e)
+{
+    region_t reg;
+    for (;;) {
+        int got = reader_next(&w->reader, &reg, e);
+        if (got <= 0)
+            return got;
+        if (stop >= 0 && !reg.cont && reg.off >= stop)
+            return 0;
+        const char *end = reg.p + reg.len;
+        int last = 0;
+        if (stop >= 0 && !reg.synthetic && reg.off + (long long)reg.len > stop) {
+            const char *at = reg.p + (stop - 1 - reg.off);
+            end = (const char *)memchr(at, '\n', (size_t)(reg.p + reg.len - at)) + 1;
+            last = 1;
+        }
+        scan_region(w, reg.p, end, reg.off);
+        /* Batch lines point into the region; the next region may reuse
+         * or unmap that memory. */
+        flush_batch(w);
+        if (last)
+            return 0;
+    }
+}
+
+static int scan_guarded(map_worker_t *w, long long stop, err_t *e)
+{
+    map_guard_t *g = reader_guard(&w->reader);
+    if (sigsetjmp(g->jb, 0)) {
+        map_guard_set(NULL);
+        w->n = 0;   /* the batch may point into the lost mapping */
+        return err_set(e, ERR_INPUT, "file shrank while being read (truncated?)");
+    }
+    map_guard_set(g);
+    int rc = scan_reader(w, stop, e);
+    flush_batch(w);
+    map_guard_set(NULL);
+    return rc;
+}
+
+static int worker_init(map_worker_t *w, mapscan_t *ms, err_t *e)
+{
+    memset(w, 0, sizeof *w);
+    w->ms = ms;
+    pthread_mutex_init(&w->mu, NULL);
+    if (eval_init(&w->ev, ms->o.plan, e) < 0)
+        return -1;
+    w->x = extractor_new(ms->o.plan->logformat->name, w->ev.fields, w->ev.n_fields,
+                         &ms->o.env, e);
+    if (!w->x)
+        return -1;
+    if (ms->has_filter && matcher_init_literal(&w->filter, ms->filter.pattern, e) < 0)
+        return -1;
+    if (agg_table_init(&w->table, ms->specs, ms->o.plan->n_select, e) < 0)
+        return -1;
+    return reader_init(&w->reader, NULL, ms->o.max_line_len, 0, e);
+}
+
+static void worker_free(map_worker_t *w)
+{
+    eval_free(&w->ev);
+    extractor_free(w->x);
+    matcher_free(&w->filter);
+    agg_table_free(&w->table);
+    reader_free(&w->reader);
+    pthread_mutex_destroy(&w->mu);
+}
+
+/* The table filter DTail derives from `from TABLE` (§2.10). It applies to
+ * the formats that read DTail's MAPREDUCE records; csv and json have no
+ * such records, so `from` does not filter them (DTail's D10 fixed). */
+static const char *table_pattern(const plan_t *plan, char *buf, size_t cap)
+{
+    const char *fmt = plan->logformat->name;
+    if (!plan->table || !strcmp(plan->table, ".") || !strcmp(fmt, "csv") || !strcmp(fmt, "json"))
+        return NULL;
+    if (!strcmp(plan->table, "*"))
+        return "|MAPREDUCE:";
+    snprintf(buf, cap, "|MAPREDUCE:%s|", plan->table);
+    return buf;
+}
+
+int mapscan_init(mapscan_t *ms, const map_opts_t *o, err_t *e)
+{
+    memset(ms, 0, sizeof *ms);
+    ms->o = *o;
+    if (ms->o.n_threads < 1)
+        ms->o.n_threads = 1;
+    if (ms->o.n_threads > MAP_MAX_THREADS)
+        ms->o.n_threads = MAP_MAX_THREADS;
+    pthread_mutex_init(&ms->result_mu, NULL);
+    ms->specs = calloc(o->plan->n_select, sizeof *ms->specs);
+    ms->workers = calloc((size_t)ms->o.n_threads, sizeof *ms->workers);
+    if (!ms->specs || !ms->workers)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    eval_specs(o->plan, ms->specs);
+    if (agg_table_init(&ms->result, ms->specs, o->plan->n_select, e) < 0)
+        return -1;
+    /* Without group by there is one group even when no line matches (the
+     * SQL meaning: count is 0, not no row). */
+    if (o->plan->n_group_by == 0 && agg_table_group(&ms->result, "", 0, agg_hash("", 0)) < 0)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    char buf[512];
+    const char *pat = table_pattern(o->plan, buf, sizeof buf);
+    if (pat) {
+        if (matcher_init_literal(&ms->filter, pat, e) < 0)
+            return -1;
+        ms->has_filter = 1;
+    }
+    for (int i = 0; i < ms->o.n_threads; i++) {
+        if (worker_init(&ms->workers[i], ms, e) < 0) {
+            ms->o.n_threads = i + 1;   /* free what was made */
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void mapscan_free(mapscan_t *ms)
+{
+    for (int i = 0; ms->workers && i < ms->o.n_threads; i++)
+        worker_free(&ms->workers[i]);
+    free(ms->workers);
+    free(ms->specs);
+    agg_table_free(&ms->result);
+    matcher_free(&ms->filter);
+    pthread_mutex_destroy(&ms->result_mu);
+    memset(ms, 0, sizeof *ms);
+}
+
+/* ---- parallel ranges ----------------------------------------------------- */
+
+typedef struct map_par {
+    mapscan_t *ms;               /* the plan */
+    input_t *whole;              /* the file */
+    long long size;              /* its size */
+    long long n_ranges;          /* work units */
+    atomic_llong next;           /* next unit to claim */
+    pthread_mutex_t mu;          /* guards err */
+    int failed;                  /* a worker failed */
+    err_t err;                   /* the first failure */
+} map_par_t;
+
+typedef struct map_job {
+    map_par_t *par;              /* shared state */
+    map_worker_t *w;             /* the worker */
+} map_job_t;
+
+static int first_line_start(input_t *whole, long long a, long long b, long long *start, err_t *e)
+{
+    if (a == 0) {
+        *start = 0;
+        return 0;
+    }
+    char buf[64 * 1024];
+    long long pos = a - 1;
+    while (pos < b - 1) {
+        size_t want = sizeof buf;
+        if ((long long)want > b - 1 - pos)
+            want = (size_t)(b - 1 - pos);
+        ssize_t n = pread(input_fd(whole), buf, want, pos);
+        if (n < 0)
+            return err_set(e, ERR_INPUT, "read failed at offset %lld", pos);
+        if (n == 0)
+            break;
+        char *nl = memchr(buf, '\n', (size_t)n);
+        if (nl) {
+            *start = pos + (nl - buf) + 1;
+            return 0;
+        }
+        pos += n;
+    }
+    *start = b;
+    return 0;
+}
+
+static void *range_worker(void *arg)
+{
+    map_job_t *job = arg;
+    map_par_t *par = job->par;
+    map_worker_t *w = job->w;
+    for (;;) {
+        long long k = atomic_fetch_add(&par->next, 1);
+        if (k >= par->n_ranges || par->failed)
+            break;
+        long long a = k * MAP_RANGE, b = a + MAP_RANGE;
+        if (b > par->size)
+            b = par->size;
+        err_t e;
+        err_clear(&e);
+        long long start;
+        int rc = first_line_start(par->whole, a, b, &start, &e);
+        if (rc == 0 && start < b) {
+            input_t *slice = input_slice(par->whole, start, &e);
+            if (!slice) {
+                rc = -1;
+            } else {
+                reader_reset(&w->reader, slice, start);
+                rc = scan_guarded(w, b, &e);
+                w->stats.bytes_read += w->reader.bytes_read;
+                w->reader.bytes_read = 0;
+                reader_reset(&w->reader, NULL, 0);
+                input_close(slice);
+            }
+        }
+        if (rc < 0) {
+            pthread_mutex_lock(&par->mu);
+            if (!par->failed) {
+                par->failed = 1;
+                par->err = e;
+            }
+            pthread_mutex_unlock(&par->mu);
+            break;
+        }
+    }
+    return NULL;
+}
+
+static int run_parallel(mapscan_t *ms, input_t *in, err_t *e)
+{
+    map_par_t par = {.ms = ms, .whole = in, .size = input_plain_size(in)};
+    par.n_ranges = (par.size + MAP_RANGE - 1) / MAP_RANGE;
+    atomic_init(&par.next, 0);
+    pthread_mutex_init(&par.mu, NULL);
+    err_clear(&par.err);
+    map_job_t jobs[MAP_MAX_THREADS];
+    int started[MAP_MAX_THREADS] = {0};
+    for (int i = 0; i < ms->o.n_threads; i++)
+        jobs[i] = (map_job_t){&par, &ms->workers[i]};
+    for (int i = 1; i < ms->o.n_threads; i++)
+        started[i] = pthread_create(&ms->workers[i].thread, NULL, range_worker, &jobs[i]) == 0;
+    range_worker(&jobs[0]);
+    for (int i = 1; i < ms->o.n_threads; i++)
+        if (started[i])
+            pthread_join(ms->workers[i].thread, NULL);
+    range_worker(&jobs[0]);   /* ranges a worker that never started left */
+    pthread_mutex_destroy(&par.mu);
+    if (par.failed) {
+        *e = par.err;
+        return -1;
+    }
+    return 0;
+}
+
+/* Folds every worker's partial table into the result and clears them. */
+static int fold_workers(mapscan_t *ms, err_t *e)
+{
+    int rc = 0;
+    pthread_mutex_lock(&ms->result_mu);
+    for (int i = 0; i < ms->o.n_threads; i++) {
+        map_worker_t *w = &ms->workers[i];
+        pthread_mutex_lock(&w->mu);
+        if (ms->result.n_groups == 0 && !w->table.failed) {
+            /* Nothing to merge into: take the partial as it is. */
+            agg_table_t empty = ms->result;
+            ms->result = w->table;
+            w->table = empty;
+        } else if (w->table.failed || agg_table_merge(&ms->result, &w->table) < 0)
+            rc = err_set(e, ERR_NOMEM, "out of memory aggregating groups");
+        agg_table_clear(&w->table);
+        pthread_mutex_unlock(&w->mu);
+    }
+    pthread_mutex_unlock(&ms->result_mu);
+    return rc;
+}
+
+int mapscan_run(mapscan_t *ms, input_t *in, const char *name, const char *source_id,
+                unsigned file_index, err_t *e)
+{
+    for (int i = 0; i < ms->o.n_threads; i++) {
+        ms->workers[i].file_index = file_index;
+        extractor_begin_source(ms->workers[i].x, source_id);
+    }
+    int rc;
+    int parallel = ms->o.n_threads > 1 && input_kind(in) == INPUT_PLAIN &&
+                   input_plain_size(in) >= MAP_MIN_PARALLEL &&
+                   strcmp(ms->o.plan->logformat->name, "csv") != 0;
+    if (parallel) {
+        rc = run_parallel(ms, in, e);
+    } else {
+        map_worker_t *w = &ms->workers[0];
+        reader_reset(&w->reader, in, 0);
+        rc = scan_guarded(w, -1, e);
+        w->stats.bytes_read += w->reader.bytes_read;
+        w->reader.bytes_read = 0;
+        reader_reset(&w->reader, NULL, 0);
+    }
+    if (rc < 0 && e->msg[0] && !strstr(e->msg, name)) {
+        char msg[sizeof e->msg];
+        int n = snprintf(msg, sizeof msg, "%.200s: ", name);
+        snprintf(msg + n, sizeof msg - (size_t)n, "%.*s", (int)(sizeof msg - (size_t)n - 1), e->msg);
+        memcpy(e->msg, msg, sizeof msg);
+    }
+    err_t fe;
+    err_clear(&fe);
+    if (fold_workers(ms, &fe) < 0 && rc == 0) {
+        *e = fe;
+        rc = -1;
+    }
+    return rc;
+}
+
+int mapscan_snapshot(mapscan_t *ms, agg_table_t *into)
+{
+    int rc = 0;
+    pthread_mutex_lock(&ms->result_mu);
+    rc |= agg_table_merge(into, &ms->result);
+    for (int i = 0; i < ms->o.n_threads; i++) {
+        pthread_mutex_lock(&ms->workers[i].mu);
+        rc |= agg_table_merge(into, &ms->workers[i].table);
+        pthread_mutex_unlock(&ms->workers[i].mu);
+    }
+    pthread_mutex_unlock(&ms->result_mu);
+    return rc ? -1 : 0;
+}
+
+void mapscan_stats(const mapscan_t *ms, map_stats_t *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < ms->o.n_threads; i++) {
+        const map_stats_t *s = &ms->workers[i].stats;
+        out->lines_read += s->lines_read;
+        out->lines_matched += s->lines_matched;
+        out->lines_parsed += s->lines_parsed;
+        out->lines_skipped += s->lines_skipped;
+        out->lines_unparsed += s->lines_unparsed;
+        out->lines_selected += s->lines_selected;
+        out->bytes_read += s->bytes_read;
+        for (int k = 0; k < s->n_examples && out->n_examples < MAP_ERROR_EXAMPLES; k++)
+            memcpy(out->examples[out->n_examples++], s->examples[k], 256);
+    }
+}

@@ -1,0 +1,69 @@
+/* mapscan.h: the mapreduce plan over inputs: scan -> table filter ->
+ * extract -> where -> set -> group -> aggregate, in batches, on every core.
+ *
+ * Each worker folds into its own table; tables merge into the result at the
+ * end of each input (and into snapshots for interval reports). The same
+ * partial tables are what dserver will serialize and send. */
+#ifndef DTAIL_EXEC_MAPSCAN_H
+#define DTAIL_EXEC_MAPSCAN_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "exec/agg/eval.h"
+#include "exec/agg/table.h"
+#include "exec/extract/extract.h"
+#include "exec/filter/matcher.h"
+#include "exec/scan/input.h"
+#include "exec/scan/reader.h"
+#include "parser/plan.h"
+
+#define MAP_MAX_THREADS 16
+#define MAP_ERROR_EXAMPLES 3
+
+typedef struct map_stats {
+    unsigned long long lines_read;      /* lines in the inputs */
+    unsigned long long lines_matched;   /* lines passing the table filter */
+    unsigned long long lines_parsed;    /* lines the log format accepted */
+    unsigned long long lines_skipped;   /* lines the format says are not its own */
+    unsigned long long lines_unparsed;  /* malformed lines for the format */
+    unsigned long long lines_selected;  /* lines passing where */
+    unsigned long long bytes_read;      /* decoded bytes */
+    char examples[MAP_ERROR_EXAMPLES][256]; /* first unparsed lines, with the reason */
+    int n_examples;                     /* examples kept */
+} map_stats_t;
+
+typedef struct map_opts {
+    const plan_t *plan;          /* borrowed for the run */
+    size_t max_line_len;         /* long lines are split (§4.2) */
+    extract_env_t env;           /* common variables */
+    int n_threads;               /* workers for large plain files */
+} map_opts_t;
+
+typedef struct map_worker map_worker_t;
+
+typedef struct mapscan {
+    map_opts_t o;                /* options */
+    agg_spec_t *specs;           /* one per select item */
+    agg_table_t result;          /* merged result of finished inputs */
+    map_worker_t *workers;       /* o.n_threads of them */
+    matcher_t filter;            /* the table filter, compiled once */
+    int has_filter;              /* from TABLE applies */
+    pthread_mutex_t result_mu;   /* guards result during snapshots */
+} mapscan_t;
+
+int mapscan_init(mapscan_t *ms, const map_opts_t *o, err_t *e);
+void mapscan_free(mapscan_t *ms);
+/* Folds one opened input into ms->result. file_index orders inputs for
+ * last(). Returns 0, or -1 with e set (what was read is still folded). */
+int mapscan_run(mapscan_t *ms, input_t *in, const char *name, const char *source_id,
+                unsigned file_index, err_t *e);
+/* Merged copy of everything folded so far (for interval reports); into must
+ * be initialised with the same specs. Safe while mapscan_run runs. */
+int mapscan_snapshot(mapscan_t *ms, agg_table_t *into);
+/* Statistics summed over workers. */
+void mapscan_stats(const mapscan_t *ms, map_stats_t *out);
+
+#endif

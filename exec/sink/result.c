@@ -1,0 +1,382 @@
+/* result.c: ordering, rendering, table and CSV output. */
+#include "exec/sink/result.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "exec/agg/sketch.h"
+
+typedef struct row_ref {
+    size_t group;           /* group index in the table */
+    char *key;              /* display key: parts joined by ',' */
+    size_t key_len;         /* its length */
+    double order;           /* order-by value */
+} row_ref_t;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const row_ref_t *x = a, *y = b;
+    size_t n = x->key_len < y->key_len ? x->key_len : y->key_len;
+    int c = memcmp(x->key, y->key, n);
+    if (c)
+        return c;
+    return (x->key_len > y->key_len) - (x->key_len < y->key_len);
+}
+
+/* Order value first, ties in group-key order: DTail's key sort followed by
+ * a stable sort on the value, done as one sort. */
+static int cmp_desc(const void *a, const void *b)
+{
+    const row_ref_t *x = a, *y = b;
+    if (x->order != y->order)
+        return x->order < y->order ? 1 : -1;
+    return cmp_key(a, b);
+}
+
+static int cmp_asc(const void *a, const void *b)
+{
+    const row_ref_t *x = a, *y = b;
+    if (x->order != y->order)
+        return x->order < y->order ? -1 : 1;
+    return cmp_key(a, b);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The display key of a group: its length-prefixed parts joined by ','.
+ * out has room for the key's length plus one. */
+static char *display_key(const agg_table_t *t, size_t g, char *out, size_t *len)
+{
+    const char *k = agg_table_key(t, g);
+    size_t kl = t->groups[g].key_len;
+    size_t n = 0, i = 0;
+    while (i + 4 <= kl) {
+        uint32_t pl;
+        memcpy(&pl, k + i, 4);
+        if (pl > kl - i - 4)
+            break;   /* malformed (a partial from elsewhere): stop, never overrun */
+        if (n)
+            out[n++] = ',';
+        memcpy(out + n, k + i + 4, pl);
+        n += pl;
+        i += 4 + pl;
+    }
+    out[n] = '\0';
+    *len = n;
+    return out;
+}
+
+typedef struct col_totals {
+    double sum;             /* percentage: sum over groups */
+    double *sorted;         /* percentile: sorted group sums */
+    size_t n;               /* groups */
+} col_totals_t;
+
+static double percentile_rank(const col_totals_t *ct, double x)
+{
+    if (!ct->n)
+        return 0;
+    /* Number of values <= x (equal values share the upper rank). */
+    size_t lo = 0, hi = ct->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (ct->sorted[mid] <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (double)lo / (double)ct->n * 100.0;
+}
+
+static int format_cell(char *buf, size_t cap, const agg_spec_t *spec, const unsigned char *st,
+                       const col_totals_t *ct)
+{
+    switch (spec->agg) {
+    case PLAN_AGG_COUNT: {
+        uint64_t c;
+        memcpy(&c, st, 8);
+        return snprintf(buf, cap, "%llu", (unsigned long long)c);
+    }
+    case PLAN_AGG_LAST: {
+        const agg_last_t *l = (const agg_last_t *)(const void *)st;
+        if (!l->seq)
+            return snprintf(buf, cap, "%s", "");
+        return snprintf(buf, cap, "%.*s", (int)l->len, l->p);
+    }
+    case PLAN_AGG_PERCENTAGE: {
+        double v = agg_state_number(spec, st);
+        return snprintf(buf, cap, "%f", ct->sum != 0 ? v / ct->sum * 100.0 : 0.0);
+    }
+    case PLAN_AGG_PERCENTILE:
+        return snprintf(buf, cap, "%f", percentile_rank(ct, agg_state_number(spec, st)));
+    default:
+        return snprintf(buf, cap, "%f", agg_state_number(spec, st));
+    }
+}
+
+void result_free(result_t *r)
+{
+    free(r->cells);
+    free(r->text);
+    free(r->headers);
+    memset(r, 0, sizeof *r);
+}
+
+int result_build(const plan_t *plan, const agg_table_t *t, long long limit, result_t *r, err_t *e)
+{
+    memset(r, 0, sizeof *r);
+    size_t ng = t->n_groups, nc = plan->n_select;
+    char *keybuf = NULL;
+    row_ref_t *rows = calloc(ng ? ng : 1, sizeof *rows);
+    col_totals_t *ct = calloc(nc, sizeof *ct);
+    r->headers = calloc(nc, sizeof *r->headers);
+    if (!rows || !ct || !r->headers)
+        goto nomem;
+    for (size_t c = 0; c < nc; c++)
+        r->headers[c] = plan->select[c].name;
+    keybuf = malloc(t->keys_len + ng + 1);
+    if (!keybuf)
+        goto nomem;
+    for (size_t g = 0, off = 0; g < ng; g++) {
+        rows[g].group = g;
+        rows[g].key = display_key(t, g, keybuf + off, &rows[g].key_len);
+        off += rows[g].key_len + 1;
+    }
+    if (plan->order_index >= 0 && (size_t)plan->order_index < nc) {
+        const agg_spec_t *spec = &t->specs[plan->order_index];
+        for (size_t i = 0; i < ng; i++)
+            rows[i].order = agg_state_number(spec, agg_table_state(t, rows[i].group, (size_t)plan->order_index));
+        qsort(rows, ng, sizeof *rows, plan->order_ascending ? cmp_asc : cmp_desc);
+    } else {
+        qsort(rows, ng, sizeof *rows, cmp_key);
+    }
+    /* Totals over all groups for percentage and percentile. */
+    for (size_t c = 0; c < nc; c++) {
+        enum plan_agg agg = t->specs[c].agg;
+        if (agg != PLAN_AGG_PERCENTAGE && agg != PLAN_AGG_PERCENTILE)
+            continue;
+        ct[c].sorted = malloc((ng ? ng : 1) * sizeof(double));
+        if (!ct[c].sorted)
+            goto nomem;
+        for (size_t g = 0; g < ng; g++) {
+            double v = agg_state_number(&t->specs[c], agg_table_state(t, g, c));
+            ct[c].sum += v;
+            ct[c].sorted[g] = v;
+        }
+        ct[c].n = ng;
+        qsort(ct[c].sorted, ng, sizeof(double), cmp_double);
+    }
+    size_t keep = limit >= 0 && (unsigned long long)limit < ng ? (size_t)limit : ng;
+    r->n_cols = nc;
+    r->n_rows = keep;
+    r->n_groups = ng;
+    r->cells = calloc(keep * nc + 1, sizeof *r->cells);
+    size_t cap = 4096, len = 0;
+    r->text = malloc(cap);
+    if (!r->cells || !r->text)
+        goto nomem;
+    size_t *offs = calloc(keep * nc + 1, sizeof *offs);
+    if (!offs)
+        goto nomem;
+    for (size_t i = 0; i < keep; i++) {
+        for (size_t c = 0; c < nc; c++) {
+            const unsigned char *st = agg_table_state(t, rows[i].group, c);
+            const agg_spec_t *spec = &t->specs[c];
+            size_t need = 64;
+            if (spec->agg == PLAN_AGG_LAST)
+                need += ((const agg_last_t *)(const void *)st)->len;
+            if (len + need > cap) {
+                while (len + need > cap)
+                    cap *= 2;
+                char *nt = realloc(r->text, cap);
+                if (!nt) {
+                    free(offs);
+                    goto nomem;
+                }
+                r->text = nt;
+            }
+            offs[i * nc + c] = len;
+            len += (size_t)format_cell(r->text + len, need, spec, st, &ct[c]) + 1;
+        }
+    }
+    for (size_t k = 0; k < keep * nc; k++)
+        r->cells[k] = r->text + offs[k];
+    free(offs);
+    free(keybuf);
+    free(rows);
+    for (size_t c = 0; c < nc; c++)
+        free(ct[c].sorted);
+    free(ct);
+    return 0;
+nomem:
+    free(keybuf);
+    free(rows);
+    for (size_t c = 0; ct && c < nc; c++)
+        free(ct[c].sorted);
+    free(ct);
+    result_free(r);
+    return err_set(e, ERR_NOMEM, "out of memory rendering %zu groups", ng);
+}
+
+static void pad_cell(outbuf_t *out, const char *s, size_t width)
+{
+    size_t n = strlen(s);
+    outbuf_putc(out, ' ');
+    for (size_t i = n; i < width; i++)
+        outbuf_putc(out, ' ');
+    outbuf_append(out, s, n);
+    outbuf_putc(out, ' ');
+}
+
+void result_render_table(const result_t *r, outbuf_t *out)
+{
+    size_t *w = calloc(r->n_cols ? r->n_cols : 1, sizeof *w);
+    if (!w)
+        return;
+    for (size_t c = 0; c < r->n_cols; c++) {
+        w[c] = strlen(r->headers[c]);
+        for (size_t i = 0; i < r->n_rows; i++) {
+            size_t n = strlen(result_cell(r, i, c));
+            if (n > w[c])
+                w[c] = n;
+        }
+    }
+    for (size_t c = 0; c < r->n_cols; c++) {
+        if (c)
+            outbuf_putc(out, '|');
+        pad_cell(out, r->headers[c], w[c]);
+    }
+    outbuf_putc(out, '\n');
+    for (size_t c = 0; c < r->n_cols; c++) {
+        if (c)
+            outbuf_putc(out, '|');
+        for (size_t k = 0; k < w[c] + 2; k++)
+            outbuf_putc(out, '-');
+    }
+    outbuf_putc(out, '\n');
+    for (size_t i = 0; i < r->n_rows; i++) {
+        for (size_t c = 0; c < r->n_cols; c++) {
+            if (c)
+                outbuf_putc(out, '|');
+            pad_cell(out, result_cell(r, i, c), w[c]);
+        }
+        outbuf_putc(out, '\n');
+    }
+    free(w);
+}
+
+static void csv_value(outbuf_t *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        outbuf_append(out, s, strlen(s));
+        return;
+    }
+    outbuf_putc(out, '"');
+    for (; *s; s++) {
+        if (*s == '"')
+            outbuf_putc(out, '"');
+        outbuf_putc(out, *s);
+    }
+    outbuf_putc(out, '"');
+}
+
+static void csv_rows(const result_t *r, outbuf_t *out, int header)
+{
+    if (header) {
+        for (size_t c = 0; c < r->n_cols; c++) {
+            if (c)
+                outbuf_putc(out, ',');
+            csv_value(out, r->headers[c]);
+        }
+        outbuf_putc(out, '\n');
+    }
+    for (size_t i = 0; i < r->n_rows; i++) {
+        for (size_t c = 0; c < r->n_cols; c++) {
+            if (c)
+                outbuf_putc(out, ',');
+            csv_value(out, result_cell(r, i, c));
+        }
+        outbuf_putc(out, '\n');
+    }
+}
+
+/* Writes bytes produced by fill into path through path.tmp and a rename. */
+static int write_atomic(const char *path, const result_t *r, const char *text, err_t *e)
+{
+    char tmp[4200];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return err_set(e, ERR_IO, "%s: path too long", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return err_set(e, ERR_IO, "%s: %s", tmp, strerror(errno));
+    outbuf_t out;
+    if (outbuf_init(&out, fd, 256 * 1024, e) < 0) {
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    if (r)
+        csv_rows(r, &out, 1);
+    else
+        outbuf_append(&out, text, strlen(text));
+    outbuf_flush(&out);
+    int failed = out.failed, err = out.write_errno;
+    outbuf_free(&out);
+    if (close(fd) < 0 && !failed) {
+        failed = 1;
+        err = errno;
+    }
+    if (failed) {
+        unlink(tmp);
+        return err_set(e, ERR_IO, "%s: write failed: %s", tmp, strerror(err));
+    }
+    if (rename(tmp, path) < 0) {
+        int re = errno;
+        unlink(tmp);
+        return err_set(e, ERR_IO, "%s: cannot rename into place: %s", path, strerror(re));
+    }
+    return 0;
+}
+
+int result_write_csv(const result_t *r, const char *path, int append, const char *query, err_t *e)
+{
+    if (!append) {
+        char qpath[4200];
+        if (snprintf(qpath, sizeof qpath, "%s.query", path) >= (int)sizeof qpath)
+            return err_set(e, ERR_IO, "%s: path too long", path);
+        if (write_atomic(qpath, NULL, query, e) < 0)
+            return -1;
+        return write_atomic(path, r, NULL, e);
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return err_set(e, ERR_IO, "%s: %s", path, strerror(errno));
+    struct stat st;
+    int header = fstat(fd, &st) == 0 && st.st_size == 0;
+    outbuf_t out;
+    if (outbuf_init(&out, fd, 256 * 1024, e) < 0) {
+        close(fd);
+        return -1;
+    }
+    csv_rows(r, &out, header);
+    outbuf_flush(&out);
+    int failed = out.failed, err = out.write_errno;
+    outbuf_free(&out);
+    if (close(fd) < 0 && !failed) {
+        failed = 1;
+        err = errno;
+    }
+    if (failed)
+        return err_set(e, ERR_IO, "%s: append failed: %s", path, strerror(err));
+    return 0;
+}

@@ -1,0 +1,126 @@
+# dmap, serverless: DTail's acceptance cases (TestDMap1a-d, TestDMap2,
+# TestDMapOutfileArbitraryPath, TestDMap4Append) as DTail compares them
+# (multiset CSV, .query file equal to the query), from a file argument and
+# from stdin; plus query errors (exit 2 before any input is read), the
+# terminal table, and the parallel path against the sequential one.
+# Usage: bash dmap.sh 1a|1b|1c|1d|2|abspath|append|stdin|error|table|parallel|noquery|tables
+. "$(dirname "$0")/lib.sh"
+mode=${1:?mode}
+need_bin dmap
+need_input "$M"
+
+Q1='from STATS select count($line),last($time),avg($goroutines),min(concurrentConnections),max(lifetimeConnections) group by $hostname'
+Q2='from STATS select count($time),$time,max($goroutines),avg($goroutines),min($goroutines) group by $time order by count($time)'
+
+# check_csv LABEL QUERY EXPECTED [stdin]: run the query with outfile,
+# compare the CSV as a multiset and the .query file exactly.
+check_csv() {
+  local label=$1 q=$2 exp=$3 how=${4:-file}
+  local out=$T/$label.csv
+  need_input "$exp"
+  if [ "$how" = stdin ]; then
+    RUN_STDIN=$M run "$label" dmap --cfg none --logLevel warn --noColor --query "$q outfile $out"
+  else
+    run "$label" dmap --cfg none --logLevel warn --noColor --query "$q outfile $out" "$M"
+  fi
+  expect_rc "$label" 0
+  [ -f "$out" ] || { fail "$label: $out was not written"; return; }
+  expect_multiset "$label csv" "$out" "$exp"
+  if [ "$(cat "$out.query")" != "$q outfile $out" ]; then
+    fail "$label: $out.query does not hold the query"
+  fi
+  [ -e "$out.tmp" ] && fail "$label: temporary file left behind"
+  return 0
+}
+
+case $mode in
+  1a) check_csv 1a "$Q1" "$COMPAT/dmap1a.csv.expected" ;;
+  1b) check_csv 1b "$Q1 where lifetimeConnections >= 3" "$COMPAT/dmap1b.csv.expected" ;;
+  1c) check_csv 1c "$Q1 where \$time eq \"1002-071949\"" "$COMPAT/dmap1c.csv.expected" ;;
+  1d) check_csv 1d 'from STATS select $mask,$md5,$foo,$bar,$baz,last($time), set $mask = maskdigits($time), $md5 = md5sum($time), $foo = 42, $bar = "baz", $baz = $time group by $hostname' "$COMPAT/dmap1d.csv.expected" ;;
+  2) check_csv 2 "$Q2" "$COMPAT/dmap2.csv.expected" ;;
+  stdin)
+    check_csv stdin_1a "$Q1" "$COMPAT/dmap1a.csv.expected" stdin
+    check_csv stdin_2 "$Q2" "$COMPAT/dmap2.csv.expected" stdin
+    ;;
+  abspath)
+    mkdir -p "$T/deep/er"
+    check_csv abs "$Q2" "$COMPAT/dmap2.csv.expected"
+    ;;
+  append)
+    # DTail's TestDMap4Append: `outfile append:X` names a file literally
+    # called "append:X", so X stays as the first step wrote it.
+    cd "$T" || die "cd"
+    X=dmap4.csv
+    run s1 dmap --cfg none --query "$Q2 outfile $X" "$M"
+    expect_rc s1 0
+    expect_multiset "step 1" "$X" "$COMPAT/dmap4_query1.csv.expected"
+    run s2 dmap --cfg none --query "from STATS select count(\$time),\$time,max(\$goroutines),avg(\$goroutines),min(\$goroutines) group by \$time order by avg(\$goroutines) reverse outfile append:$X" "$M"
+    expect_rc s2 0
+    expect_multiset "step 2" "$X" "$COMPAT/dmap4_query1.csv.expected"
+    run s3 dmap --cfg none --query "select count(\$line),\$hostname group by \$hostname outfile append:$X" "$M"
+    expect_rc s3 0
+    expect_multiset "step 3" "$X" "$COMPAT/dmap4_query1.csv.expected"
+    [ "$(cat "$X.query")" = "$Q2 outfile $X" ] || fail "the .query file changed"
+    [ -f "append:$X" ] || fail "append:$X was not written"
+    # Real append mode: header once, each result once (DTail's D14 fixed).
+    run a1 dmap --cfg none --query "$Q1 outfile append real.csv" "$M"
+    run a2 dmap --cfg none --query "$Q1 outfile append real.csv" "$M"
+    expect_rc a2 0
+    [ "$(grep -c '^count' real.csv)" -eq 1 ] || fail "append wrote the header twice"
+    [ "$(grep -c '^597,' real.csv)" -eq 2 ] || fail "append: want two result rows"
+    ;;
+  error)
+    # A query error exits 2 before reading input: stdin never closes here.
+    RUN_STDIN=/dev/zero RUN_TIMEOUT=5 run err dmap --cfg none 'from STATS select cnt($line)'
+    expect_rc err 2
+    expect_contains "error names the problem" "$ERR" "did you mean count?"
+    expect_contains "caret line" "$ERR" "^"
+    run bad dmap --cfg none --query 'from STATS select count($line) order by avg($x)' "$M"
+    expect_rc bad 2
+    ;;
+  noquery)
+    run nq dmap --cfg none "$M"
+    expect_rc nq 2
+    expect_contains "no query" "$ERR" "No mapreduce query specified"
+    ;;
+  table)
+    # DTail's terminal table (§2.12), byte for byte.
+    run t dmap --cfg none --quiet --noColor --query 'select count($line),$hostname,avg($goroutines) from STATS group by $hostname' "$M"
+    expect_rc t 0
+    printf ' count($line) |       $hostname | avg($goroutines) \n--------------|-----------------|------------------\n          597 | integrationtest |        11.628141 \n' >"$T/want"
+    DTAIL_HOSTNAME_OVERRIDE=integrationtest run t2 dmap --cfg none --quiet --query 'select count($line),$hostname,avg($goroutines) from STATS group by $hostname' "$M"
+    expect_bytes "table" "$OUT" "$T/want"
+    # More than 10 rows without limit: 10 shown and DTail's warning.
+    run l dmap --cfg none --query "$Q2" "$M"
+    expect_rc l 0
+    [ "$(wc -l <"$OUT")" -eq 12 ] || fail "want header, rule and 10 rows, got $(wc -l <"$OUT") lines"
+    expect_contains "limit warning" "$ERR" "Got 203 results but limited terminal output to 10 rows!"
+    ;;
+  parallel)
+    # A file large enough for both cores gives exactly what the sequential
+    # (stdin) path gives, last() included.
+    for i in $(seq 1 300); do cat "$M"; done >"$T/big.log"
+    sed 's/currentConnections=/currentConnections=1/' "$M" >>"$T/big.log"
+    q='from STATS select count($line),last($time),last(currentConnections),avg($goroutines),p90($goroutines),max(lifetimeConnections) group by $time order by count($line)'
+    run par dmap --cfg none --quiet --query "$q outfile $T/par.csv" "$T/big.log"
+    expect_rc par 0
+    RUN_STDIN=$T/big.log run seq dmap --cfg none --quiet --query "$q outfile $T/seq.csv"
+    expect_rc seq 0
+    expect_bytes "parallel == sequential" "$T/par.csv" "$T/seq.csv"
+    grep -q ',1002-071949,11,' "$T/par.csv" || fail "last() must come from the last line of the file"
+    ;;
+  tables)
+    # `from STATS` reads only MAPREDUCE:STATS records of a mixed log; lines
+    # of other tables and other formats are counted, not aggregated.
+    { cat "$M"
+      printf 'INFO|1002-071950|1|x.go:1|8|99|7|0.1|1h|MAPREDUCE:OTHER|hostname=x|currentConnections=0\n'
+      printf 'WARN|1002-071950|some ordinary log line\n'; } >"$T/mixed.log"
+    run t dmap --cfg none --query "$Q1 outfile $T/t.csv" "$T/mixed.log"
+    expect_rc t 0
+    expect_multiset "only STATS lines" "$T/t.csv" "$COMPAT/dmap1a.csv.expected"
+    expect_contains "summary counts" "$ERR" "599 lines read, 597 matched"
+    ;;
+  *) die "unknown mode $mode" ;;
+esac
+finish

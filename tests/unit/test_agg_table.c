@@ -1,0 +1,225 @@
+/* test_agg_table.c: the group table and aggregate states: every aggregate's
+ * semantics, and the merge property partial results rely on: any split of
+ * the input into k parts, aggregated separately, serialized, and merged in
+ * any order, equals the whole. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/agg/sketch.h"
+#include "exec/agg/table.h"
+#include "exec/sink/result.h"
+
+static uint64_t rng = 99;
+static unsigned next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)(rng >> 11);
+}
+
+static const agg_spec_t specs[] = {
+    {PLAN_AGG_COUNT, 0, 0}, {PLAN_AGG_SUM, 0, 0}, {PLAN_AGG_MIN, 0, 0}, {PLAN_AGG_MAX, 0, 0},
+    {PLAN_AGG_AVG, 0, 0}, {PLAN_AGG_LAST, 0, 0}, {PLAN_AGG_LEN, 0, 0},
+    {PLAN_AGG_PERCENTAGE, 0, 0}, {PLAN_AGG_PERCENTILE, 0, 0}, {PLAN_AGG_QUANTILE, 0.9, 0},
+};
+#define N_SPECS (sizeof specs / sizeof specs[0])
+
+typedef struct row {
+    char key[8];
+    char val[16];
+    int missing;
+    uint64_t seq;
+} row_t;
+
+static void fold(agg_table_t *t, const row_t *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        /* Keys as the engine builds them: each part length-prefixed. */
+        char key[16];
+        uint32_t kl = (uint32_t)strlen(rows[i].key);
+        memcpy(key, &kl, 4);
+        memcpy(key + 4, rows[i].key, kl);
+        long g = agg_table_group(t, key, kl + 4, agg_hash(key, kl + 4));
+        assert_true(g >= 0);
+        uint32_t gid = (uint32_t)g;
+        sv_t v = rows[i].missing ? (sv_t){NULL, SV_MISSING}
+                                 : (sv_t){rows[i].val, (uint32_t)strlen(rows[i].val)};
+        for (size_t s = 0; s < N_SPECS; s++)
+            agg_table_update(t, s, &gid, &v, &rows[i].seq, 1);
+    }
+}
+
+/* Renders all groups of t in key order, one string, for comparison. */
+static char *render(const agg_table_t *t)
+{
+    plan_select_t sel[N_SPECS];
+    memset(sel, 0, sizeof sel);
+    for (size_t s = 0; s < N_SPECS; s++)
+        sel[s].name = "c";
+    plan_value_t gv = {0};
+    const plan_value_t *gb[] = {&gv};
+    plan_t plan = {.select = sel, .n_select = N_SPECS, .group_by = gb, .n_group_by = 1,
+                   .order_index = -1, .limit = -1};
+    result_t r;
+    err_t e;
+    assert_int_equal(result_build(&plan, t, -1, &r, &e), 0);
+    size_t cap = 1 << 16, len = 0;
+    char *out = malloc(cap);
+    for (size_t i = 0; i < r.n_rows; i++)
+        for (size_t c = 0; c < r.n_cols; c++) {
+            const char *cell = result_cell(&r, i, c);
+            while (len + strlen(cell) + 2 > cap)
+                out = realloc(out, cap *= 2);
+            len += (size_t)sprintf(out + len, "%s%c", cell, c + 1 == r.n_cols ? '\n' : ',');
+        }
+    out[len] = '\0';
+    result_free(&r);
+    return out;
+}
+
+static void make_rows(row_t *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        snprintf(rows[i].key, sizeof rows[i].key, "k%u", next_rand() % 7);
+        unsigned kind = next_rand() % 10;
+        rows[i].missing = kind == 0;
+        if (kind == 1)
+            snprintf(rows[i].val, sizeof rows[i].val, "n/a");
+        else   /* halves: sums of these are exact in double, whatever the order */
+            snprintf(rows[i].val, sizeof rows[i].val, "%d.5", (int)(next_rand() % 2000) - 1000);
+        rows[i].seq = i + 1;
+    }
+}
+
+static void test_merge_equals_whole(void **state)
+{
+    (void)state;
+    err_t e;
+    for (int round = 0; round < 50; round++) {
+        size_t n = 1 + next_rand() % 3000;
+        row_t *rows = malloc(n * sizeof *rows);
+        make_rows(rows, n);
+        agg_table_t whole;
+        assert_int_equal(agg_table_init(&whole, specs, N_SPECS, &e), 0);
+        fold(&whole, rows, n);
+        char *want = render(&whole);
+
+        /* k parts, serialized, merged in a random order. */
+        size_t k = 1 + next_rand() % 6;
+        size_t cut[8] = {0};
+        for (size_t p = 1; p < k; p++)
+            cut[p] = next_rand() % (n + 1);
+        cut[k] = n;
+        for (size_t a = 1; a < k; a++)      /* sort the cut points */
+            for (size_t b = a + 1; b < k; b++)
+                if (cut[b] < cut[a]) {
+                    size_t t = cut[a];
+                    cut[a] = cut[b];
+                    cut[b] = t;
+                }
+        unsigned char *blob[8];
+        size_t blen[8];
+        for (size_t p = 0; p < k; p++) {
+            agg_table_t part;
+            assert_int_equal(agg_table_init(&part, specs, N_SPECS, &e), 0);
+            fold(&part, rows + cut[p], cut[p + 1] - cut[p]);
+            blob[p] = agg_table_serialize(&part, &blen[p]);
+            assert_non_null(blob[p]);
+            agg_table_free(&part);
+        }
+        agg_table_t merged;
+        assert_int_equal(agg_table_init(&merged, specs, N_SPECS, &e), 0);
+        for (size_t p = k; p-- > 0;) {   /* reverse order: last() must still win by seq */
+            assert_int_equal(agg_table_merge_serialized(&merged, blob[p], blen[p], &e), 0);
+            free(blob[p]);
+        }
+        char *got = render(&merged);
+        assert_string_equal(got, want);
+        free(got);
+        free(want);
+        agg_table_free(&merged);
+        agg_table_free(&whole);
+        free(rows);
+    }
+}
+
+static void test_semantics(void **state)
+{
+    (void)state;
+    err_t e;
+    agg_table_t t;
+    assert_int_equal(agg_table_init(&t, specs, N_SPECS, &e), 0);
+    row_t rows[] = {
+        {"g", "10", 0, 1}, {"g", "x", 0, 2}, {"g", "", 1, 3}, {"g", "30", 0, 4},
+        {"h", "20", 0, 5},
+    };
+    fold(&t, rows, 5);
+    char *got = render(&t);
+    /* g: count 3 (the non-numeric counts, missing not), sum 40, min 10,
+     * max 30, avg over numeric values 20, last "30", len 2, percentage
+     * 40/60, percentile rank of 40 among {40,20}: 100; p90 ~30 (1 %). */
+    assert_non_null(strstr(got, "3,40.000000,10.000000,30.000000,20.000000,30,2.000000,66.666667,100.000000,"));
+    assert_non_null(strstr(got, "\n1,20.000000,20.000000,20.000000,20.000000,20,2.000000,33.333333,50.000000,"));
+    free(got);
+    agg_table_free(&t);
+}
+
+static void test_malformed_partials_are_errors(void **state)
+{
+    (void)state;
+    err_t e;
+    agg_table_t t;
+    assert_int_equal(agg_table_init(&t, specs, N_SPECS, &e), 0);
+    row_t rows[] = {{"g", "10", 0, 1}};
+    fold(&t, rows, 1);
+    size_t len;
+    unsigned char *b = agg_table_serialize(&t, &len);
+    agg_table_t u;
+    assert_int_equal(agg_table_init(&u, specs, N_SPECS, &e), 0);
+    for (size_t cut = 0; cut < len; cut++) {
+        err_clear(&e);
+        assert_int_equal(agg_table_merge_serialized(&u, b, cut, &e), -1);
+        assert_true(strstr(e.msg, "partial aggregate") != NULL);
+    }
+    agg_table_t other;
+    assert_int_equal(agg_table_init(&other, specs, 3, &e), 0);
+    assert_int_equal(agg_table_merge_serialized(&other, b, len, &e), -1);
+    assert_non_null(strstr(e.msg, "select items"));
+    agg_table_free(&other);
+    agg_table_free(&u);
+    agg_table_free(&t);
+    free(b);
+}
+
+static void test_sketch_accuracy(void **state)
+{
+    (void)state;
+    sketch_t *s = sketch_new();
+    for (int i = 1; i <= 100000; i++)
+        sketch_add(s, i);
+    double q[] = {0.5, 0.9, 0.99};
+    for (int i = 0; i < 3; i++) {
+        double want = q[i] * 100000, got = sketch_quantile(s, q[i]);
+        assert_true(fabs(got - want) / want < 0.02);
+    }
+    sketch_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_semantics),
+        cmocka_unit_test(test_merge_equals_whole),
+        cmocka_unit_test(test_malformed_partials_are_errors),
+        cmocka_unit_test(test_sketch_accuracy),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

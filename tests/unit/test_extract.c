@@ -1,0 +1,421 @@
+/* test_extract.c: the extractor dispatcher and what every format shares:
+ * format lookup, the common variables, DTail's whitespace trimming (Go's
+ * strings.TrimSpace), repeated and unknown field names, per-batch error
+ * messages, scratch lifetime across a batch, and agreement with the
+ * parser's registry of formats and $variables. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/extract/extract.h"
+#include "exec/extract/extract_int.h"
+#include "parser/logformat.h"
+
+static const extract_env_t env = {"host07", "UTC", "7200"};
+
+static const char *const all_formats[] = {"default", "generic", "generickv", "csv", "json"};
+#define N_FORMATS (sizeof all_formats / sizeof all_formats[0])
+
+/* A line every format accepts (csv after its header "a"). */
+static const char *ok_line(const char *fmt)
+{
+    if (strcmp(fmt, "default") == 0)
+        return "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|a=1";
+    if (strcmp(fmt, "json") == 0)
+        return "{\"a\":1}";
+    if (strcmp(fmt, "csv") == 0)
+        return "1";
+    return "a=1";
+}
+
+/* Runs one line through x; the values land in out[0..n_fields). */
+static uint8_t run1(extractor_t *x, size_t n_fields, const char *line, size_t len, sv_t *out)
+{
+    sv_t *cols[32];
+    for (size_t f = 0; f < n_fields; f++)
+        cols[f] = &out[f];
+    uint8_t st = 0xff;
+    uint32_t l = (uint32_t)len;
+    extract_batch(x, &line, &l, 1, cols, &st);
+    return st;
+}
+
+static void assert_sv(sv_t v, const char *want)
+{
+    if (!want) {
+        assert_int_equal(v.len, SV_MISSING);
+        return;
+    }
+    if (v.len != strlen(want))
+        fail_msg("value \"%.*s\" (len %u), want \"%s\"", v.len == SV_MISSING ? 0 : (int)v.len,
+                 v.p ? v.p : "", v.len, want);
+    if (v.len)
+        assert_memory_equal(v.p, want, v.len);
+}
+
+static extractor_t *make(const char *fmt, const char *const *fields, size_t n)
+{
+    err_t e;
+    extractor_t *x = extractor_new(fmt, fields, n, &env, &e);
+    if (!x)
+        fail_msg("extractor_new(%s): %s", fmt, e.msg);
+    if (strcmp(fmt, "csv") == 0 && extractor_set_header(x, "a", 1, &e) < 0)
+        fail_msg("set_header: %s", e.msg);
+    return x;
+}
+
+static void test_unknown_format(void **state)
+{
+    (void)state;
+    const char *bad[] = {"custom1", "custom2", "mimecast", "mimecastgeneric", "", "Default",
+                         "delimited"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        err_t e;
+        err_clear(&e);
+        extractor_t *x = extractor_new(bad[k], NULL, 0, &env, &e);
+        assert_null(x);
+        assert_int_not_equal(e.code, ERR_NONE);
+        assert_non_null(strstr(e.msg, "unknown log format"));
+    }
+}
+
+static void test_common_vars_every_format(void **state)
+{
+    (void)state;
+    const char *fields[] = {"$line", "$empty", "$hostname", "$server", "$timezone",
+                            "$timeoffset", "*"};
+    for (size_t k = 0; k < N_FORMATS; k++) {
+        extractor_t *x = make(all_formats[k], fields, 7);
+        char buf[256];
+        snprintf(buf, sizeof buf, " \t%s\r", ok_line(all_formats[k]));
+        sv_t v[7];
+        assert_int_equal(run1(x, 7, buf, strlen(buf), v), EXTRACT_OK);
+        assert_sv(v[0], ok_line(all_formats[k]));
+        assert_sv(v[1], "");
+        assert_sv(v[2], "host07");
+        assert_sv(v[3], "host07");
+        assert_sv(v[4], "UTC");
+        assert_sv(v[5], "7200");
+        assert_sv(v[6], "*");
+        for (int f = 1; f < 7; f++)
+            assert_true(extract_owns(x, v[f].p, v[f].len));
+        extractor_free(x);
+    }
+}
+
+static void test_env_null(void **state)
+{
+    (void)state;
+    const char *fields[] = {"$hostname", "$timezone", "$timeoffset"};
+    err_t e;
+    extractor_t *x = extractor_new("generic", fields, 3, NULL, &e);
+    assert_non_null(x);
+    sv_t v[3];
+    assert_int_equal(run1(x, 3, "x", 1, v), EXTRACT_OK);
+    assert_sv(v[0], "");
+    assert_sv(v[1], "");
+    assert_sv(v[2], "");
+    extractor_free(x);
+    extract_env_t partial = {"h", NULL, NULL};
+    x = extractor_new("generic", fields, 3, &partial, &e);
+    assert_int_equal(run1(x, 3, "x", 1, v), EXTRACT_OK);
+    assert_sv(v[0], "h");
+    assert_sv(v[1], "");
+    extractor_free(x);
+}
+
+static void test_env_is_copied(void **state)
+{
+    (void)state;
+    char host[16] = "before";
+    extract_env_t en = {host, "UTC", "0"};
+    const char *fields[] = {"$hostname"};
+    err_t e;
+    extractor_t *x = extractor_new("generic", fields, 1, &en, &e);
+    strcpy(host, "after");
+    sv_t v[1];
+    run1(x, 1, "x", 1, v);
+    assert_sv(v[0], "before");
+    extractor_free(x);
+}
+
+/* Go's strings.TrimSpace: ASCII \t\n\v\f\r and space, and the Unicode
+ * spaces; nothing else (NUL, other controls, invalid UTF-8) is trimmed. */
+static void test_trim(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in;
+        size_t len;
+        const char *want;
+    } cases[] = {
+        {"abc", 3, "abc"},
+        {"  abc  ", 7, "abc"},
+        {"\t\n\v\f\r abc \r\n", 12, "abc"},
+        {"abc\r", 4, "abc"},
+        {"", 0, ""},
+        {"   ", 3, ""},
+        {"\r", 1, ""},
+        {"a b", 3, "a b"},
+        {"\xc2\xa0" "abc" "\xc2\x85", 7, "abc"},                   /* U+00A0, U+0085 */
+        {"\xe3\x80\x80" "abc" "\xe2\x80\x8a", 9, "abc"},           /* U+3000, U+200A */
+        {"\xe2\x80\xa8\xe2\x80\xa9" "x" "\xe2\x80\xaf\xe2\x81\x9f", 13, "x"},
+        {"\xe1\x9a\x80" "x" "\xe2\x80\x80", 7, "x"},               /* U+1680, U+2000 */
+        {"\xe2\x80\x8b" "x", 4, "\xe2\x80\x8b" "x"},               /* U+200B is not a space */
+        {"\xc2" "x" "\xa0", 3, "\xc2" "x" "\xa0"},                 /* broken sequences */
+        {"\xa0" "x" "\xc2", 3, "\xa0" "x" "\xc2"},
+        {"\xff" "x" "\xfe", 3, "\xff" "x" "\xfe"},
+        {"\x01x\x1f", 3, "\x01x\x1f"},                             /* not whitespace */
+        {"\x7f" "x", 2, "\x7f" "x"},
+        {" \xc2\xa0 ", 4, ""},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *p = cases[k].in;
+        uint32_t n = (uint32_t)cases[k].len;
+        extract_trim(&p, &n);
+        if (n != strlen(cases[k].want) || memcmp(p, cases[k].want, n) != 0)
+            fail_msg("trim case %zu: got %u bytes", k, n);
+    }
+    /* NUL bytes inside and at the ends are kept. */
+    const char nul[] = {' ', '\0', 'a', '\0', ' '};
+    const char *p = nul;
+    uint32_t n = 5;
+    extract_trim(&p, &n);
+    assert_int_equal(n, 3);
+    assert_ptr_equal(p, nul + 1);
+}
+
+static void test_unknown_names_missing(void **state)
+{
+    (void)state;
+    const char *fields[] = {"$nosuch", "nosuch", "$time", "a"};
+    extractor_t *x = make("generic", fields, 4);
+    sv_t v[4];
+    assert_int_equal(run1(x, 4, "a=1|$time=2", 11, v), EXTRACT_OK);
+    for (int f = 0; f < 4; f++)
+        assert_sv(v[f], NULL);   /* generic has no fields of its own */
+    extractor_free(x);
+    /* default: an unknown $variable is missing, not an error */
+    x = make("default", fields, 4);
+    const char *l = ok_line("default");
+    assert_int_equal(run1(x, 4, l, strlen(l), v), EXTRACT_OK);
+    assert_sv(v[0], NULL);
+    assert_sv(v[1], NULL);
+    assert_sv(v[2], "1002-071143");
+    assert_sv(v[3], "1");
+    extractor_free(x);
+}
+
+static void test_repeated_names(void **state)
+{
+    (void)state;
+    const char *fields[] = {"a", "$line", "a", "b", "$line", "a"};
+    for (size_t k = 0; k < N_FORMATS; k++) {
+        if (strcmp(all_formats[k], "generic") == 0)
+            continue;
+        extractor_t *x = make(all_formats[k], fields, 6);
+        const char *l = ok_line(all_formats[k]);
+        sv_t v[6];
+        assert_int_equal(run1(x, 6, l, strlen(l), v), EXTRACT_OK);
+        assert_sv(v[0], "1");
+        assert_sv(v[2], "1");
+        assert_sv(v[5], "1");
+        assert_sv(v[1], l);
+        assert_sv(v[4], l);
+        assert_sv(v[3], NULL);
+        extractor_free(x);
+    }
+}
+
+static void test_no_fields(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < N_FORMATS; k++) {
+        extractor_t *x = make(all_formats[k], NULL, 0);
+        const char *l = ok_line(all_formats[k]);
+        assert_int_equal(run1(x, 0, l, strlen(l), NULL), EXTRACT_OK);
+        extractor_free(x);
+    }
+}
+
+static void test_last_error_per_batch(void **state)
+{
+    (void)state;
+    const char *fields[] = {"a"};
+    extractor_t *x = make("json", fields, 1);
+    assert_string_equal(extractor_last_error(x), "");
+    const char *lines[] = {"{\"a\":1}", "nope", "[1]", "{\"a\":2}"};
+    uint32_t lens[] = {7, 4, 3, 7};
+    sv_t col[4];
+    sv_t *cols[] = {col};
+    uint8_t st[4];
+    extract_batch(x, lines, lens, 4, cols, st);
+    assert_int_equal(st[0], EXTRACT_OK);
+    assert_int_equal(st[1], EXTRACT_ERROR);
+    assert_int_equal(st[2], EXTRACT_ERROR);
+    assert_int_equal(st[3], EXTRACT_OK);
+    assert_non_null(strstr(extractor_last_error(x), "not a JSON object"));
+    assert_non_null(strstr(extractor_last_error(x), "byte 0"));
+    assert_sv(col[1], NULL);
+    assert_sv(col[2], NULL);
+    assert_sv(col[3], "2");
+    extract_batch(x, lines, lens, 1, cols, st);
+    assert_string_equal(extractor_last_error(x), "");
+    extract_batch(x, lines, lens, 0, cols, st);
+    assert_string_equal(extractor_last_error(x), "");
+    extractor_free(x);
+}
+
+/* Views into scratch stay valid for the whole batch, however much scratch
+ * the batch needs; the next batch reuses it without allocating. */
+static void test_scratch_lifetime(void **state)
+{
+    (void)state;
+    enum { N = 3000 };
+    const char *fields[] = {"s"};
+    extractor_t *x = make("json", fields, 1);
+    char **lines = calloc(N, sizeof *lines);
+    uint32_t *lens = calloc(N, sizeof *lens);
+    sv_t *col = calloc(N, sizeof *col);
+    uint8_t *st = calloc(N, 1);
+    for (size_t i = 0; i < N; i++) {
+        size_t reps = 1 + i % 40;
+        lines[i] = malloc(16 + 12 * reps);
+        size_t o = (size_t)sprintf(lines[i], "{\"s\":\"");
+        for (size_t r = 0; r < reps; r++)
+            o += (size_t)sprintf(lines[i] + o, "%02zu\\n\\u00e9", i % 100);
+        o += (size_t)sprintf(lines[i] + o, "\"}");
+        lens[i] = (uint32_t)o;
+    }
+    sv_t *cols[] = {col};
+    for (int pass = 0; pass < 2; pass++) {
+        extract_batch(x, (const char *const *)lines, lens, N, cols, st);
+        for (size_t i = 0; i < N; i++) {
+            assert_int_equal(st[i], EXTRACT_OK);
+            size_t reps = 1 + i % 40;
+            assert_int_equal(col[i].len, 5 * reps);
+            assert_true(extract_owns(x, col[i].p, col[i].len));
+            for (size_t r = 0; r < reps; r++) {
+                char want[6];
+                snprintf(want, sizeof want, "%02zu\n\xc3\xa9", i % 100);
+                assert_memory_equal(col[i].p + 5 * r, want, 5);
+            }
+        }
+    }
+    assert_int_equal(x->scratch.n_old, 0);   /* the second pass fit in one block */
+    for (size_t i = 0; i < N; i++)
+        free(lines[i]);
+    free(lines);
+    free(lens);
+    free(col);
+    free(st);
+    extractor_free(x);
+}
+
+/* Every format of the parser's registry has an extractor, and every
+ * $variable the parser accepts for it is planned (not "missing" on a line
+ * that has it). Also the other way round: the extractors know no format
+ * the parser does not. */
+static void test_registry_agreement(void **state)
+{
+    (void)state;
+    for (size_t k = 0; logformat_all[k]; k++) {
+        const logformat_t *lf = logformat_all[k];
+        size_t n = 0;
+        const char *fields[64];
+        for (size_t c = 0; logformat_common_vars[c]; c++)
+            fields[n++] = logformat_common_vars[c];
+        for (size_t v = 0; lf->vars[v]; v++)
+            fields[n++] = lf->vars[v];
+        err_t e;
+        extractor_t *x = extractor_new(lf->name, fields, n, &env, &e);
+        if (!x)
+            fail_msg("no extractor for format %s", lf->name);
+        if (strcmp(lf->name, "csv") == 0)
+            extractor_set_header(x, "a", 1, &e);
+        const char *l = strcmp(lf->name, "default") == 0
+                            ? "INFO|20211002-071143|1|stats.go:56|8|13|7|0.21|471h|MAPREDUCE:X|a=1"
+                            : ok_line(lf->name);
+        sv_t v[64];
+        assert_int_equal(run1(x, n, l, strlen(l), v), EXTRACT_OK);
+        for (size_t f = 0; f < n; f++)
+            if (v[f].len == SV_MISSING)
+                fail_msg("format %s: %s is missing", lf->name, fields[f]);
+        assert_int_equal(x->fmt->dynamic, lf->dynamic);
+        extractor_free(x);
+    }
+    for (size_t k = 0; k < N_FORMATS; k++)
+        assert_non_null(logformat_find(all_formats[k]));
+}
+
+/* Many fields: the name table handles collisions and growth. */
+static void test_many_fields(void **state)
+{
+    (void)state;
+    enum { NF = 300 };
+    char *names[NF];
+    char line[NF * 16];
+    size_t o = 0;
+    for (int f = 0; f < NF; f++) {
+        names[f] = malloc(16);
+        snprintf(names[f], 16, "k%d", f);
+        if (f % 2 == 0)
+            o += (size_t)sprintf(line + o, "%sk%d=%d", o ? "|" : "", f, f * 7);
+    }
+    extractor_t *x = make("generickv", (const char *const *)names, NF);
+    sv_t *v = calloc(NF, sizeof *v);
+    sv_t **cols = calloc(NF, sizeof *cols);
+    for (int f = 0; f < NF; f++)
+        cols[f] = &v[f];
+    uint8_t st;
+    const char *lp = line;
+    uint32_t ll = (uint32_t)o;
+    extract_batch(x, &lp, &ll, 1, cols, &st);
+    assert_int_equal(st, EXTRACT_OK);
+    for (int f = 0; f < NF; f++) {
+        char want[16];
+        snprintf(want, sizeof want, "%d", f * 7);
+        assert_sv(v[f], f % 2 == 0 ? want : NULL);
+        free(names[f]);
+    }
+    free(v);
+    free(cols);
+    extractor_free(x);
+}
+
+static void test_quote_helper(void **state)
+{
+    (void)state;
+    char out[32];
+    extract_quote(out, sizeof out, "ab\x01\\", 4, 64);
+    assert_string_equal(out, "ab\\x01\\x5c");
+    extract_quote(out, sizeof out, "abcdefgh", 8, 4);
+    assert_string_equal(out, "abcd...");
+    extract_quote(out, 8, "abcdefghijkl", 12, 64);
+    assert_true(strlen(out) < 8);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_unknown_format),
+        cmocka_unit_test(test_common_vars_every_format),
+        cmocka_unit_test(test_env_null),
+        cmocka_unit_test(test_env_is_copied),
+        cmocka_unit_test(test_trim),
+        cmocka_unit_test(test_unknown_names_missing),
+        cmocka_unit_test(test_repeated_names),
+        cmocka_unit_test(test_no_fields),
+        cmocka_unit_test(test_last_error_per_batch),
+        cmocka_unit_test(test_scratch_lifetime),
+        cmocka_unit_test(test_registry_agreement),
+        cmocka_unit_test(test_many_fields),
+        cmocka_unit_test(test_quote_helper),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

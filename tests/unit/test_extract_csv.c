@@ -1,0 +1,418 @@
+/* test_extract_csv.c: the `csv` format (dtail-behaviour.md §3.5): the
+ * header per source, columns as fields, fewer and more values than the
+ * header, RFC 4180 quoting, explicit headers for parallel workers, headers
+ * that look like variables, and random rows against a char-by-char
+ * state-machine oracle. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/extract/extract.h"
+#include "exec/extract/extract_int.h"
+
+static const extract_env_t env = {"host07", "UTC", "0"};
+
+static void assert_sv(sv_t v, const char *want)
+{
+    if (!want) {
+        if (v.len != SV_MISSING)
+            fail_msg("value \"%.*s\", want missing", (int)v.len, v.p);
+        return;
+    }
+    if (v.len != strlen(want))
+        fail_msg("value \"%.*s\" (len %u), want \"%s\"", v.len == SV_MISSING ? 0 : (int)v.len,
+                 v.p ? v.p : "", v.len, want);
+    if (v.len)
+        assert_memory_equal(v.p, want, v.len);
+}
+
+static extractor_t *make(const char *const *fields, size_t n)
+{
+    err_t e;
+    extractor_t *x = extractor_new("csv", fields, n, &env, &e);
+    if (!x)
+        fail_msg("extractor_new: %s", e.msg);
+    return x;
+}
+
+/* Runs lines[0..n) as one batch; columns land in out[f * n + i]. */
+static void run(extractor_t *x, size_t n_fields, const char *const *lines, size_t n, sv_t *out,
+                uint8_t *st)
+{
+    sv_t *cols[32];
+    uint32_t lens[64];
+    for (size_t f = 0; f < n_fields; f++)
+        cols[f] = out + f * n;
+    for (size_t i = 0; i < n; i++)
+        lens[i] = (uint32_t)strlen(lines[i]);
+    extract_batch(x, lines, lens, n, cols, st);
+}
+
+static void test_header_and_rows(void **state)
+{
+    (void)state;
+    const char *fields[] = {"count($time)", "$time", "max($goroutines)", "$line", "nosuch"};
+    extractor_t *x = make(fields, 5);
+    const char *lines[] = {
+        "count($time),$time,max($goroutines),avg($goroutines),min($goroutines)",
+        "23,1002-071147,16.000000,14.391304,12.000000",
+        "20,1002-071213,17.000000,14.100000,12.000000\r",
+    };
+    sv_t v[5 * 3];
+    uint8_t st[3];
+    run(x, 5, lines, 3, v, st);
+    assert_int_equal(st[0], EXTRACT_SKIP);
+    assert_int_equal(st[1], EXTRACT_OK);
+    assert_int_equal(st[2], EXTRACT_OK);
+    assert_sv(v[0 * 3 + 0], NULL);
+    assert_sv(v[0 * 3 + 1], "23");
+    assert_sv(v[1 * 3 + 1], "1002-071147");
+    assert_sv(v[2 * 3 + 2], "17.000000");
+    assert_sv(v[3 * 3 + 2], "20,1002-071213,17.000000,14.100000,12.000000");
+    assert_sv(v[4 * 3 + 1], NULL);
+    /* header is per source: the next line is a row until a new source */
+    const char *more[] = {"1,2,3,4,5"};
+    run(x, 5, more, 1, v, st);
+    assert_int_equal(st[0], EXTRACT_OK);
+    assert_sv(v[0], "1");
+    extractor_begin_source(x, "second.csv");
+    const char *second[] = {"$time,count($time)", "t9,99"};
+    run(x, 5, second, 2, v, st);
+    assert_int_equal(st[0], EXTRACT_SKIP);
+    assert_int_equal(st[1], EXTRACT_OK);
+    assert_sv(v[0 * 2 + 1], "99");
+    assert_sv(v[1 * 2 + 1], "t9");
+    assert_sv(v[2 * 2 + 1], NULL);   /* not in this header */
+    extractor_free(x);
+}
+
+static void test_fewer_and_more(void **state)
+{
+    (void)state;
+    const char *fields[] = {"a", "b", "c"};
+    extractor_t *x = make(fields, 3);
+    const char *lines[] = {"a,b,c", "1", "1,2", "1,2,3", "1,2,3,4", "", ",,", ",,,"};
+    sv_t v[3 * 8];
+    uint8_t st[8];
+    run(x, 3, lines, 8, v, st);
+    uint8_t want_st[] = {EXTRACT_SKIP, EXTRACT_OK, EXTRACT_OK, EXTRACT_OK, EXTRACT_ERROR,
+                         EXTRACT_OK, EXTRACT_OK, EXTRACT_ERROR};
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(st[i], want_st[i]);
+    assert_sv(v[0 * 8 + 1], "1");
+    assert_sv(v[1 * 8 + 1], NULL);
+    assert_sv(v[1 * 8 + 2], "2");
+    assert_sv(v[2 * 8 + 2], NULL);
+    assert_sv(v[2 * 8 + 3], "3");
+    assert_sv(v[0 * 8 + 4], NULL);
+    assert_sv(v[0 * 8 + 5], "");     /* an empty line is one empty value */
+    assert_sv(v[1 * 8 + 5], NULL);
+    assert_sv(v[2 * 8 + 6], "");
+    assert_string_equal(extractor_last_error(x), "CSV line has more fields than the header");
+    extractor_free(x);
+}
+
+static void test_quoting(void **state)
+{
+    (void)state;
+    const char *fields[] = {"a", "b", "c"};
+    extractor_t *x = make(fields, 3);
+    const char *lines[] = {
+        "a,b,c",
+        "\"x,y\",\"say \"\"hi\"\"\",\"\"",          /* comma, "" escapes, empty quoted */
+        "\"\"\"\",q\"uote,\"a\"\"\"",                /* just a quote; quote inside unquoted */
+        "\"1\",2,\"3\"",
+        "\"unterminated,2,3",
+        "\"a\"b,2,3",                                  /* text after the closing quote */
+        "\"a\" ,2,3",
+        "1,2,\"x\"\"",                                 /* ends inside the quotes */
+        "\"a,b\",\"c,d\",\"e,f\",g",                   /* 4 values */
+        "\",\",\",\",\",\"",
+    };
+    enum { N = sizeof lines / sizeof lines[0] };
+    sv_t v[3 * N];
+    uint8_t st[N];
+    run(x, 3, lines, N, v, st);
+    assert_int_equal(st[1], EXTRACT_OK);
+    assert_sv(v[0 * N + 1], "x,y");
+    assert_sv(v[1 * N + 1], "say \"hi\"");
+    assert_sv(v[2 * N + 1], "");
+    assert_true(extract_owns(x, v[1 * N + 1].p, v[1 * N + 1].len));   /* unquoted copy */
+    assert_ptr_equal(v[0 * N + 1].p, lines[1] + 1);                    /* a view */
+    assert_int_equal(st[2], EXTRACT_OK);
+    assert_sv(v[0 * N + 2], "\"");
+    assert_sv(v[1 * N + 2], "q\"uote");
+    assert_sv(v[2 * N + 2], "a\"");
+    assert_int_equal(st[3], EXTRACT_OK);
+    assert_sv(v[0 * N + 3], "1");
+    assert_sv(v[2 * N + 3], "3");
+    for (int i = 4; i <= 7; i++) {
+        if (st[i] != EXTRACT_ERROR)
+            fail_msg("line %d: status %d, want error", i, st[i]);
+        assert_sv(v[0 * N + i], NULL);
+    }
+    assert_int_equal(st[8], EXTRACT_ERROR);
+    assert_int_equal(st[9], EXTRACT_OK);
+    assert_sv(v[0 * N + 9], ",");
+    assert_sv(v[2 * N + 9], ",");
+    assert_string_equal(extractor_last_error(x), "CSV line has a malformed quoted field");
+    extractor_free(x);
+}
+
+static void test_quoted_header(void **state)
+{
+    (void)state;
+    const char *fields[] = {"a,b", "say \"x\"", "plain"};
+    extractor_t *x = make(fields, 3);
+    const char *lines[] = {"\"a,b\",\"say \"\"x\"\"\",plain", "1,2,3"};
+    sv_t v[3 * 2];
+    uint8_t st[2];
+    run(x, 3, lines, 2, v, st);
+    assert_int_equal(st[0], EXTRACT_SKIP);
+    assert_int_equal(st[1], EXTRACT_OK);
+    assert_sv(v[0 * 2 + 1], "1");
+    assert_sv(v[1 * 2 + 1], "2");
+    assert_sv(v[2 * 2 + 1], "3");
+    /* a malformed header: reported, and the source's rows are errors */
+    extractor_begin_source(x, "bad.csv");
+    const char *bad[] = {"\"a,b", "1,2,3"};
+    run(x, 3, bad, 2, v, st);
+    assert_int_equal(st[0], EXTRACT_ERROR);
+    assert_int_equal(st[1], EXTRACT_ERROR);
+    assert_string_equal(extractor_last_error(x), "CSV header has a malformed quoted field");
+    run(x, 3, bad + 1, 1, v, st);
+    assert_string_equal(extractor_last_error(x), "CSV header of this source could not be read");
+    extractor_begin_source(x, "good.csv");
+    run(x, 3, lines, 2, v, st);
+    assert_int_equal(st[1], EXTRACT_OK);
+    extractor_free(x);
+}
+
+/* A parallel worker starting inside a file gets the header explicitly. */
+static void test_set_header(void **state)
+{
+    (void)state;
+    const char *fields[] = {"b", "a"};
+    extractor_t *x = make(fields, 2);
+    err_t e;
+    assert_int_equal(extractor_set_header(x, " a,b\r", 5, &e), 0);
+    const char *lines[] = {"1,2", "3,4"};
+    sv_t v[2 * 2];
+    uint8_t st[2];
+    run(x, 2, lines, 2, v, st);
+    assert_int_equal(st[0], EXTRACT_OK);
+    assert_sv(v[0 * 2 + 0], "2");
+    assert_sv(v[1 * 2 + 1], "3");
+    assert_int_not_equal(extractor_set_header(x, "\"a", 2, &e), 0);
+    assert_int_equal(e.code, ERR_INPUT);
+    assert_non_null(strstr(e.msg, "malformed"));
+    extractor_free(x);
+    /* other formats ignore it */
+    x = extractor_new("generic", fields, 2, &env, &e);
+    assert_int_equal(extractor_set_header(x, "\"", 1, &e), 0);
+    extractor_free(x);
+}
+
+/* A column named like a common variable overrides it (DTail's field map);
+ * repeated header names: the later column wins. */
+static void test_header_names(void **state)
+{
+    (void)state;
+    const char *fields[] = {"$line", "$hostname", "x", "*"};
+    extractor_t *x = make(fields, 4);
+    const char *lines[] = {"$line,x,x", "L,1,2", "L"};
+    sv_t v[4 * 3];
+    uint8_t st[3];
+    run(x, 4, lines, 3, v, st);
+    assert_sv(v[0 * 3 + 1], "L");
+    assert_sv(v[1 * 3 + 1], "host07");
+    assert_sv(v[2 * 3 + 1], "2");
+    assert_sv(v[3 * 3 + 1], "*");
+    assert_sv(v[2 * 3 + 2], NULL);
+    extractor_free(x);
+}
+
+static void test_before_any_header(void **state)
+{
+    (void)state;
+    const char *fields[] = {"a"};
+    extractor_t *x = make(fields, 1);
+    /* no begin_source: the first line ever is still the header */
+    const char *lines[] = {"a", "5", ""};
+    sv_t v[3];
+    uint8_t st[3];
+    run(x, 1, lines, 3, v, st);
+    assert_int_equal(st[0], EXTRACT_SKIP);
+    assert_sv(v[1], "5");
+    assert_sv(v[2], "");
+    /* an empty header line names one column "" */
+    extractor_begin_source(x, NULL);
+    const char *empty[] = {"", "1", "1,2"};
+    run(x, 1, empty, 3, v, st);
+    assert_int_equal(st[0], EXTRACT_SKIP);
+    assert_int_equal(st[1], EXTRACT_OK);
+    assert_int_equal(st[2], EXTRACT_ERROR);
+    extractor_free(x);
+}
+
+/* ---- random rows against a state-machine oracle ---- */
+
+static uint64_t rng = 99;
+static unsigned next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)(rng >> 11);
+}
+
+enum { MAXV = 256 };
+
+/* Parses a row byte by byte: returns the status and fills values. */
+static uint8_t oracle(const char *p, size_t n, size_t n_cols, char **val, size_t *vl,
+                      size_t *n_val)
+{
+    uint32_t n32 = (uint32_t)n;
+    extract_trim(&p, &n32);
+    n = n32;
+    size_t k = 0, i = 0;
+    for (;;) {
+        if (k == MAXV)
+            return EXTRACT_ERROR;
+        vl[k] = 0;
+        if (i < n && p[i] == '"') {
+            i++;
+            for (;;) {
+                if (i >= n)
+                    return EXTRACT_ERROR;
+                if (p[i] == '"') {
+                    if (i + 1 < n && p[i + 1] == '"') {
+                        val[k][vl[k]++] = '"';
+                        i += 2;
+                        continue;
+                    }
+                    i++;
+                    break;
+                }
+                val[k][vl[k]++] = p[i++];
+            }
+            if (i < n && p[i] != ',')
+                return EXTRACT_ERROR;
+        } else {
+            while (i < n && p[i] != ',')
+                val[k][vl[k]++] = p[i++];
+        }
+        k++;
+        if (i >= n)
+            break;
+        i++;   /* the comma */
+    }
+    *n_val = k;
+    return k > n_cols ? EXTRACT_ERROR : EXTRACT_OK;
+}
+
+static void test_random(void **state)
+{
+    (void)state;
+    static const char *const pieces[] = {"a", ",", "\"", "\"\"", "x y", "\r", " ", "\0",
+                                         "long-value-", ",,", "\",\""};
+    enum { N = 1000, CAP = 1200, NF = 12 };
+    const char *names[NF] = {"c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9",
+                             "c1", "$line"};
+    extractor_t *x = make(names, NF);
+    char *buf = malloc((size_t)N * CAP);
+    const char **lines = calloc(N, sizeof *lines);
+    uint32_t *lens = calloc(N, sizeof *lens);
+    sv_t *mem = calloc((size_t)NF * N, sizeof *mem);
+    sv_t *cols[NF];
+    for (size_t f = 0; f < NF; f++)
+        cols[f] = mem + f * N;
+    uint8_t *st = calloc(N, 1);
+    char *val[MAXV];
+    for (int k = 0; k < MAXV; k++)
+        val[k] = malloc(CAP);
+    size_t vl[MAXV];
+    size_t seen[3] = {0};
+    for (int round = 0; round < 20; round++) {
+        err_t e;
+        size_t n_cols = 1 + next_rand() % 40;
+        char header[512];
+        size_t ho = 0;
+        for (size_t c = 0; c < n_cols; c++)
+            ho += (size_t)sprintf(header + ho, "%sc%zu", c ? "," : "", c % 10);
+        if (extractor_set_header(x, header, ho, &e) != 0)
+            fail_msg("header: %s", e.msg);
+        for (size_t i = 0; i < N; i++) {
+            char *l = buf + i * CAP;
+            size_t target = next_rand() % 8 == 0 ? next_rand() % (CAP - 16) : next_rand() % 120;
+            size_t o = 0;
+            while (o < target) {
+                const char *pc = pieces[next_rand() % (sizeof pieces / sizeof pieces[0])];
+                size_t pl = pc[0] ? strlen(pc) : 1;
+                memcpy(l + o, pc, pl);
+                o += pl;
+            }
+            lines[i] = l;
+            lens[i] = (uint32_t)o;
+        }
+        extract_batch(x, lines, lens, N, cols, st);
+        for (size_t i = 0; i < N; i++) {
+            size_t nv = 0;
+            uint8_t ws = oracle(lines[i], lens[i], n_cols, val, vl, &nv);
+            if (ws != st[i])
+                fail_msg("round %d line %zu: status %d, oracle %d", round, i, st[i], ws);
+            seen[ws]++;
+            if (ws != EXTRACT_OK)
+                continue;
+            for (size_t f = 0; f < NF - 1; f++) {
+                /* the last column whose header names field f */
+                size_t want = SIZE_MAX;
+                for (size_t c = 0; c < nv && c < n_cols; c++) {
+                    char nm[8];
+                    snprintf(nm, sizeof nm, "c%zu", c % 10);
+                    if (strcmp(nm, names[f]) == 0)
+                        want = c;
+                }
+                sv_t v = cols[f][i];
+                if (want == SIZE_MAX) {
+                    assert_int_equal(v.len, SV_MISSING);
+                    continue;
+                }
+                if (v.len != vl[want] || (v.len && memcmp(v.p, val[want], v.len) != 0))
+                    fail_msg("round %d line %zu field %s differs", round, i, names[f]);
+                bool inside = v.p >= lines[i] && v.p + v.len <= lines[i] + lens[i];
+                assert_true(inside || extract_owns(x, v.p, v.len));
+            }
+        }
+    }
+    assert_true(seen[EXTRACT_OK] > 2000);
+    assert_true(seen[EXTRACT_ERROR] > 2000);
+    for (int k = 0; k < MAXV; k++)
+        free(val[k]);
+    free(buf);
+    free(lines);
+    free(lens);
+    free(mem);
+    free(st);
+    extractor_free(x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_header_and_rows),
+        cmocka_unit_test(test_fewer_and_more),
+        cmocka_unit_test(test_quoting),
+        cmocka_unit_test(test_quoted_header),
+        cmocka_unit_test(test_set_header),
+        cmocka_unit_test(test_header_names),
+        cmocka_unit_test(test_before_any_header),
+        cmocka_unit_test(test_random),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
