@@ -9,6 +9,7 @@
 
 #include "base/log.h"
 #include "exec/filter/literal.h"
+#include "exec/scan/range.h"
 
 #define MAP_RANGE (8LL * 1024 * 1024)       /* bytes per parallel work unit */
 #define MAP_MIN_PARALLEL (16LL * 1024 * 1024) /* smaller inputs run on one worker */
@@ -99,15 +100,10 @@ static int scan_reader(map_worker_t *w, long long stop, err_t *e)
         int got = reader_next(&w->reader, &reg, e);
         if (got <= 0)
             return got;
-        if (stop >= 0 && !reg.cont && reg.off >= stop)
-            return 0;
-        const char *end = reg.p + reg.len;
         int last = 0;
-        if (stop >= 0 && !reg.synthetic && reg.off + (long long)reg.len > stop) {
-            const char *at = reg.p + (stop - 1 - reg.off);
-            end = (const char *)memchr(at, '\n', (size_t)(reg.p + reg.len - at)) + 1;
-            last = 1;
-        }
+        const char *end = stop >= 0 ? range_cut(&reg, stop, &last) : reg.p + reg.len;
+        if (end == reg.p && last)
+            return 0;
         scan_region(w, reg.p, end, reg.off);
         /* Batch lines point into the region; the next region may reuse
          * or unmap that memory. */
@@ -240,34 +236,6 @@ typedef struct map_job {
     map_worker_t *w;             /* the worker */
 } map_job_t;
 
-static int first_line_start(input_t *whole, long long a, long long b, long long *start, err_t *e)
-{
-    if (a == 0) {
-        *start = 0;
-        return 0;
-    }
-    char buf[64 * 1024];
-    long long pos = a - 1;
-    while (pos < b - 1) {
-        size_t want = sizeof buf;
-        if ((long long)want > b - 1 - pos)
-            want = (size_t)(b - 1 - pos);
-        ssize_t n = pread(input_fd(whole), buf, want, pos);
-        if (n < 0)
-            return err_set(e, ERR_INPUT, "read failed at offset %lld", pos);
-        if (n == 0)
-            break;
-        char *nl = memchr(buf, '\n', (size_t)n);
-        if (nl) {
-            *start = pos + (nl - buf) + 1;
-            return 0;
-        }
-        pos += n;
-    }
-    *start = b;
-    return 0;
-}
-
 static void *range_worker(void *arg)
 {
     map_job_t *job = arg;
@@ -283,7 +251,7 @@ static void *range_worker(void *arg)
         err_t e;
         err_clear(&e);
         long long start;
-        int rc = first_line_start(par->whole, a, b, &start, &e);
+        int rc = range_first_line(par->whole, a, b, &start, &e);
         if (rc == 0 && start < b) {
             input_t *slice = input_slice(par->whole, start, &e);
             if (!slice) {

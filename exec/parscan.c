@@ -13,6 +13,7 @@
 
 #include "base/log.h"
 #include "exec/linescan.h"
+#include "exec/scan/range.h"
 #include "exec/scan/reader.h"
 
 #define PAR_RANGE (4LL * 1024 * 1024)      /* bytes of file per work unit */
@@ -70,38 +71,6 @@ static void fail(par_shared_t *sh, const err_t *e)
     pthread_mutex_unlock(&sh->mu);
 }
 
-/* Offset of the first line that starts in [a, b): one past the first '\n'
- * in [a - 1, b - 1). Returns b when no line starts there (the range lies
- * inside a line owned by an earlier range). */
-static int first_line_start(par_shared_t *sh, long long a, long long b, long long *start,
-                            err_t *e)
-{
-    if (a == 0) {
-        *start = 0;
-        return 0;
-    }
-    char buf[64 * 1024];
-    long long pos = a - 1;
-    while (pos < b - 1) {
-        size_t want = sizeof buf;
-        if ((long long)want > b - 1 - pos)
-            want = (size_t)(b - 1 - pos);
-        ssize_t n = pread(input_fd(sh->whole), buf, want, pos);
-        if (n < 0)
-            return err_set(e, ERR_INPUT, "read failed at offset %lld", pos);
-        if (n == 0)
-            break;
-        char *nl = memchr(buf, '\n', (size_t)n);
-        if (nl) {
-            *start = pos + (nl - buf) + 1;
-            return 0;
-        }
-        pos += n;
-    }
-    *start = b;
-    return 0;
-}
-
 /* Blocks until this worker's range is the next to be written. Returns -1
  * when another worker failed. */
 static int wait_turn(par_worker_t *w)
@@ -136,7 +105,7 @@ static int scan_range(par_worker_t *w, long long k, err_t *e)
     if (b > sh->size)
         b = sh->size;
     long long start;
-    if (first_line_start(sh, a, b, &start, e) < 0)
+    if (range_first_line(sh->whole, a, b, &start, e) < 0)
         return -1;
     if (start >= b)
         return 0;
@@ -161,17 +130,10 @@ static int scan_lines_before(par_worker_t *w, long long b, err_t *e)
         int got = reader_next(&w->reader, &reg, e);
         if (got <= 0)
             return got;
-        if (!reg.cont && reg.off >= b)
+        int last;
+        const char *end = range_cut(&reg, b, &last);
+        if (end == reg.p && last)
             return 0;
-        const char *end = reg.p + reg.len;
-        int last = 0;
-        if (!reg.synthetic && reg.off + (long long)reg.len > b) {
-            /* Keep lines up to the one holding byte b - 1; the next range
-             * starts after its '\n'. */
-            const char *at = reg.p + (b - 1 - reg.off);
-            end = (const char *)memchr(at, '\n', (size_t)(reg.p + reg.len - at)) + 1;
-            last = 1;
-        }
         linescan_region_unnumbered(&w->matcher, &w->sink, reg.p, end);
         /* A range whose output outgrows the stage (a huge split line, say)
          * waits for its turn and then streams, keeping memory bounded. */

@@ -175,6 +175,32 @@ static void test_parallel_equals_sequential(void **state)
     free(text);
 }
 
+/* Split long lines that straddle the parallel ranges' boundaries: the
+ * pieces belong to the range where the line starts. */
+static void test_parallel_long_lines_across_ranges(void **state)
+{
+    (void)state;
+    size_t n = 17u << 20, range = 4u << 20;
+    char *text = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        text[i] = (i % 97 == 96) ? '\n' : (char)('a' + i % 23);
+    for (size_t b = range; b < n; b += range) {
+        /* A 30000-byte line from b - 7000, then short lines. */
+        size_t s0 = b - 7000;
+        text[s0 - 1] = '\n';
+        for (size_t i = s0; i < s0 + 30000; i++)
+            text[i] = (char)('a' + i % 23);
+        text[s0 + 30000] = '\n';
+    }
+    static const scan_case_t cases[] = {
+        {"a", 0, 0, 0, 0, 1000, LINE_PLAIN},
+        {"bcd", 0, 0, 0, 0, 4096, LINE_PLAIN},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        check_case(text, n, &cases[i], 1);
+    free(text);
+}
+
 int main(void)
 {
     log_level = LOG_ERROR;   /* the long-line warnings are expected here */
@@ -182,6 +208,7 @@ int main(void)
         cmocka_unit_test(test_random_cases_sequential),
         cmocka_unit_test(test_compat_context_semantics),
         cmocka_unit_test(test_parallel_equals_sequential),
+        cmocka_unit_test(test_parallel_long_lines_across_ranges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,50 @@
+/* range.c: line-aligned ranges of a plain file. */
+#include "exec/scan/range.h"
+
+#include <string.h>
+#include <unistd.h>
+
+int range_first_line(input_t *whole, long long a, long long b, long long *start, err_t *e)
+{
+    if (a == 0) {
+        *start = 0;
+        return 0;
+    }
+    char buf[64 * 1024];
+    long long pos = a - 1;
+    while (pos < b - 1) {
+        size_t want = sizeof buf;
+        if ((long long)want > b - 1 - pos)
+            want = (size_t)(b - 1 - pos);
+        ssize_t n = pread(input_fd(whole), buf, want, pos);
+        if (n < 0)
+            return err_set(e, ERR_INPUT, "read failed at offset %lld", pos);
+        if (n == 0)
+            break;
+        char *nl = memchr(buf, '\n', (size_t)n);
+        if (nl) {
+            *start = pos + (nl - buf) + 1;
+            return 0;
+        }
+        pos += n;
+    }
+    *start = b;
+    return 0;
+}
+
+const char *range_cut(const region_t *reg, long long stop, int *last)
+{
+    *last = 0;
+    if (!reg->cont && reg->off >= stop) {
+        *last = 1;
+        return reg->p;
+    }
+    if (reg->synthetic || reg->off + (long long)reg->len <= stop)
+        return reg->p + reg->len;
+    /* Keep lines up to the one holding byte stop - 1 (or, for the rest of a
+     * split line that began before stop, up to its end); the next range
+     * starts after that '\n'. */
+    const char *at = reg->off < stop ? reg->p + (stop - 1 - reg->off) : reg->p;
+    *last = 1;
+    return (const char *)memchr(at, '\n', (size_t)(reg->p + reg->len - at)) + 1;
+}
