@@ -29,6 +29,8 @@ typedef struct dmap_run {
     pthread_cond_t cv;          /* wakes the reporter at the end */
     int done;                   /* all inputs read */
     int quiet;                  /* --quiet */
+    int color;                  /* paint the table and the query line */
+    unsigned char *group_key;   /* per select item: a group-by column */
 } dmap_run_t;
 
 static void report(dmap_run_t *rs, const err_t *e)
@@ -63,7 +65,15 @@ static void print_table(dmap_run_t *rs, const agg_table_t *t, int final)
     }
     outbuf_t out;
     if (outbuf_init(&out, STDOUT_FILENO, 256 * 1024, &e) == 0) {
-        result_render_table(&r, &out);
+        if (rs->color) {
+            /* DTail shows the query above each table, cyan on black, dim. */
+            static const char open_q[] = "\033[36m\033[40m\033[2m";
+            static const char close_q[] = "\033[0m\033[49m\033[39m\n";
+            outbuf_append(&out, open_q, sizeof open_q - 1);
+            outbuf_append(&out, rs->query, strlen(rs->query));
+            outbuf_append(&out, close_q, sizeof close_q - 1);
+        }
+        result_render_table(&r, &out, rs->color, rs->plan->order_index, rs->group_key);
         outbuf_flush(&out);
         outbuf_free(&out);
     }
@@ -99,6 +109,20 @@ static void *reporter(void *arg)
     }
     pthread_mutex_unlock(&rs->mu);
     return NULL;
+}
+
+/* Colours as for dcat: only to a terminal, never with --noColor, --plain,
+ * NO_COLOR or TermColorsEnable=false; --color always forces them. */
+static int choose_color(const cli_opts_t *o, const config_t *cfg)
+{
+    if (o->plain || o->no_color || !cfg->term_colors_enable)
+        return 0;
+    if (o->color && strcmp(o->color, "always") == 0)
+        return 1;
+    if (o->color && strcmp(o->color, "never") == 0)
+        return 0;
+    const char *nc = getenv("NO_COLOR");
+    return !(nc && *nc) && isatty(STDOUT_FILENO);
 }
 
 static void local_zone(char *name, size_t name_cap, char *offset, size_t off_cap)
@@ -209,6 +233,10 @@ int dmap_client_main(int argc, char **argv)
         fprintf(stderr, "dmap: warning: %s\n", plan->warnings[i].msg);
 
     dmap_run_t rs = {.tool = "dmap", .plan = plan, .query = query, .quiet = o.quiet || o.plain};
+    rs.color = choose_color(&o, &cfg);
+    rs.group_key = calloc(plan->n_select ? plan->n_select : 1, 1);
+    for (size_t i = 0; rs.group_key && i < plan->n_select; i++)
+        rs.group_key[i] = plan->select[i].group_key;
     target_list_t targets;
     target_list_init(&targets);
     int fatal = 0;
@@ -237,6 +265,7 @@ int dmap_client_main(int argc, char **argv)
     if (fatal || mapscan_init(&rs.ms, &mo, &e) < 0) {
         if (!fatal)
             mapscan_free(&rs.ms);
+        free(rs.group_key);
         target_list_free(&targets);
         query_free(q);
         cli_free(&o);
@@ -285,6 +314,7 @@ int dmap_client_main(int argc, char **argv)
     }
     print_summary(&rs, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
     mapscan_free(&rs.ms);
+    free(rs.group_key);
     pthread_mutex_destroy(&rs.mu);
     pthread_cond_destroy(&rs.cv);
     target_list_free(&targets);

@@ -144,11 +144,28 @@ static inline uint32_t extract_name_hash(const char *p, uint32_t len)
     return h;
 }
 
-/* memcmp(a, b, n) == 0 for the short names of queries, without a call. */
+/* memcmp(a, b, n) == 0 for the short names of queries, without a call:
+ * two overlapping word loads cover 4..16 bytes. */
 static inline bool extract_bytes_equal(const char *a, const char *b, uint32_t n)
 {
-    if (n > 32)
+    if (n > 16)
         return memcmp(a, b, n) == 0;
+    if (n >= 8) {
+        uint64_t a0, b0, a1, b1;
+        memcpy(&a0, a, 8);
+        memcpy(&b0, b, 8);
+        memcpy(&a1, a + n - 8, 8);
+        memcpy(&b1, b + n - 8, 8);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
+    if (n >= 4) {
+        uint32_t a0, b0, a1, b1;
+        memcpy(&a0, a, 4);
+        memcpy(&b0, b, 4);
+        memcpy(&a1, a + n - 4, 4);
+        memcpy(&b1, b + n - 4, 4);
+        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+    }
     for (uint32_t i = 0; i < n; i++)
         if (a[i] != b[i])
             return false;
@@ -316,6 +333,50 @@ static inline void split_masks64(const char *q, char sep, char eq, uint64_t *sm,
 }
 #endif
 
+/* The masks of the last r (< 64) bytes of a line, [q, q+r), for a line of
+ * at least 16 bytes: whole 16-byte blocks, then one block that ends at the
+ * line's end, shifted. No read outside the line and no copy (a copy would
+ * cost a store-forwarding stall per load). */
+static inline void split_masks_tail(const char *q, uint32_t r, char sep, char eq, uint64_t *sm,
+                                    uint64_t *em)
+{
+    uint64_t s = 0, e = 0;
+    uint32_t k = 0;
+#ifdef EXTRACT_SSE2
+    const __m128i vs = _mm_set1_epi8(sep), ve = _mm_set1_epi8(eq);
+    for (; k + 16 <= r; k += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(q + k));
+        s |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vs)) << k;
+        e |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, ve)) << k;
+    }
+    if (k < r) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(q + r - 16));
+        unsigned drop = 16 - (r - k);
+        s |= (uint64_t)((uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vs)) >> drop) << k;
+        e |= (uint64_t)((uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, ve)) >> drop) << k;
+    }
+#else
+    for (; k < r; k++) {
+        s |= (uint64_t)(q[k] == sep) << k;
+        e |= (uint64_t)(q[k] == eq) << k;
+    }
+#endif
+    *sm = s;
+    *em = e;
+}
+
+/* The masks of [q, q+r), r < 64, for a line shorter than 16 bytes. */
+static inline void split_masks_small(const char *q, uint32_t r, char sep, char eq, uint64_t *sm,
+                                     uint64_t *em)
+{
+    char tmp[64] = {0};
+    memcpy(tmp, q, r);
+    split_masks64(tmp, sep, eq, sm, em);
+    uint64_t keep = ((uint64_t)1 << r) - 1;
+    *sm &= keep;
+    *em &= keep;
+}
+
 /* Set bits of m (inline: without -mpopcnt the builtin is a library call). */
 static inline uint32_t split_popcount(uint64_t m)
 {
@@ -329,21 +390,12 @@ static inline uint32_t split_popcount(uint64_t m)
 static inline void split_load(split_t *s)
 {
     uint32_t r = s->len - s->win;
-    if (r >= 64) {
+    if (r >= 64)
         split_masks64(s->p + s->win, s->sep, s->eq, &s->sep_bits, &s->eq_bits);
-    } else if (s->len >= 64) {
-        /* The 64 bytes ending at the line's end, shifted: no over-read. */
-        split_masks64(s->p + s->len - 64, s->sep, s->eq, &s->sep_bits, &s->eq_bits);
-        s->sep_bits >>= 64 - r;
-        s->eq_bits >>= 64 - r;
-    } else {
-        char tmp[64] = {0};
-        memcpy(tmp, s->p + s->win, r);
-        split_masks64(tmp, s->sep, s->eq, &s->sep_bits, &s->eq_bits);
-        uint64_t keep = ((uint64_t)1 << r) - 1;
-        s->sep_bits &= keep;
-        s->eq_bits &= keep;
-    }
+    else if (s->len >= 16)
+        split_masks_tail(s->p + s->win, r, s->sep, s->eq, &s->sep_bits, &s->eq_bits);
+    else
+        split_masks_small(s->p + s->win, r, s->sep, s->eq, &s->sep_bits, &s->eq_bits);
     s->loaded = true;
 }
 
@@ -416,19 +468,12 @@ static inline void split_short_init(split_short_t *s, const char *p, uint32_t le
     for (uint32_t w = 0; w * 64 < len; w++) {
         uint32_t r = len - w * 64;
         uint64_t sb, eb;
-        if (r >= 64) {
+        if (r >= 64)
             split_masks64(p + w * 64, sep, eq, &sb, &eb);
-        } else if (len >= 64) {
-            split_masks64(p + len - 64, sep, eq, &sb, &eb);
-            sb >>= 64 - r;
-            eb >>= 64 - r;
-        } else {
-            char tmp[64] = {0};
-            memcpy(tmp, p, len);
-            split_masks64(tmp, sep, eq, &sb, &eb);
-            sb &= ((uint64_t)1 << r) - 1;
-            eb &= ((uint64_t)1 << r) - 1;
-        }
+        else if (len >= 16)
+            split_masks_tail(p + w * 64, r, sep, eq, &sb, &eb);
+        else
+            split_masks_small(p, r, sep, eq, &sb, &eb);
         s->eq[w] = eb;
         uint32_t cnt = split_popcount(sb);
         uint16_t *out = s->pos + n;

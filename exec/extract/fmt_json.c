@@ -42,6 +42,9 @@ static bool j_fail(jp_t *j, const char *why)
 
 static inline void j_ws(jp_t *j)
 {
+    /* Most places have no whitespace: one compare settles them. */
+    if (j->p < j->end && (unsigned char)*j->p > ' ')
+        return;
     while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
         j->p++;
 }
@@ -296,12 +299,20 @@ static bool j_value(jp_t *j, int depth, uint32_t field, bool descend)
     return ok;
 }
 
-/* Sets the path to the current base plus key; returns false when it no
- * longer fits (then no requested name can match it). */
+/* Makes the path of key [s, s+len) below the current base: *name and
+ * *plen are where it can be looked up. A top-level key without escapes is
+ * looked up where it is in the line; other keys are written into the path
+ * buffer after the base and a '.'. Returns false when the path is longer
+ * than any requested name (then nothing below it can match either). */
 static bool j_path_key(jp_t *j, uint32_t base, bool top, const char *s, uint32_t len, bool esc,
-                       uint32_t *plen)
+                       const char **name, uint32_t *plen)
 {
     extractor_t *x = j->x;
+    if (top && !esc) {
+        *name = s;
+        *plen = len;
+        return len <= x->dyn_max_len;
+    }
     uint32_t at = base;
     if (!top) {
         if (at >= x->json_path_cap)
@@ -309,13 +320,14 @@ static bool j_path_key(jp_t *j, uint32_t base, bool top, const char *s, uint32_t
         x->json_path[at++] = '.';
     }
     if (len > x->json_path_cap - at)
-        return false;
+        return false;                    /* unescaped >= len / 6: too long */
     if (esc)
         at += j_unescape(s, len, x->json_path + at);
     else {
         memcpy(x->json_path + at, s, len);
         at += len;
     }
+    *name = x->json_path;
     *plen = at;
     return at <= x->dyn_max_len;
 }
@@ -340,22 +352,26 @@ static bool j_object(jp_t *j, int depth, bool track, bool top)
         bool esc;
         if (!j_string(j, &s, &len, &esc))
             return false;
-        uint32_t field = EXTRACT_NONE;
-        bool descend = false;
-        if (track) {
-            uint32_t plen;
-            if (j_path_key(j, base, top, s, len, esc, &plen)) {
-                field = extract_dyn_field(x, x->json_path, plen);
-                descend = extract_name_find(&x->pre_tab, x->pre, x->json_path, plen) !=
-                          EXTRACT_NONE;
-                j->plen = plen;
-            }
-        }
         j_ws(j);
         if (j->p >= j->end || *j->p != ':')
             return j_fail(j, "':' expected");
         j->p++;
         j_ws(j);
+        uint32_t field = EXTRACT_NONE;
+        bool descend = false;
+        if (track) {
+            const char *name;
+            uint32_t plen;
+            if (j_path_key(j, base, top, s, len, esc, &name, &plen)) {
+                field = extract_dyn_field(x, name, plen);
+                /* only an object value can hold requested names below */
+                descend = x->n_pre && j->p < j->end && *j->p == '{' &&
+                          extract_name_find(&x->pre_tab, x->pre, name, plen) != EXTRACT_NONE;
+                if (descend && name != x->json_path)
+                    memcpy(x->json_path, name, plen);   /* the base of nested keys */
+                j->plen = plen;
+            }
+        }
         if (!j_value(j, depth, field, descend))
             return false;
         j->plen = base;

@@ -228,21 +228,56 @@ nomem:
     return err_set(e, ERR_NOMEM, "out of memory rendering %zu groups", ng);
 }
 
-static void pad_cell(outbuf_t *out, const char *s, size_t width)
+enum { ANSI_FG_WHITE = 37, ANSI_BG_BLUE = 44, ANSI_BOLD = 1, ANSI_DIM = 2,
+       ANSI_UNDERLINE = 4, ANSI_REVERSE = 7 };
+
+/* Writes text painted fg, bg and attrs (n_attrs of them), as DTail's
+ * PaintWithAttrs: codes, text, a reset when there were attributes, then
+ * the default background and foreground. */
+static void paint(outbuf_t *out, const char *text, size_t len, const int *attrs, size_t n_attrs)
 {
-    size_t n = strlen(s);
-    outbuf_putc(out, ' ');
-    for (size_t i = n; i < width; i++)
-        outbuf_putc(out, ' ');
-    outbuf_append(out, s, n);
-    outbuf_putc(out, ' ');
+    char code[16];
+    int n = snprintf(code, sizeof code, "\033[%dm\033[%dm", ANSI_FG_WHITE, ANSI_BG_BLUE);
+    outbuf_append(out, code, (size_t)n);
+    for (size_t i = 0; i < n_attrs; i++) {
+        n = snprintf(code, sizeof code, "\033[%dm", attrs[i]);
+        outbuf_append(out, code, (size_t)n);
+    }
+    outbuf_append(out, text, len);
+    if (n_attrs)
+        outbuf_append(out, "\033[0m", 4);
+    outbuf_append(out, "\033[49m\033[39m", 10);
 }
 
-void result_render_table(const result_t *r, outbuf_t *out)
+/* " %*s " into buf (cap >= width + 3 and strlen(s) + 3). */
+static size_t pad_cell(char *buf, const char *s, size_t width)
+{
+    size_t n = strlen(s), k = 0;
+    buf[k++] = ' ';
+    for (size_t i = n; i < width; i++)
+        buf[k++] = ' ';
+    memcpy(buf + k, s, n);
+    k += n;
+    buf[k++] = ' ';
+    return k;
+}
+
+static void put_delim(outbuf_t *out, int color)
+{
+    static const int dim[] = {ANSI_DIM};
+    if (color)
+        paint(out, "|", 1, dim, 1);
+    else
+        outbuf_putc(out, '|');
+}
+
+void result_render_table(const result_t *r, outbuf_t *out, int color, int sort_col,
+                         const unsigned char *group_key)
 {
     size_t *w = calloc(r->n_cols ? r->n_cols : 1, sizeof *w);
     if (!w)
         return;
+    size_t widest = 0;
     for (size_t c = 0; c < r->n_cols; c++) {
         w[c] = strlen(r->headers[c]);
         for (size_t i = 0; i < r->n_rows; i++) {
@@ -250,28 +285,55 @@ void result_render_table(const result_t *r, outbuf_t *out)
             if (n > w[c])
                 w[c] = n;
         }
+        if (w[c] > widest)
+            widest = w[c];
     }
+    char *cell = malloc(widest + 3);
+    if (!cell) {
+        free(w);
+        return;
+    }
+    static const int dim[] = {ANSI_DIM}, none[1] = {0};
     for (size_t c = 0; c < r->n_cols; c++) {
         if (c)
-            outbuf_putc(out, '|');
-        pad_cell(out, r->headers[c], w[c]);
+            put_delim(out, color);
+        size_t n = pad_cell(cell, r->headers[c], w[c]);
+        if (color) {
+            int attrs[3], k = 0;
+            attrs[k++] = ANSI_BOLD;
+            if ((int)c == sort_col)
+                attrs[k++] = ANSI_UNDERLINE;
+            if (group_key && group_key[c])
+                attrs[k++] = ANSI_REVERSE;
+            paint(out, cell, n, attrs, (size_t)k);
+        } else {
+            outbuf_append(out, cell, n);
+        }
     }
     outbuf_putc(out, '\n');
     for (size_t c = 0; c < r->n_cols; c++) {
         if (c)
-            outbuf_putc(out, '|');
-        for (size_t k = 0; k < w[c] + 2; k++)
-            outbuf_putc(out, '-');
+            put_delim(out, color);
+        memset(cell, '-', w[c] + 2);
+        if (color)
+            paint(out, cell, w[c] + 2, dim, 1);
+        else
+            outbuf_append(out, cell, w[c] + 2);
     }
     outbuf_putc(out, '\n');
     for (size_t i = 0; i < r->n_rows; i++) {
         for (size_t c = 0; c < r->n_cols; c++) {
             if (c)
-                outbuf_putc(out, '|');
-            pad_cell(out, result_cell(r, i, c), w[c]);
+                put_delim(out, color);
+            size_t n = pad_cell(cell, result_cell(r, i, c), w[c]);
+            if (color)
+                paint(out, cell, n, none, 0);
+            else
+                outbuf_append(out, cell, n);
         }
         outbuf_putc(out, '\n');
     }
+    free(cell);
     free(w);
 }
 

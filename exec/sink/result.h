@@ -33,8 +33,12 @@ static inline const char *result_cell(const result_t *r, size_t row, size_t col)
 }
 
 /* DTail's table: cells " %*s " right-aligned, joined by '|', a dashed line
- * under the header. */
-void result_render_table(const result_t *r, outbuf_t *out);
+ * under the header. With color, painted as DTail paints it by default:
+ * white on blue, the header bold (the order-by column underlined, group-by
+ * columns reversed), delimiters and the rule dim. sort_col is the order-by
+ * column or -1; group_key[c] marks group-by columns (may be NULL). */
+void result_render_table(const result_t *r, outbuf_t *out, int color, int sort_col,
+                         const unsigned char *group_key);
 /* Writes the result as CSV. Not append: PATH.query (the query text) and
  * PATH, each through a temporary name and a rename. Append: rows added to
  * PATH, the header only when PATH is new or empty. Values are quoted only

@@ -91,6 +91,17 @@ case $mode in
     printf ' count($line) |       $hostname | avg($goroutines) \n--------------|-----------------|------------------\n          597 | integrationtest |        11.628141 \n' >"$T/want"
     DTAIL_HOSTNAME_OVERRIDE=integrationtest run t2 dmap --cfg none --quiet --query 'select count($line),$hostname,avg($goroutines) from STATS group by $hostname' "$M"
     expect_bytes "table" "$OUT" "$T/want"
+    # Colours as DTail paints the table: header bold, the order-by column
+    # underlined, group-by columns reversed, delimiters dim; the query above.
+    run c dmap --cfg none --quiet --color always --query 'from STATS select count($line),$time group by $time order by count($line) limit 1' "$M"
+    expect_rc c 0
+    printf '\033[36m\033[40m\033[2mfrom STATS select count($line),$time group by $time order by count($line) limit 1\033[0m\033[49m\033[39m\n' >"$T/cwant"
+    printf '\033[37m\033[44m\033[1m\033[4m count($line) \033[0m\033[49m\033[39m\033[37m\033[44m\033[2m|\033[0m\033[49m\033[39m\033[37m\033[44m\033[1m\033[7m       $time \033[0m\033[49m\033[39m\n' >>"$T/cwant"
+    printf '\033[37m\033[44m\033[2m--------------\033[0m\033[49m\033[39m\033[37m\033[44m\033[2m|\033[0m\033[49m\033[39m\033[37m\033[44m\033[2m-------------\033[0m\033[49m\033[39m\n' >>"$T/cwant"
+    printf '\033[37m\033[44m           23 \033[49m\033[39m\033[37m\033[44m\033[2m|\033[0m\033[49m\033[39m\033[37m\033[44m 1002-071147 \033[49m\033[39m\n' >>"$T/cwant"
+    expect_bytes "coloured table" "$OUT" "$T/cwant"
+    run nc dmap --cfg none --quiet --noColor --color always --query 'from STATS select count($line) limit 1' "$M"
+    if grep -q $'\033' "$OUT"; then fail "--noColor must win over --color always"; fi
     # More than 10 rows without limit: 10 shown and DTail's warning.
     run l dmap --cfg none --query "$Q2" "$M"
     expect_rc l 0
