@@ -388,6 +388,65 @@ static void test_many_fields(void **state)
     extractor_free(x);
 }
 
+/* Both splitters against a byte loop, for every length up to 300 (short
+ * lines, the window tail, the short splitter's limit) and random content;
+ * each line is a private allocation so a read past it is caught by ASan. */
+static void test_splitters(void **state)
+{
+    (void)state;
+    uint64_t r = 12345;
+    for (uint32_t len = 0; len <= 300; len++) {
+        for (int rep = 0; rep < 20; rep++) {
+            char *l = malloc(len ? len : 1);
+            for (uint32_t k = 0; k < len; k++) {
+                r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+                unsigned c = (unsigned)(r >> 33) % (rep < 10 ? 4 : 40);
+                l[k] = c == 0 ? '|' : c == 1 ? '=' : c == 2 ? '\0' : 'a';
+            }
+            /* the byte loop */
+            uint32_t want_start[301], want_end[301], want_eq[301], nt = 0, at = 0;
+            for (uint32_t k = 0; k <= len; k++)
+                if (k == len || l[k] == '|') {
+                    want_start[nt] = at;
+                    want_end[nt] = k;
+                    want_eq[nt] = EXTRACT_NONE;
+                    for (uint32_t q = at; q < k; q++)
+                        if (l[q] == '=') {
+                            want_eq[nt] = q;
+                            break;
+                        }
+                    nt++;
+                    at = k + 1;
+                }
+            /* streaming, with small output buffers to cross refills */
+            split_t sp;
+            split_init(&sp, l, len, '|', '=');
+            split_tok_t tok[3];
+            uint32_t got = 0;
+            size_t n;
+            while ((n = split_fill(&sp, tok, 1 + (size_t)(rep % 3))) > 0)
+                for (size_t t = 0; t < n; t++, got++) {
+                    assert_true(got < nt);
+                    assert_int_equal(tok[t].start, want_start[got]);
+                    assert_int_equal(tok[t].end, want_end[got]);
+                    assert_int_equal(tok[t].eq, want_eq[got]);
+                }
+            assert_int_equal(got, nt);
+            if (len <= SPLIT_SHORT_MAX) {
+                split_short_t ss;
+                split_short_init(&ss, l, len, '|', '=');
+                assert_int_equal(ss.n_sep + 1, nt);
+                for (uint32_t t = 0; t < nt; t++) {
+                    assert_int_equal(split_short_start(&ss, t), want_start[t]);
+                    assert_int_equal(split_short_end(&ss, t), want_end[t]);
+                    assert_int_equal(split_short_eq(&ss, want_start[t], want_end[t]), want_eq[t]);
+                }
+            }
+            free(l);
+        }
+    }
+}
+
 static void test_quote_helper(void **state)
 {
     (void)state;
@@ -415,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_scratch_lifetime),
         cmocka_unit_test(test_registry_agreement),
         cmocka_unit_test(test_many_fields),
+        cmocka_unit_test(test_splitters),
         cmocka_unit_test(test_quote_helper),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
