@@ -47,6 +47,53 @@ static int cmp_asc(const void *a, const void *b)
     return cmp_key(a, b);
 }
 
+/* Moves the `keep` first rows in cmp order to the front, sorted: a bounded
+ * max-heap, O(n log keep), for a short terminal table over many groups. */
+static void top_rows(row_ref_t *rows, size_t n, size_t keep, int (*cmp)(const void *, const void *))
+{
+    if (keep == 0)
+        return;
+    /* rows[0..keep) is a max-heap of the best rows seen so far. */
+    for (size_t i = keep / 2; i-- > 0;) {
+        size_t j = i;
+        for (;;) {
+            size_t l = 2 * j + 1, r = l + 1, m = j;
+            if (l < keep && cmp(&rows[l], &rows[m]) > 0)
+                m = l;
+            if (r < keep && cmp(&rows[r], &rows[m]) > 0)
+                m = r;
+            if (m == j)
+                break;
+            row_ref_t t = rows[j];
+            rows[j] = rows[m];
+            rows[m] = t;
+            j = m;
+        }
+    }
+    for (size_t i = keep; i < n; i++) {
+        if (cmp(&rows[i], &rows[0]) >= 0)
+            continue;
+        row_ref_t t = rows[0];
+        rows[0] = rows[i];
+        rows[i] = t;
+        size_t j = 0;
+        for (;;) {
+            size_t l = 2 * j + 1, r = l + 1, m = j;
+            if (l < keep && cmp(&rows[l], &rows[m]) > 0)
+                m = l;
+            if (r < keep && cmp(&rows[r], &rows[m]) > 0)
+                m = r;
+            if (m == j)
+                break;
+            t = rows[j];
+            rows[j] = rows[m];
+            rows[m] = t;
+            j = m;
+        }
+    }
+    qsort(rows, keep, sizeof *rows, cmp);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -152,14 +199,18 @@ int result_build(const plan_t *plan, const agg_table_t *t, long long limit, resu
         rows[g].key = display_key(t, g, keybuf + off, &rows[g].key_len);
         off += rows[g].key_len + 1;
     }
+    int (*cmp)(const void *, const void *) = cmp_key;
     if (plan->order_index >= 0 && (size_t)plan->order_index < nc) {
         const agg_spec_t *spec = &t->specs[plan->order_index];
         for (size_t i = 0; i < ng; i++)
             rows[i].order = agg_state_number(spec, agg_table_state(t, rows[i].group, (size_t)plan->order_index));
-        qsort(rows, ng, sizeof *rows, plan->order_ascending ? cmp_asc : cmp_desc);
-    } else {
-        qsort(rows, ng, sizeof *rows, cmp_key);
+        cmp = plan->order_ascending ? cmp_asc : cmp_desc;
     }
+    size_t wanted = limit >= 0 && (unsigned long long)limit < ng ? (size_t)limit : ng;
+    if (wanted < ng / 4)
+        top_rows(rows, ng, wanted, cmp);   /* a short table of many groups */
+    else
+        qsort(rows, ng, sizeof *rows, cmp);
     /* Totals over all groups for percentage and percentile. */
     for (size_t c = 0; c < nc; c++) {
         enum plan_agg agg = t->specs[c].agg;
