@@ -1,0 +1,190 @@
+/* test_eval.c: the per-batch operators of a mapreduce plan: every where
+ * operator (numeric and string, missing fields), set and its functions
+ * (md5sum, maskdigits, bucket, regex, DTail's bareword-or-literal rule),
+ * group keys, and one group without group by. Queries are parsed by the
+ * real parser, lines go through the real extractor. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/agg/eval.h"
+#include "exec/sink/result.h"
+#include "parser/parser.h"
+
+/* Runs query over lines (generickv format unless the query says) and
+ * returns the rows as "a,b\n" text (caller frees). */
+static char *run_query(const char *query, const char *const *lines, size_t n)
+{
+    query_t *q;
+    err_t e;
+    err_clear(&e);
+    if (query_parse(query, strlen(query), NULL, &q, &e) < 0) {
+        print_error("parse failed: %s\n", e.msg);
+        fail();
+    }
+    const plan_t *plan = query_plan(q);
+    eval_t ev;
+    assert_int_equal(eval_init(&ev, plan, &e), 0);
+    extract_env_t env = {"host1", "UTC", "0"};
+    extractor_t *x = extractor_new(plan->logformat->name, ev.fields, ev.n_fields, &env, &e);
+    assert_non_null(x);
+    extractor_begin_source(x, "src");
+    agg_spec_t specs[64];
+    eval_specs(plan, specs);
+    agg_table_t t;
+    assert_int_equal(agg_table_init(&t, specs, plan->n_select, &e), 0);
+    if (plan->n_group_by == 0)
+        agg_table_group(&t, "", 0, agg_hash("", 0));
+    const char *lp[64];
+    uint32_t ll[64];
+    uint64_t seq[64];
+    uint32_t rows[64];
+    for (size_t i = 0; i < n; i++) {
+        lp[i] = lines[i];
+        ll[i] = (uint32_t)strlen(lines[i]);
+        seq[i] = i + 1;
+    }
+    extract_batch(x, lp, ll, n, ev.cols, ev.status);
+    size_t nr = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ev.status[i] == EXTRACT_OK)
+            rows[nr++] = (uint32_t)i;
+    eval_batch(&ev, &t, rows, nr, seq);
+    result_t r;
+    assert_int_equal(result_build(plan, &t, -1, &r, &e), 0);
+    char *out = calloc(1, 8192);
+    size_t len = 0;
+    for (size_t i = 0; i < r.n_rows; i++)
+        for (size_t c = 0; c < r.n_cols; c++)
+            len += (size_t)snprintf(out + len, 8192 - len, "%s%c", result_cell(&r, i, c),
+                                    c + 1 == r.n_cols ? '\n' : ',');
+    result_free(&r);
+    agg_table_free(&t);
+    extractor_free(x);
+    eval_free(&ev);
+    query_free(q);
+    return out;
+}
+
+#define CHECK(query, want, ...)                                              \
+    do {                                                                     \
+        const char *const lines_[] = {__VA_ARGS__};                          \
+        char *got_ = run_query(query, lines_, sizeof lines_ / sizeof *lines_); \
+        assert_string_equal(got_, want);                                     \
+        free(got_);                                                          \
+    } while (0)
+
+static void test_numeric_where(void **state)
+{
+    (void)state;
+    const char *L[] = {"a=1|b=x", "a=2", "a=3.5", "a=-1", "b=7", "a=abc"};
+    static const struct { const char *cond; const char *want; } cases[] = {
+        {"a > 1", "2\n"}, {"a >= 2", "2\n"}, {"a => 2", "2\n"}, {"a < 1", "1\n"},
+        {"a <= 1", "2\n"}, {"a =< 1", "2\n"}, {"a == 3.5", "1\n"}, {"a != 1", "3\n"},
+        {"1 < a", "2\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char q[128];
+        snprintf(q, sizeof q, "select count($line) where %s logformat generickv", cases[i].cond);
+        char *got = run_query(q, L, 6);
+        assert_string_equal(got, cases[i].want);
+        free(got);
+    }
+}
+
+static void test_string_where_and_missing(void **state)
+{
+    (void)state;
+    const char *L[] = {"s=foobar", "s=bar", "s=", "t=foo"};
+    static const struct { const char *cond; const char *want; } cases[] = {
+        {"s eq \"bar\"", "1\n"}, {"s ne \"bar\"", "2\n"}, {"s contains \"oob\"", "1\n"},
+        {"s ncontains \"oo\"", "2\n"}, {"s lacks \"oo\"", "2\n"},
+        {"s hasprefix \"foo\"", "1\n"}, {"s nhasprefix \"foo\"", "2\n"},
+        {"s hassuffix \"bar\"", "2\n"}, {"s nhassuffix \"bar\"", "1\n"},
+        {"s eq $empty", "1\n"},
+        /* A missing field makes even negated operators false (DTail). */
+        {"s ne \"zzz\"", "3\n"},
+        {"s eq \"bar\" and s ne \"x\"", "1\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char q[160];
+        snprintf(q, sizeof q, "select count($line) where %s logformat generickv", cases[i].cond);
+        char *got = run_query(q, L, 4);
+        if (strcmp(got, cases[i].want) != 0) {
+            print_error("where %s: got %s want %s", cases[i].cond, got, cases[i].want);
+            fail();
+        }
+        free(got);
+    }
+}
+
+static void test_set_functions(void **state)
+{
+    (void)state;
+    CHECK("select $m, $h set $m = maskdigits(t), $h = md5sum(t) logformat generickv",
+          "....-......,0b53853845d68785051a6a9922b601f3\n", "t=1002-071949");
+    /* Barewords and quoted strings on the right: the field if it exists,
+     * else the text itself; numbers stay as written. */
+    CHECK("select $a, $b, $c, $d set $a = t, $b = nosuch, $c = \"baz\", $d = 42 logformat generickv",
+          "v,nosuch,baz,42\n", "t=v");
+    /* A set variable feeds a later one. */
+    CHECK("select $y set $x = maskdigits(t), $y = md5sum($x) logformat generickv",
+          "58b9e70b65a77700ba66e9c64d6b9f89\n", "t=12");   /* md5("..") */
+}
+
+static void test_bucket(void **state)
+{
+    (void)state;
+    CHECK("select bucket(t, 5m), count($line) group by bucket(t, 5m) logformat generickv",
+          "1002-071000,2\n1002-071500,1\n", "t=1002-071449", "t=1002-071000", "t=1002-071500");
+    CHECK("select bucket(t, 1h) logformat generickv", "20240229-230000\n", "t=20240229-235959");
+    CHECK("select bucket(t, 1d) logformat generickv", "2024-03-01T00:00:00+02:00\n",
+          "t=2024-03-01T13:14:15.123+02:00");
+    CHECK("select bucket(t, 10s) logformat generickv", "1700000000\n", "t=1700000007");
+    /* Not a timestamp: missing, so count() does not count it. */
+    CHECK("select count($x) set $x = bucket(t, 1m) logformat generickv", "1\n",
+          "t=garbage", "t=1002-071949");
+}
+
+static void test_regex_capture(void **state)
+{
+    (void)state;
+    CHECK("select avg($ms), count($ms) set $ms = regex($line, \"took ([0-9]+)ms\")",
+          "15.000000,2\n", "GET /a took 10ms", "GET /b took 20ms", "no timing here");
+    CHECK("select $w set $w = regex($line, \"(GET|POST) (/[a-z]*)\", 2)", "/b\n", "POST /b x");
+    CHECK("select $w set $w = regex($line, \"[0-9]+\")", "42\n", "abc 42 def");
+}
+
+static void test_groups(void **state)
+{
+    (void)state;
+    /* No group by: one group over everything (not one per distinct line). */
+    CHECK("select count($line), last($line)", "3,c\n", "a", "b", "c");
+    /* A missing group-by field is the empty key. */
+    CHECK("select count($line), k group by k logformat generickv", "1,\n2,x\n",
+          "k=x", "z=1", "k=x");
+    /* Multi-part keys do not collide where a ','-joined key would. */
+    CHECK("select count($line) group by a, b logformat generickv", "1\n1\n",
+          "a=x,y|b=z", "a=x|b=y,z");
+    /* $hostname comes from the environment. */
+    CHECK("select count($line) group by $hostname", "2\n", "a", "b");
+    CHECK("select $hostname, `*`", "host1,*\n", "a");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_numeric_where),
+        cmocka_unit_test(test_string_where_and_missing),
+        cmocka_unit_test(test_set_functions),
+        cmocka_unit_test(test_bucket),
+        cmocka_unit_test(test_regex_capture),
+        cmocka_unit_test(test_groups),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
