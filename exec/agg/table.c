@@ -84,19 +84,31 @@ void agg_table_clear(agg_table_t *t)
 
 uint64_t agg_hash(const char *p, size_t len)
 {
-    /* 8 bytes at a time with a multiply-xorshift mix; keys are short. */
+    /* 8 bytes at a time with a multiply-xorshift mix; the tail is read with
+     * one overlapping load (or two 4-byte loads for short keys) instead of
+     * a variable-length copy. */
     uint64_t h = 0x9e3779b97f4a7c15ull ^ (len * 0xff51afd7ed558ccdull);
-    while (len >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 31;
-        p += 8;
-        len -= 8;
+    uint64_t w;
+    if (len >= 8) {
+        const char *end = p + len;
+        while (end - p > 8) {
+            memcpy(&w, p, 8);
+            h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+            h ^= h >> 31;
+            p += 8;
+        }
+        memcpy(&w, end - 8, 8);
+    } else if (len >= 4) {
+        uint32_t a, b;
+        memcpy(&a, p, 4);
+        memcpy(&b, p + len - 4, 4);
+        w = (uint64_t)a << 32 | b;
+    } else {
+        w = 0;
+        for (size_t i = 0; i < len; i++)
+            w = w << 8 | (unsigned char)p[i];
     }
-    uint64_t w = 0;
-    memcpy(&w, p, len);
-    h = (h ^ w ^ ((uint64_t)len << 56)) * 0x94d049bb133111ebull;
+    h = (h ^ w) * 0x94d049bb133111ebull;
     h ^= h >> 29;
     h *= 0xbf58476d1ce4e5b9ull;
     h ^= h >> 32;

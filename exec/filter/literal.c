@@ -171,9 +171,37 @@ static size_t count_avx2(const char *p, size_t n, char c)
 }
 #endif
 
+#ifdef LITERAL_X86
+__attribute__((target("avx512f,avx512bw,popcnt")))
+static size_t count_avx512(const char *p, size_t n, char c)
+{
+    const __m512i v = _mm512_set1_epi8(c);
+    size_t total = 0, i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m512i x = _mm512_loadu_si512((const void *)(p + i));
+        total += (size_t)__builtin_popcountll(_mm512_cmpeq_epi8_mask(x, v));
+    }
+    for (; i < n; i++)
+        total += p[i] == c;
+    return total;
+}
+
+static int have_avx512bw(void)
+{
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = __builtin_cpu_supports("avx512bw") ? 1 : 0;
+    }
+    return cached;
+}
+#endif
+
 size_t count_byte(const char *p, size_t n, char c)
 {
 #ifdef LITERAL_X86
+    if (have_avx512bw())
+        return count_avx512(p, n, c);
     if (have_avx2())
         return count_avx2(p, n, c);
 #endif
