@@ -31,6 +31,8 @@ typedef struct dmap_run {
     int quiet;                  /* --quiet */
     int color;                  /* paint the table and the query line */
     unsigned char *group_key;   /* per select item: a group-by column */
+    char *last_table;           /* the table text printed last */
+    size_t last_len;            /* its length */
 } dmap_run_t;
 
 static void report(dmap_run_t *rs, const err_t *e)
@@ -53,7 +55,9 @@ static int usage_error(const err_t *e)
     return err_exit_status(e->code);
 }
 
-/* Renders table t to stdout (terminal form). */
+/* Renders table t to stdout (terminal form). As DTail, a table identical
+ * to the one printed last is not printed again (an interim table that
+ * already showed the final result is not repeated at the end). */
 static void print_table(dmap_run_t *rs, const agg_table_t *t, int final)
 {
     long long limit = rs->plan->limit_given ? rs->plan->limit : TERMINAL_DEFAULT_ROWS;
@@ -63,19 +67,27 @@ static void print_table(dmap_run_t *rs, const agg_table_t *t, int final)
         report(rs, &e);
         return;
     }
-    outbuf_t out;
-    if (outbuf_init(&out, STDOUT_FILENO, 256 * 1024, &e) == 0) {
+    outbuf_t text;
+    if (outbuf_init_mem(&text, 64 * 1024, &e) == 0) {
         if (rs->color) {
             /* DTail shows the query above each table, cyan on black, dim. */
             static const char open_q[] = "\033[36m\033[40m\033[2m";
             static const char close_q[] = "\033[0m\033[49m\033[39m\n";
-            outbuf_append(&out, open_q, sizeof open_q - 1);
-            outbuf_append(&out, rs->query, strlen(rs->query));
-            outbuf_append(&out, close_q, sizeof close_q - 1);
+            outbuf_append(&text, open_q, sizeof open_q - 1);
+            outbuf_append(&text, rs->query, strlen(rs->query));
+            outbuf_append(&text, close_q, sizeof close_q - 1);
         }
-        result_render_table(&r, &out, rs->color, rs->plan->order_index, rs->group_key);
-        outbuf_flush(&out);
-        outbuf_free(&out);
+        result_render_table(&r, &text, rs->color, rs->plan->order_index, rs->group_key);
+        if (!text.failed && !(rs->last_table && rs->last_len == text.len &&
+                              memcmp(rs->last_table, text.data, text.len) == 0)) {
+            outbuf_t out = {.fd = STDOUT_FILENO, .data = text.data, .len = text.len, .cap = text.cap};
+            outbuf_flush(&out);
+            free(rs->last_table);
+            rs->last_table = text.data;   /* keep it for the next comparison */
+            rs->last_len = text.len;
+            text.data = NULL;
+        }
+        outbuf_free(&text);
     }
     if (final && !rs->plan->limit_given && r.n_groups > TERMINAL_DEFAULT_ROWS)
         fprintf(stderr, "Got %zu results but limited terminal output to %d rows! "
@@ -315,6 +327,7 @@ int dmap_client_main(int argc, char **argv)
     print_summary(&rs, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
     mapscan_free(&rs.ms);
     free(rs.group_key);
+    free(rs.last_table);
     pthread_mutex_destroy(&rs.mu);
     pthread_cond_destroy(&rs.cv);
     target_list_free(&targets);

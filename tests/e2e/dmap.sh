@@ -3,7 +3,7 @@
 # (multiset CSV, .query file equal to the query), from a file argument and
 # from stdin; plus query errors (exit 2 before any input is read), the
 # terminal table, and the parallel path against the sequential one.
-# Usage: bash dmap.sh 1a|1b|1c|1d|2|abspath|append|stdin|error|table|parallel|noquery|tables
+# Usage: bash dmap.sh 1a|1b|1c|1d|2|abspath|append|stdin|error|table|parallel|noquery|tables|interval
 . "$(dirname "$0")/lib.sh"
 mode=${1:?mode}
 need_bin dmap
@@ -131,6 +131,17 @@ case $mode in
     expect_rc t 0
     expect_multiset "only STATS lines" "$T/t.csv" "$COMPAT/dmap1a.csv.expected"
     expect_contains "summary counts" "$ERR" "599 lines read, 597 matched"
+    ;;
+  interval)
+    # `interval 1`: while stdin is still open, the table so far is printed
+    # every second; the final table follows at the end of input.
+    run_sh iv "{ head -n 100 '$M'; sleep 2.5; tail -n 497 '$M'; } | $DTAIL_BIN/dmap --cfg none --quiet --noColor 'from STATS select count(\$line) interval 1'"
+    expect_rc iv 0
+    n100=$(grep -c '^ *100 $' "$OUT")
+    n597=$(grep -c '^ *597 $' "$OUT")
+    [ "$n100" -ge 1 ] || fail "no interim table with the first 100 lines"
+    [ "$n597" -eq 1 ] || fail "want exactly one final table with 597, got $n597"
+    [ "$(tail -n 1 "$OUT")" = "          597 " ] || fail "the final table must come last"
     ;;
   *) die "unknown mode $mode" ;;
 esac
