@@ -32,65 +32,32 @@ export LC_ALL=C
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_DIR=$(dirname "$SCRIPT_DIR")
+# shellcheck source=benchmarks/lib.sh
+. "$SCRIPT_DIR/lib.sh"
+BENCH_TAG=dmap-bench
+BENCH_ON_FAIL=failed
+RATIO_FMT=%.3f
 
 SIZE_MB=100
-RUNS=""
-QUICK=0
-STRICT=0
 INSTALL=1
 DO_CREF=1
-CACHE=${DTAIL_BENCH_DIR:-/tmp/dtail-bench}
 THREADS=2 # DuckDB's SET threads; the issue's targets are "with 2 threads"
-
-usage() {
-    sed -n '2,/^$/p' "${BASH_SOURCE[0]}" | sed -e '/^$/d' -e 's/^# \{0,1\}//'
-    exit "${1:-0}"
-}
 
 while [[ $# -gt 0 ]]; do
     case $1 in
-    --size) SIZE_MB=${2:?--size needs a value in MB}; shift 2 ;;
-    --size=*) SIZE_MB=${1#*=}; shift ;;
-    --runs) RUNS=${2:?--runs needs a value}; shift 2 ;;
-    --runs=*) RUNS=${1#*=}; shift ;;
-    --quick) QUICK=1; shift ;;
-    --cache) CACHE=${2:?--cache needs a directory}; shift 2 ;;
-    --cache=*) CACHE=${1#*=}; shift ;;
     --no-install) INSTALL=0; shift ;;
     --no-cref) DO_CREF=0; shift ;;
-    --strict) STRICT=1; shift ;;
-    -h | --help) usage 0 ;;
-    *) echo "dmap.sh: unknown argument: $1" >&2; usage 2 ;;
+    *) common_opt "$@"; shift "$SHIFT" ;;
     esac
 done
 [[ $QUICK == 1 ]] && : "${RUNS:=3}"
 : "${RUNS:=5}"
-for v in SIZE_MB RUNS; do
-    if ! [[ ${!v} =~ ^[1-9][0-9]*$ ]]; then
-        echo "dmap.sh: ${v} must be a positive integer, got '${!v}'" >&2
-        exit 2
-    fi
-done
+require_positive SIZE_MB RUNS
 
-T_START=$EPOCHREALTIME
-mkdir -p "$CACHE" || exit 2
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/dtail-bench-dmap.XXXXXX") || exit 2
-trap 'rm -rf "$TMP"' EXIT
+bench_start dmap
 
-elapsed() { awk -v a="$T_START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
-progress() { printf '[dmap-bench %6.1fs] %s\n' "$(elapsed)" "$*" >&2; }
-
-NOTES=()
-note() { NOTES+=("$*"); progress "note: $*"; }
-MISMATCHES=()
-mismatch() {
-    MISMATCHES+=("$*")
-    printf '\n!!!!!!!! MISMATCH: %s\n\n' "$*" >&2
-}
 FAILED=()
 failed() { FAILED+=("$*"); note "FAILED: $*"; }
-
-have() { command -v "$1" >/dev/null 2>&1; }
 
 # ------------------------------------------------------------------ tools
 BIN_DIR=${DTAIL_BIN_DIR:-$REPO_DIR/build/bin}
@@ -111,34 +78,10 @@ if [[ $QUICK == 1 ]]; then :
 elif have gawk; then HAVE_GAWK=1
 else note "gawk not installed: gawk rows skipped (optional)"; fi
 
-HAVE_HYPERFINE=0
-if [[ ${BENCH_NO_HYPERFINE:-0} == 1 ]]; then
-    note "BENCH_NO_HYPERFINE=1: using the bash timing loop"
-elif have hyperfine && hyperfine --help 2>/dev/null | grep -q -- '--output'; then
-    HAVE_HYPERFINE=1
-else
-    note "hyperfine >= 1.15 not found: using a bash timing loop (\$EPOCHREALTIME, output piped to 'gen sink')"
-fi
+find_hyperfine
+find_time
 
-HAVE_TIME=0
-if [[ ! -x /usr/bin/time ]] && [[ $(id -u) == 0 ]] && have apt-get; then
-    progress "installing package 'time' for peak-RSS measurement"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null 2>&1 || true
-fi
-if [[ -x /usr/bin/time ]]; then HAVE_TIME=1; else note "/usr/bin/time missing (package 'time'): peak RSS not measured"; fi
-
-# build_c NAME SRC: compile a single-file helper into the cache, once per
-# source version (the same scheme as run.sh, so gen is shared with it)
-build_c() {
-    local out=$CACHE/$1 src=$2 key
-    key=$(cksum <"$src" | awk '{print $1 "-" $2}')
-    if [[ ! -x $out || ! -f $out.key || $(cat "$out.key") != "$key" ]]; then
-        progress "building $1: ${CC:-cc} -O2 $src"
-        "${CC:-cc}" -O2 -o "$out.new.$$" "$src" || return 1
-        mv -f "$out.new.$$" "$out" && echo "$key" >"$out.key"
-    fi
-    KEY=$key
-}
+# gen and its data are shared with run.sh (the same cache and stamps)
 GEN=$CACHE/gen
 build_c gen "$SCRIPT_DIR/gen.c" || { echo "dmap.sh: cannot build gen.c" >&2; exit 2; }
 GEN_KEY=$KEY
@@ -148,31 +91,7 @@ if [[ $DO_CREF == 1 ]]; then
 fi
 CREF=$CACHE/cref
 
-# field KEY "line of key=value words"
-field() { sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" <<<" $2"; }
-
-# ensure_file NAME SUBCOMMAND ARGS...: as in run.sh (same stamps, shared cache)
-ensure_file() {
-    local path=$CACHE/$1 key
-    shift
-    key="$GEN_KEY $*"
-    if [[ -f $path && -f $path.stamp && $(head -1 "$path.stamp") == "$key" ]]; then
-        STAMP=$(sed -n 2p "$path.stamp")
-        if [[ $(stat -c %s "$path") == "$(field bytes "$STAMP")" ]]; then
-            progress "reusing $path"
-            return 0
-        fi
-    fi
-    if (($(df -Pm "$CACHE" | awk 'NR == 2 { print $4 }') < SIZE_MB + 200)); then
-        echo "dmap.sh: not enough space in $CACHE: need about $((SIZE_MB + 200)) MB" >&2
-        exit 2
-    fi
-    rm -f "$path" "$path.stamp"
-    progress "generating $path (gen $*)"
-    STAMP=$("$GEN" "$1" "${@:2}" "$path") || { echo "dmap.sh: gen $* failed" >&2; exit 2; }
-    printf '%s\n%s\n' "$key" "$STAMP" >"$path.stamp"
-}
-
+GEN_NEED_MB=$((SIZE_MB + 200))
 STATS=$CACHE/stats-$SIZE_MB.log
 ensure_file "stats-$SIZE_MB.log" stats "$SIZE_MB"
 STATS_STAMP=$STAMP
@@ -201,87 +120,12 @@ else
     fi
 fi
 
-# CPU already in use before the run makes figures noisy (as in run.sh)
-cpu_busy_pct() {
-    local a b
-    a=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat)
-    sleep 1
-    b=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat)
-    awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " "); busy = y[1] - x[1]; idle = y[2] - x[2];
-        if (busy + idle > 0) printf "%.0f", 100 * busy / (busy + idle); else print 0 }'
-}
-BUSY_START=$(cpu_busy_pct 2>/dev/null || echo 0)
-((BUSY_START > 10)) && note "the machine was ${BUSY_START} % busy before the run (other processes): timings may be noisy"
+sample_cpu_busy
 
 progress "warming the page cache"
 cat "$STATS" >/dev/null
 
-# --------------------------------------------------------------- timing
-shq() {
-    local a out=""
-    for a in "$@"; do out+="'${a//\'/\'\\\'\'}' "; done
-    printf '%s' "${out% }"
-}
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit 1; if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
-declare -A MED MIN MAX RSS OK DESC ROWS_OF
-
-# time_cmd ID WARMUP RUNS -- CMD...: median wall seconds, output to a pipe
-# (hyperfine -N --output=pipe, or the bash loop into `gen sink`)
-time_cmd() {
-    local id=$1 warm=$2 runs=$3
-    shift 4
-    DESC[$id]=$(shq "$@")
-    if [[ $HAVE_HYPERFINE == 1 ]]; then
-        if ! hyperfine -N --output=pipe --style none --warmup "$warm" --runs "$runs" \
-            --export-json "$TMP/$id.json" -- "$(shq "$@")" >"$TMP/$id.hf" 2>&1; then
-            OK[$id]=0
-            failed "$id: command failed under hyperfine: ${DESC[$id]} ($(tail -2 "$TMP/$id.hf" | tr '\n' ' '))"
-            return 1
-        fi
-        MED[$id]=$(sed -n 's/.*"median": *\([0-9.eE+-]*\).*/\1/p' "$TMP/$id.json" | head -1)
-        MIN[$id]=$(sed -n 's/.*"min": *\([0-9.eE+-]*\).*/\1/p' "$TMP/$id.json" | head -1)
-        MAX[$id]=$(sed -n 's/.*"max": *\([0-9.eE+-]*\).*/\1/p' "$TMP/$id.json" | head -1)
-    else
-        local i t0 t1 rc
-        for ((i = 0; i < warm; i++)); do "$@" 2>/dev/null | "$GEN" sink; done
-        : >"$TMP/$id.times"
-        for ((i = 0; i < runs; i++)); do
-            t0=$EPOCHREALTIME
-            "$@" 2>/dev/null | "$GEN" sink
-            rc=${PIPESTATUS[0]}
-            t1=$EPOCHREALTIME
-            if [[ $rc != 0 ]]; then
-                OK[$id]=0
-                failed "$id: command failed (exit $rc): ${DESC[$id]}"
-                return 1
-            fi
-            awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$TMP/$id.times"
-        done
-        MED[$id]=$(median <"$TMP/$id.times")
-        MIN[$id]=$(sort -g "$TMP/$id.times" | head -1)
-        MAX[$id]=$(sort -g "$TMP/$id.times" | tail -1)
-    fi
-    OK[$id]=1
-}
-
-# check_run ID OUTFILE -- CMD...: one untimed run, stdout to OUTFILE, peak RSS
-# recorded with /usr/bin/time. Returns non-zero when the command failed.
-check_run() {
-    local id=$1 out=$2 rc
-    shift 3
-    local timer=()
-    [[ $HAVE_TIME == 1 ]] && timer=(/usr/bin/time -f %M -o "$TMP/$id.rss")
-    "${timer[@]}" "$@" >"$out" 2>"$TMP/$id.err"
-    rc=$?
-    [[ $HAVE_TIME == 1 && -s $TMP/$id.rss ]] && RSS[$id]=$(tail -1 "$TMP/$id.rss")
-    if [[ $rc != 0 ]]; then
-        OK[$id]=0
-        failed "$id: exit status $rc from: $(shq "$@") -- stderr: $(head -c 300 "$TMP/$id.err" | tr '\n' ' ')"
-        return 1
-    fi
-    return 0
-}
+declare -A ROWS_OF   # rows of each tool's result
 
 # ------------------------------------------------------ result checking
 # Canonical result rows: KEYS...,count,avg (avg %.6f), one group per line.
@@ -505,10 +349,6 @@ if [[ $HAVE_DMAP == 1 ]]; then
 fi
 
 # ---------------------------------------------------------------- report
-fmt() { awk -v v="$1" -v f="$2" 'BEGIN { if (v == "") print "-"; else printf f, v }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print ""; else printf "%.3f", a / b }'; }
-le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
-ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 ok() { [[ ${OK[$1]:-0} == 1 ]]; }
 
 PASS_N=0 MISS_N=0 NA_N=0
@@ -526,10 +366,9 @@ target() {
     SUMMARY+=("$res  $text: ${v:-not measured} (target $([[ $op == le ]] && echo '<=' || echo '>=') $lim)")
 }
 
-host_cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
 echo
 echo "=== DTail in C benchmark: dmap (issue 4) ==="
-echo "machine : $(nproc) cores, ${host_cpu:-unknown CPU}, $(awk '/^MemTotal:/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM, Linux $(uname -r)"
+print_machine
 echo "tools   : $([[ $HAVE_MAWK == 1 ]] && echo "mawk $(mawk -W version 2>&1 | head -1 | awk '{ print $2 }')")$([[ $HAVE_GAWK == 1 ]] && echo "; $(gawk --version | head -1)")$([[ $HAVE_DUCKDB == 1 ]] && echo "; DuckDB ${DUCK_VERSION:-?} (@duckdb/node-api, node $(node --version), SET threads=$THREADS)")"
 echo "dmap    : $([[ $HAVE_DMAP == 1 ]] && echo "${DMAP_CMD[*]} ${DMAP_EXTRA[*]}" || echo "not built yet (${DMAP_CMD[0]})")"
 echo "data    : $STATS ($STATS_BYTES bytes, $STATS_LINES lines, 50 hostname= values)"
@@ -608,20 +447,8 @@ echo
 echo "--- targets (issue 4) ---"
 printf '  %s\n' "${SUMMARY[@]}"
 echo "  $PASS_N PASS, $MISS_N MISS, $NA_N n/a"
-if ((${#NOTES[@]})); then
-    echo
-    echo "--- notes ---"
-    printf '  %s\n' "${NOTES[@]}"
-fi
-echo
-if ((${#MISMATCHES[@]})); then
-    echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
-    echo "!!! ${#MISMATCHES[@]} RESULT MISMATCH(ES): the tools did not agree"
-    printf '!!! MISMATCH: %s\n' "${MISMATCHES[@]}"
-    echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
-else
-    echo "results verified: every tool that ran gave the same groups, counts and averages (6 decimals)"
-fi
+print_verdict "RESULT MISMATCH(ES): the tools did not agree" \
+    "results verified: every tool that ran gave the same groups, counts and averages (6 decimals)"
 ((${#FAILED[@]})) && echo "!!! ${#FAILED[@]} command(s) FAILED (see notes)"
 
 {
@@ -633,7 +460,7 @@ fi
         done
     done
 } >"$CACHE/dmap-results.tsv"
-echo "results also in $CACHE/dmap-results.tsv; total time $(elapsed) s; CPU busy before the run ${BUSY_START} %, load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+print_footer "$CACHE/dmap-results.tsv"
 
 if ((${#MISMATCHES[@]} || ${#FAILED[@]})); then exit 1; fi
 if ((STRICT && MISS_N)); then exit 1; fi

@@ -31,36 +31,21 @@ export LC_ALL=C
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_DIR=$(dirname "$SCRIPT_DIR")
+# shellcheck source=benchmarks/lib.sh
+. "$SCRIPT_DIR/lib.sh"
+BENCH_TAG=bench
+BENCH_ON_FAIL=note   # failed commands are counted from OK[] at the end
 
-SIZE_MB=""
-RUNS=""
-QUICK=0
 NFILES=100000
 DO_FILES=1
-STRICT=0
-CACHE=${DTAIL_BENCH_DIR:-/tmp/dtail-bench}
 STATS_MB=100
-
-usage() {
-    sed -n '2,/^$/p' "${BASH_SOURCE[0]}" | sed -e '/^$/d' -e 's/^# \{0,1\}//'
-    exit "${1:-0}"
-}
 
 while [[ $# -gt 0 ]]; do
     case $1 in
-    --size) SIZE_MB=${2:?--size needs a value in MB}; shift 2 ;;
-    --size=*) SIZE_MB=${1#*=}; shift ;;
-    --runs) RUNS=${2:?--runs needs a value}; shift 2 ;;
-    --runs=*) RUNS=${1#*=}; shift ;;
-    --quick) QUICK=1; shift ;;
     --files) NFILES=${2:?--files needs a value}; shift 2 ;;
     --files=*) NFILES=${1#*=}; shift ;;
     --no-files) DO_FILES=0; shift ;;
-    --cache) CACHE=${2:?--cache needs a directory}; shift 2 ;;
-    --cache=*) CACHE=${1#*=}; shift ;;
-    --strict) STRICT=1; shift ;;
-    -h | --help) usage 0 ;;
-    *) echo "run.sh: unknown argument: $1" >&2; usage 2 ;;
+    *) common_opt "$@"; shift "$SHIFT" ;;
     esac
 done
 if [[ $QUICK == 1 ]]; then
@@ -69,29 +54,10 @@ if [[ $QUICK == 1 ]]; then
 fi
 : "${SIZE_MB:=1024}"
 : "${RUNS:=5}"
-for v in SIZE_MB RUNS NFILES; do
-    if ! [[ ${!v} =~ ^[1-9][0-9]*$ ]]; then
-        echo "run.sh: ${v} must be a positive integer, got '${!v}'" >&2
-        exit 2
-    fi
-done
+require_positive SIZE_MB RUNS NFILES
 if ((NFILES < 4)); then NFILES=4; fi
 
-T_START=$EPOCHREALTIME
-mkdir -p "$CACHE" || exit 2
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/dtail-bench-run.XXXXXX") || exit 2
-trap 'rm -rf "$TMP"' EXIT
-
-progress() { printf '[bench %6.1fs] %s\n' "$(elapsed)" "$*" >&2; }
-elapsed() { awk -v a="$T_START" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
-
-NOTES=()
-note() { NOTES+=("$*"); progress "note: $*"; }
-MISMATCHES=()
-mismatch() {
-    MISMATCHES+=("$*")
-    printf '\n!!!!!!!! MISMATCH: %s\n\n' "$*" >&2
-}
+bench_start run
 
 # ------------------------------------------------------------------ tools
 BIN_DIR=${DTAIL_BIN_DIR:-$REPO_DIR/build/bin}
@@ -100,8 +66,6 @@ DGREP=${DGREP:-$BIN_DIR/dgrep}
 read -r -a DCAT_CMD <<<"$DCAT"
 read -r -a DGREP_CMD <<<"$DGREP"
 read -r -a DTAIL_EXTRA <<<"${DTAIL_ARGS:-}"
-
-have() { command -v "$1" >/dev/null 2>&1; }
 
 HAVE_DCAT=0 HAVE_DGREP=0 DCAT_STANDIN=0 DGREP_STANDIN=0
 if have "${DCAT_CMD[0]}"; then HAVE_DCAT=1; else note "dcat not found (${DCAT_CMD[0]}): dcat rows skipped"; fi
@@ -118,21 +82,8 @@ have rg && HAVE_RG=1
 [[ $HAVE_RG == 1 ]] || note "rg (ripgrep) not installed: rg rows and the dgrep targets are skipped (apt-get install ripgrep)"
 [[ $HAVE_GREP == 1 ]] || note "grep not installed: grep rows skipped"
 
-HAVE_HYPERFINE=0
-if [[ ${BENCH_NO_HYPERFINE:-0} == 1 ]]; then
-    note "BENCH_NO_HYPERFINE=1: using the bash timing loop"
-elif have hyperfine && hyperfine --help 2>/dev/null | grep -q -- '--output'; then
-    HAVE_HYPERFINE=1
-else
-    note "hyperfine >= 1.15 not found: using a bash timing loop (\$EPOCHREALTIME, output piped to 'gen sink')"
-fi
-
-HAVE_TIME=0
-if [[ ! -x /usr/bin/time ]] && [[ $(id -u) == 0 ]] && have apt-get; then
-    progress "installing package 'time' for peak-RSS measurement"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null 2>&1 || true
-fi
-if [[ -x /usr/bin/time ]]; then HAVE_TIME=1; else note "/usr/bin/time missing (package 'time'): peak RSS not measured"; fi
+find_hyperfine
+find_time
 
 # Command builders. Each prints nothing; they fill the global array CMD.
 dcat_plain() {
@@ -161,41 +112,8 @@ RG=(rg --no-line-number --no-filename --color never)
 # ------------------------------------------------------------ generator
 GEN=$CACHE/gen
 GEN_SRC=$SCRIPT_DIR/gen.c
-GEN_KEY=$(cksum <"$GEN_SRC" | awk '{print $1 "-" $2}')
-if [[ ! -x $GEN || ! -f $GEN.key || $(cat "$GEN.key") != "$GEN_KEY" ]]; then
-    progress "building gen: ${CC:-cc} -O2 $GEN_SRC"
-    if ! "${CC:-cc}" -O2 -o "$GEN.new" "$GEN_SRC"; then
-        echo "run.sh: cannot build $GEN_SRC" >&2
-        exit 2
-    fi
-    mv -f "$GEN.new" "$GEN" && echo "$GEN_KEY" >"$GEN.key"
-fi
-
-# field KEY "line of key=value words"
-field() { sed -n "s/.*[ ]$1=\([^ ]*\).*/\1/p" <<<" $2"; }
-
-free_mb() { df -Pm "$CACHE" | awk 'NR == 2 { print $4 }'; }
-
-# ensure_file NAME SUBCOMMAND ARGS... : (re)generate $CACHE/NAME unless its
-# stamp says the same generator made it with the same arguments. Sets STAMP.
-ensure_file() {
-    local path=$CACHE/$1 key
-    shift
-    key="$GEN_KEY $*"
-    if [[ -f $path && -f $path.stamp && $(head -1 "$path.stamp") == "$key" ]]; then
-        STAMP=$(sed -n 2p "$path.stamp")
-        if [[ $(stat -c %s "$path") == "$(field bytes "$STAMP")" ]]; then
-            progress "reusing $path"
-            return 0
-        fi
-    fi
-    rm -f "$path" "$path.stamp"
-    progress "generating $path (gen $*)"
-    local t0=$EPOCHREALTIME
-    STAMP=$("$GEN" "$1" "${@:2}" "$path") || { echo "run.sh: gen $* failed" >&2; exit 2; }
-    progress "  done in $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }') s: $STAMP"
-    printf '%s\n%s\n' "$key" "$STAMP" >"$path.stamp"
-}
+build_c gen "$GEN_SRC" || { echo "run.sh: cannot build $GEN_SRC" >&2; exit 2; }
+GEN_KEY=$KEY
 
 ensure_dir() { # NAME N
     local n=$2 path=$CACHE/$1 key="$GEN_KEY manyfiles $2"
@@ -212,10 +130,7 @@ ensure_dir() { # NAME N
 
 need=$((SIZE_MB + STATS_MB + 200))
 [[ -f $CACHE/mixed-$SIZE_MB.log ]] && need=$((need - SIZE_MB))
-if (($(free_mb) < need)); then
-    echo "run.sh: not enough space in $CACHE: need about $need MB" >&2
-    exit 2
-fi
+need_space "$need"
 
 MIXED=$CACHE/mixed-$SIZE_MB.log
 ensure_file "mixed-$SIZE_MB.log" mixed "$SIZE_MB"
@@ -243,20 +158,7 @@ if ((mem_avail_mb > 0 && mem_avail_mb < (MIXED_BYTES >> 20) + 512)); then
     note "only ${mem_avail_mb} MB of memory available: the ${SIZE_MB} MB file may not stay in the page cache"
 fi
 
-# Other processes on the machine make the figures noisy: sample the CPU for a
-# second before starting and say so in the report.
-cpu_busy_pct() {
-    local a b
-    a=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat)
-    sleep 1
-    b=$(awk '/^cpu / { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat)
-    awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " "); busy = y[1] - x[1]; idle = y[2] - x[2];
-        if (busy + idle > 0) printf "%.0f", 100 * busy / (busy + idle); else print 0 }'
-}
-BUSY_START=$(cpu_busy_pct 2>/dev/null || echo 0)
-if ((BUSY_START > 10)); then
-    note "the machine was ${BUSY_START} % busy before the run (other processes): timings may be noisy"
-fi
+sample_cpu_busy
 
 progress "warming the page cache"
 cat "$MIXED" "$STATS" "$ONELINE" >/dev/null
@@ -264,85 +166,7 @@ for n in "${FILE_COUNTS[@]}"; do
     find "$CACHE/files-$n" -type f -print0 | xargs -0 cat >/dev/null
 done
 
-# --------------------------------------------------------------- timing
-# shq ARGS...: one string that hyperfine -N splits back into ARGS
-shq() {
-    local a out=""
-    for a in "$@"; do out+="'${a//\'/\'\\\'\'}' "; done
-    printf '%s' "${out% }"
-}
-
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit 1; if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
-declare -A MED MIN MAX RSS OK DESC
-
-# time_cmd ID WARMUP RUNS -- CMD...: median wall seconds, output to a pipe.
-# hyperfine -N --output=pipe: no shell, stdout is a pipe that hyperfine
-# drains (with splice on Linux); the fallback pipes into `gen sink`.
-time_cmd() {
-    local id=$1 warm=$2 runs=$3
-    shift 4
-    DESC[$id]=$(shq "$@")
-    if [[ $HAVE_HYPERFINE == 1 ]]; then
-        if ! hyperfine -N --output=pipe --style none --warmup "$warm" --runs "$runs" \
-            --export-json "$TMP/$id.json" -- "$(shq "$@")" >"$TMP/$id.hf" 2>&1; then
-            OK[$id]=0
-            note "$id: command failed under hyperfine: ${DESC[$id]} ($(tail -2 "$TMP/$id.hf" | tr '\n' ' '))"
-            return 1
-        fi
-        MED[$id]=$(sed -n 's/.*"median": *\([0-9.eE+-]*\).*/\1/p' "$TMP/$id.json" | head -1)
-        MIN[$id]=$(sed -n 's/.*"min": *\([0-9.eE+-]*\).*/\1/p' "$TMP/$id.json" | head -1)
-        MAX[$id]=$(sed -n 's/.*"max": *\([0-9.eE+-]*\).*/\1/p' "$TMP/$id.json" | head -1)
-    else
-        local i t0 t1 rc
-        for ((i = 0; i < warm; i++)); do "$@" 2>/dev/null | "$GEN" sink; done
-        : >"$TMP/$id.times"
-        for ((i = 0; i < runs; i++)); do
-            t0=$EPOCHREALTIME
-            "$@" 2>/dev/null | "$GEN" sink
-            rc=${PIPESTATUS[0]}
-            t1=$EPOCHREALTIME
-            if [[ $rc != 0 ]]; then
-                OK[$id]=0
-                note "$id: command failed (exit $rc): ${DESC[$id]}"
-                return 1
-            fi
-            awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$TMP/$id.times"
-        done
-        MED[$id]=$(median <"$TMP/$id.times")
-        MIN[$id]=$(sort -g "$TMP/$id.times" | head -1)
-        MAX[$id]=$(sort -g "$TMP/$id.times" | tail -1)
-    fi
-    OK[$id]=1
-}
-
-# check_run ID MODE -- CMD...: one run whose output goes through `gen sum`
-# (MODE sum / usum) or is counted as lines starting with REMOTE| (MODE
-# remote); sets V_OUT ("bytes=.. lines=.. sum=.." or the count) and records
-# the peak RSS. Returns non-zero when the command failed.
-check_run() {
-    local id=$1 mode=$2 rc
-    shift 3
-    local timer=()
-    [[ $HAVE_TIME == 1 ]] && timer=(/usr/bin/time -f %M -o "$TMP/$id.rss")
-    case $mode in
-    sum) { "${timer[@]}" "$@" 2>"$TMP/$id.err"; echo $? >"$TMP/$id.rc"; } | "$GEN" sum >"$TMP/$id.out" ;;
-    usum) { "${timer[@]}" "$@" 2>"$TMP/$id.err"; echo $? >"$TMP/$id.rc"; } | "$GEN" sum -u >"$TMP/$id.out" ;;
-    remote) { "${timer[@]}" "$@" 2>"$TMP/$id.err"; echo $? >"$TMP/$id.rc"; } | grep -c '^REMOTE|' >"$TMP/$id.out" ;;
-    esac
-    rc=$(cat "$TMP/$id.rc")
-    V_OUT=$(cat "$TMP/$id.out")
-    if [[ $HAVE_TIME == 1 && -s $TMP/$id.rss ]]; then
-        RSS[$id]=$(tail -1 "$TMP/$id.rss")
-    fi
-    if [[ $rc != 0 ]]; then
-        OK[$id]=0
-        note "$id: exit status $rc from: $(shq "$@") -- stderr: $(head -c 300 "$TMP/$id.err" | tr '\n' ' ')"
-        return 1
-    fi
-    return 0
-}
-
+# ------------------------------------------------- measuring (lib.sh times)
 # Rows of the main table, in order.
 ROWS=()
 declare -A R_CASE R_TOOL R_PEER R_TARGET R_BYTES R_STANDIN
@@ -490,20 +314,15 @@ for n in "${FILE_COUNTS[@]}"; do
 done
 
 # ---------------------------------------------------------------- report
-fmt() { awk -v v="$1" -v f="$2" 'BEGIN { if (v == "") print "-"; else printf f, v }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print ""; else printf "%.2f", a / b }'; }
-le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
-
 PASS_N=0 MISS_N=0
 SUMMARY=()
 verdict() { # VALUE LIMIT: sets VERDICT to PASS or MISS and counts it
     if le "$1" "$2"; then PASS_N=$((PASS_N + 1)); VERDICT=PASS; else MISS_N=$((MISS_N + 1)); VERDICT=MISS; fi
 }
 
-host_cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null)
 echo
 echo "=== DTail in C benchmark ==="
-echo "machine : $(nproc) cores, ${host_cpu:-unknown CPU}, $(awk '/^MemTotal:/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM, Linux $(uname -r)"
+print_machine
 echo "tools   : $(cat --version | head -1); $([[ $HAVE_GREP == 1 ]] && grep --version | head -1); $([[ $HAVE_RG == 1 ]] && rg --version | head -1)"
 echo "dcat    : ${DCAT}$([[ $DCAT_STANDIN == 1 ]] && echo '   <-- STAND-IN')"
 echo "dgrep   : ${DGREP}$([[ $DGREP_STANDIN == 1 ]] && echo '   <-- STAND-IN')"
@@ -643,20 +462,8 @@ echo
 echo "--- targets ---"
 if ((${#SUMMARY[@]})); then printf '  %s\n' "${SUMMARY[@]}"; else echo "  (none evaluated)"; fi
 echo "  $PASS_N PASS, $MISS_N MISS"
-if ((${#NOTES[@]})); then
-    echo
-    echo "--- notes ---"
-    printf '  %s\n' "${NOTES[@]}"
-fi
-echo
-if ((${#MISMATCHES[@]})); then
-    echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
-    echo "!!! ${#MISMATCHES[@]} OUTPUT MISMATCH(ES): the outputs did not agree"
-    printf '!!! MISMATCH: %s\n' "${MISMATCHES[@]}"
-    echo "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"
-else
-    echo "outputs verified: every command that ran agreed (bytes, lines and checksum; line counts for non-plain output)"
-fi
+print_verdict "OUTPUT MISMATCH(ES): the outputs did not agree" \
+    "outputs verified: every command that ran agreed (bytes, lines and checksum; line counts for non-plain output)"
 nfailed=0
 for id in "${!OK[@]}"; do [[ ${OK[$id]} == 1 ]] || nfailed=$((nfailed + 1)); done
 ((nfailed)) && echo "!!! $nfailed command(s) FAILED (see notes)"
@@ -675,7 +482,7 @@ for id in "${!OK[@]}"; do [[ ${OK[$id]} == 1 ]] || nfailed=$((nfailed + 1)); don
         done
     done
 } >"$CACHE/results.tsv"
-echo "results also in $CACHE/results.tsv; total time $(elapsed) s; CPU busy before the run ${BUSY_START} %, load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+print_footer "$CACHE/results.tsv"
 
 if ((${#MISMATCHES[@]} || nfailed)); then exit 1; fi
 if ((STRICT && MISS_N)); then exit 1; fi

@@ -1,7 +1,8 @@
 /* fuzz_extract_json.c: libFuzzer target over the `json` format.
  *
- * Input layout: two bytes choose which of 16 candidate field names are
- * requested, one byte the batch size, the rest is lines separated by '\n'.
+ * Input layout (tests/support/extract_check.h): two bytes choose which of
+ * 16 candidate field names are requested, one byte the batch size, the rest
+ * is lines separated by '\n'.
  * Aborts when a status is invalid, a view points outside its line and the
  * extractor's own storage, a rejected line has a value, the batch's error
  * message disagrees with its statuses, a line gives another result alone
@@ -15,12 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/extract/extract.h"
-#include "exec/extract/extract_int.h"
+#include "tests/support/extract_check.h"
+#include "tests/support/json_oracle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char *const names[16] = {
+static const char *const names[XC_MAX] = {
     "a", "b", "a.b", "a.b.c", "", "k", "x.y", "$line", "*", "a.", "s", "n", "arr", "o.p",
     "$hostname", "q\"",
 };
@@ -30,27 +31,6 @@ static bool jansson_limit(const json_error_t *je)
     return strstr(je->text, "too big") || strstr(je->text, "overflow") ||
            strstr(je->text, "unable to decode byte") || strstr(je->text, "nvalid Unicode") ||
            strstr(je->text, "maximum parsing depth") || strstr(je->text, "NUL byte");
-}
-
-/* The value at a dotted name, trying every split of the name into keys;
- * *ways counts the matches (only an unambiguous one is compared). */
-static json_t *jansson_get(json_t *node, const char *name, int *ways)
-{
-    json_t *found = NULL;
-    if (!json_is_object(node))
-        return NULL;
-    json_t *whole = json_object_get(node, name);
-    if (whole) {
-        found = whole;
-        (*ways)++;
-    }
-    for (const char *dot = strchr(name, '.'); dot; dot = strchr(dot + 1, '.')) {
-        json_t *child = json_object_getn(node, name, (size_t)(dot - name));
-        json_t *sub = child ? jansson_get(child, dot + 1, ways) : NULL;
-        if (sub)
-            found = sub;
-    }
-    return found;
 }
 
 static bool common_name(const char *name)
@@ -95,70 +75,34 @@ static void compare(const char *name, sv_t v, json_t *root, bool dups)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size < 3)
+    xc_run_t run;
+    if (!xc_open(&run, "json", names, data, size, 3, false))
         return 0;
-    unsigned mask = (unsigned)data[0] | (unsigned)data[1] << 8;
-    size_t batch = 1 + data[2] % 16;
-    const char *fields[16];
-    size_t nf = 0;
-    for (int k = 0; k < 16; k++)
-        if (mask >> k & 1)
-            fields[nf++] = names[k];
-    extract_env_t env = {"fuzzhost", "UTC", "0"};
-    err_t e;
-    extractor_t *x = extractor_new("json", fields, nf, &env, &e);
-    if (!x)
-        abort();
-
-    const char *text = (const char *)data + 3;
-    size_t n = size - 3, n_lines = 1;
-    for (size_t k = 0; k < n; k++)
-        n_lines += text[k] == '\n';
-    char **lines = calloc(n_lines, sizeof *lines);
-    uint32_t *lens = calloc(n_lines, sizeof *lens);
-    size_t i = 0, at = 0;
-    for (size_t k = 0; k <= n; k++)
-        if (k == n || text[k] == '\n') {
-            lens[i] = (uint32_t)(k - at);
-            lines[i] = malloc(lens[i] ? lens[i] : 1);
-            memcpy(lines[i], text + at, lens[i]);
-            i++;
-            at = k + 1;
-        }
-
-    sv_t *mem = calloc((nf ? nf : 1) * batch, sizeof *mem);
-    sv_t *cols[16];
-    for (size_t f = 0; f < nf; f++)
-        cols[f] = mem + f * batch;
-    uint8_t st[16];
-    json_t *roots[16];
-    for (size_t b = 0; b < n_lines; b += batch) {
-        size_t m = n_lines - b < batch ? n_lines - b : batch;
-        extract_batch(x, (const char *const *)lines + b, lens + b, m, cols, st);
-        bool any_err = false;
+    const size_t nf = run.nf;
+    json_t *roots[XC_MAX];
+    for (size_t b = 0; b < run.n_lines; b += run.batch) {
+        size_t m = xc_batch_len(&run, b);
+        xc_extract(&run, b, m);
         for (size_t r = 0; r < m; r++) {
-            const char *lp = lines[b + r];
-            uint32_t ll = lens[b + r];
-            if (st[r] > EXTRACT_ERROR || st[r] == EXTRACT_SKIP)
+            const uint8_t st = run.st[r];
+            xc_check_status(st);
+            if (st == EXTRACT_SKIP)
                 abort();
-            any_err |= st[r] == EXTRACT_ERROR;
             roots[r] = NULL;
             for (size_t f = 0; f < nf; f++) {
-                sv_t v = cols[f][r];
+                sv_t v = run.cols[f][r];
                 if (v.len == SV_MISSING)
                     continue;
-                if (st[r] != EXTRACT_OK)
+                if (st != EXTRACT_OK)
                     abort();
-                bool inside = v.p >= lp && v.p + v.len <= lp + ll;
-                if (!inside && !extract_owns(x, v.p, v.len))
-                    abort();
+                xc_check_view(&run, v, b + r);
             }
-            const char *tp = lp;
-            uint32_t tl = ll;
+            const char *tp = run.lines[b + r];
+            uint32_t tl = run.lens[b + r];
             extract_trim(&tp, &tl);
             /* a raw NUL byte is never valid JSON (jansson lets some pass) */
             if (tl && memchr(tp, '\0', tl)) {
-                if (st[r] != EXTRACT_ERROR)
+                if (st != EXTRACT_ERROR)
                     abort();
                 continue;
             }
@@ -167,75 +111,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (!root && jansson_limit(&je))
                 continue;
             bool j_ok = root && json_is_object(root);
-            if (j_ok && st[r] == EXTRACT_OK) {
+            if (j_ok && st == EXTRACT_OK) {
                 json_t *strict = json_loadb(tp, tl, JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES, &je);
                 bool dups = !strict;
                 json_decref(strict);
                 for (size_t f = 0; f < nf; f++)
-                    compare(fields[f], cols[f][r], root, dups);
+                    compare(run.fields[f], run.cols[f][r], root, dups);
             }
             roots[r] = root;
-            if (j_ok != (st[r] == EXTRACT_OK)) {
+            if (j_ok != (st == EXTRACT_OK)) {
                 /* only our depth limit may reject what jansson takes */
                 if (j_ok) {
                     roots[r] = NULL;
                     json_decref(root);
-                    uint8_t s1;
-                    sv_t one[16];
-                    sv_t *oc[16];
-                    for (size_t f = 0; f < nf; f++)
-                        oc[f] = &one[f];
-                    /* (the batch's views are not used after this) */
-                    extract_batch(x, (const char *const *)lines + b + r, lens + b + r, 1, oc, &s1);
-                    if (!strstr(extractor_last_error(x), "nesting too deep"))
+                    sv_t one[XC_MAX];
+                    xc_extract_one(&run, b + r, one);
+                    if (!strstr(extractor_last_error(run.x), "nesting too deep"))
                         abort();
-                    extract_batch(x, (const char *const *)lines + b, lens + b, m, cols, st);
+                    xc_extract(&run, b, m);
                     continue;
                 }
                 abort();
             }
         }
-        if (any_err != (extractor_last_error(x)[0] != '\0'))
-            abort();
+        xc_check_last_error(&run, m);
         /* each line alone gives the same statuses and values */
-        sv_t *keep = calloc((nf ? nf : 1) * m, sizeof *keep);
-        char **copies = calloc((nf ? nf : 1) * m, sizeof *copies);
+        xc_check_alone(&run, b, m, false);
         for (size_t r = 0; r < m; r++)
-            for (size_t f = 0; f < nf; f++) {
-                keep[r * nf + f] = cols[f][r];
-                if (cols[f][r].len != SV_MISSING) {
-                    copies[r * nf + f] = malloc(cols[f][r].len + 1);
-                    memcpy(copies[r * nf + f], cols[f][r].p, cols[f][r].len);
-                }
-            }
-        for (size_t r = 0; r < m; r++) {
-            sv_t one[16];
-            sv_t *oc[16];
-            for (size_t f = 0; f < nf; f++)
-                oc[f] = &one[f];
-            uint8_t s1;
-            extract_batch(x, (const char *const *)lines + b + r, lens + b + r, 1, oc, &s1);
-            if (s1 != st[r])
-                abort();
-            for (size_t f = 0; f < nf; f++) {
-                sv_t k = keep[r * nf + f];
-                if (one[f].len != k.len)
-                    abort();
-                if (k.len != SV_MISSING && k.len && memcmp(one[f].p, copies[r * nf + f], k.len))
-                    abort();
-            }
             json_decref(roots[r]);
-        }
-        for (size_t k = 0; k < nf * m; k++)
-            free(copies[k]);
-        free(copies);
-        free(keep);
     }
-    for (size_t k = 0; k < n_lines; k++)
-        free(lines[k]);
-    free(lines);
-    free(lens);
-    free(mem);
-    extractor_free(x);
+    xc_close(&run);
     return 0;
 }

@@ -15,6 +15,7 @@
 #include "exec/extract/extract.h"
 #include "exec/extract/extract_int.h"
 #include "parser/logformat.h"
+#include "tests/support/extract_unit.h"
 
 static const extract_env_t env = {"host07", "UTC", "7200"};
 
@@ -33,37 +34,11 @@ static const char *ok_line(const char *fmt)
     return "a=1";
 }
 
-/* Runs one line through x; the values land in out[0..n_fields). */
-static uint8_t run1(extractor_t *x, size_t n_fields, const char *line, size_t len, sv_t *out)
-{
-    sv_t *cols[32];
-    for (size_t f = 0; f < n_fields; f++)
-        cols[f] = &out[f];
-    uint8_t st = 0xff;
-    uint32_t l = (uint32_t)len;
-    extract_batch(x, &line, &l, 1, cols, &st);
-    return st;
-}
-
-static void assert_sv(sv_t v, const char *want)
-{
-    if (!want) {
-        assert_int_equal(v.len, SV_MISSING);
-        return;
-    }
-    if (v.len != strlen(want))
-        fail_msg("value \"%.*s\" (len %u), want \"%s\"", v.len == SV_MISSING ? 0 : (int)v.len,
-                 v.p ? v.p : "", v.len, want);
-    if (v.len)
-        assert_memory_equal(v.p, want, v.len);
-}
-
+/* An extractor of fmt that takes ok_line(fmt) (csv: its header set). */
 static extractor_t *make(const char *fmt, const char *const *fields, size_t n)
 {
+    extractor_t *x = xt_make(fmt, &env, fields, n);
     err_t e;
-    extractor_t *x = extractor_new(fmt, fields, n, &env, &e);
-    if (!x)
-        fail_msg("extractor_new(%s): %s", fmt, e.msg);
     if (strcmp(fmt, "csv") == 0 && extractor_set_header(x, "a", 1, &e) < 0)
         fail_msg("set_header: %s", e.msg);
     return x;
@@ -94,7 +69,7 @@ static void test_common_vars_every_format(void **state)
         char buf[256];
         snprintf(buf, sizeof buf, " \t%s\r", ok_line(all_formats[k]));
         sv_t v[7];
-        assert_int_equal(run1(x, 7, buf, strlen(buf), v), EXTRACT_OK);
+        assert_int_equal(xt_run1(x, 7, buf, strlen(buf), v), EXTRACT_OK);
         assert_sv(v[0], ok_line(all_formats[k]));
         assert_sv(v[1], "");
         assert_sv(v[2], "host07");
@@ -116,14 +91,14 @@ static void test_env_null(void **state)
     extractor_t *x = extractor_new("generic", fields, 3, NULL, &e);
     assert_non_null(x);
     sv_t v[3];
-    assert_int_equal(run1(x, 3, "x", 1, v), EXTRACT_OK);
+    assert_int_equal(xt_run1(x, 3, "x", 1, v), EXTRACT_OK);
     assert_sv(v[0], "");
     assert_sv(v[1], "");
     assert_sv(v[2], "");
     extractor_free(x);
     extract_env_t partial = {"h", NULL, NULL};
     x = extractor_new("generic", fields, 3, &partial, &e);
-    assert_int_equal(run1(x, 3, "x", 1, v), EXTRACT_OK);
+    assert_int_equal(xt_run1(x, 3, "x", 1, v), EXTRACT_OK);
     assert_sv(v[0], "h");
     assert_sv(v[1], "");
     extractor_free(x);
@@ -139,7 +114,7 @@ static void test_env_is_copied(void **state)
     extractor_t *x = extractor_new("generic", fields, 1, &en, &e);
     strcpy(host, "after");
     sv_t v[1];
-    run1(x, 1, "x", 1, v);
+    xt_run1(x, 1, "x", 1, v);
     assert_sv(v[0], "before");
     extractor_free(x);
 }
@@ -196,14 +171,14 @@ static void test_unknown_names_missing(void **state)
     const char *fields[] = {"$nosuch", "nosuch", "$time", "a"};
     extractor_t *x = make("generic", fields, 4);
     sv_t v[4];
-    assert_int_equal(run1(x, 4, "a=1|$time=2", 11, v), EXTRACT_OK);
+    assert_int_equal(xt_run1(x, 4, "a=1|$time=2", 11, v), EXTRACT_OK);
     for (int f = 0; f < 4; f++)
         assert_sv(v[f], NULL);   /* generic has no fields of its own */
     extractor_free(x);
     /* default: an unknown $variable is missing, not an error */
     x = make("default", fields, 4);
     const char *l = ok_line("default");
-    assert_int_equal(run1(x, 4, l, strlen(l), v), EXTRACT_OK);
+    assert_int_equal(xt_run1(x, 4, l, strlen(l), v), EXTRACT_OK);
     assert_sv(v[0], NULL);
     assert_sv(v[1], NULL);
     assert_sv(v[2], "1002-071143");
@@ -221,7 +196,7 @@ static void test_repeated_names(void **state)
         extractor_t *x = make(all_formats[k], fields, 6);
         const char *l = ok_line(all_formats[k]);
         sv_t v[6];
-        assert_int_equal(run1(x, 6, l, strlen(l), v), EXTRACT_OK);
+        assert_int_equal(xt_run1(x, 6, l, strlen(l), v), EXTRACT_OK);
         assert_sv(v[0], "1");
         assert_sv(v[2], "1");
         assert_sv(v[5], "1");
@@ -238,7 +213,7 @@ static void test_no_fields(void **state)
     for (size_t k = 0; k < N_FORMATS; k++) {
         extractor_t *x = make(all_formats[k], NULL, 0);
         const char *l = ok_line(all_formats[k]);
-        assert_int_equal(run1(x, 0, l, strlen(l), NULL), EXTRACT_OK);
+        assert_int_equal(xt_run1(x, 0, l, strlen(l), NULL), EXTRACT_OK);
         extractor_free(x);
     }
 }
@@ -342,7 +317,7 @@ static void test_registry_agreement(void **state)
                             ? "INFO|20211002-071143|1|stats.go:56|8|13|7|0.21|471h|MAPREDUCE:X|a=1"
                             : ok_line(lf->name);
         sv_t v[64];
-        assert_int_equal(run1(x, n, l, strlen(l), v), EXTRACT_OK);
+        assert_int_equal(xt_run1(x, n, l, strlen(l), v), EXTRACT_OK);
         for (size_t f = 0; f < n; f++)
             if (v[f].len == SV_MISSING)
                 fail_msg("format %s: %s is missing", lf->name, fields[f]);

@@ -14,30 +14,15 @@
 
 #include "exec/extract/extract.h"
 #include "exec/extract/extract_int.h"
+#include "tests/support/extract_oracle.h"
+#include "tests/support/extract_unit.h"
+#include "tests/support/rng.h"
 
 static const extract_env_t env = {"host07", "UTC", "0"};
 
-static void assert_sv(sv_t v, const char *want)
-{
-    if (!want) {
-        if (v.len != SV_MISSING)
-            fail_msg("value \"%.*s\", want missing", (int)v.len, v.p);
-        return;
-    }
-    if (v.len != strlen(want))
-        fail_msg("value \"%.*s\" (len %u), want \"%s\"", v.len == SV_MISSING ? 0 : (int)v.len,
-                 v.p ? v.p : "", v.len, want);
-    if (v.len)
-        assert_memory_equal(v.p, want, v.len);
-}
-
 static extractor_t *make(const char *const *fields, size_t n)
 {
-    err_t e;
-    extractor_t *x = extractor_new("csv", fields, n, &env, &e);
-    if (!x)
-        fail_msg("extractor_new: %s", e.msg);
-    return x;
+    return xt_make("csv", &env, fields, n);
 }
 
 /* Runs lines[0..n) as one batch; columns land in out[f * n + i]. */
@@ -263,57 +248,15 @@ static void test_before_any_header(void **state)
 /* ---- random rows against a state-machine oracle ---- */
 
 static uint64_t rng = 99;
-static unsigned next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (unsigned)(rng >> 11);
-}
 
-enum { MAXV = 256 };
-
-/* Parses a row byte by byte: returns the status and fills values. */
-static uint8_t oracle(const char *p, size_t n, size_t n_cols, char **val, size_t *vl,
-                      size_t *n_val)
+/* A row as the oracle sees it (xo_csv_split parses it byte by byte): the
+ * status, and the values in row (free it with xo_row_free). */
+static uint8_t oracle(const char *p, size_t n, size_t n_cols, xo_row_t *row)
 {
     uint32_t n32 = (uint32_t)n;
     extract_trim(&p, &n32);
-    n = n32;
-    size_t k = 0, i = 0;
-    for (;;) {
-        if (k == MAXV)
-            return EXTRACT_ERROR;
-        vl[k] = 0;
-        if (i < n && p[i] == '"') {
-            i++;
-            for (;;) {
-                if (i >= n)
-                    return EXTRACT_ERROR;
-                if (p[i] == '"') {
-                    if (i + 1 < n && p[i + 1] == '"') {
-                        val[k][vl[k]++] = '"';
-                        i += 2;
-                        continue;
-                    }
-                    i++;
-                    break;
-                }
-                val[k][vl[k]++] = p[i++];
-            }
-            if (i < n && p[i] != ',')
-                return EXTRACT_ERROR;
-        } else {
-            while (i < n && p[i] != ',')
-                val[k][vl[k]++] = p[i++];
-        }
-        k++;
-        if (i >= n)
-            break;
-        i++;   /* the comma */
-    }
-    *n_val = k;
-    return k > n_cols ? EXTRACT_ERROR : EXTRACT_OK;
+    bool ok = xo_csv_split(p, n32, row);
+    return ok && row->n <= n_cols ? EXTRACT_OK : EXTRACT_ERROR;
 }
 
 static void test_random(void **state)
@@ -325,80 +268,55 @@ static void test_random(void **state)
     const char *names[NF] = {"c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9",
                              "c1", "$line"};
     extractor_t *x = make(names, NF);
-    char *buf = malloc((size_t)N * CAP);
-    const char **lines = calloc(N, sizeof *lines);
-    uint32_t *lens = calloc(N, sizeof *lens);
-    sv_t *mem = calloc((size_t)NF * N, sizeof *mem);
-    sv_t *cols[NF];
-    for (size_t f = 0; f < NF; f++)
-        cols[f] = mem + f * N;
-    uint8_t *st = calloc(N, 1);
-    char *val[MAXV];
-    for (int k = 0; k < MAXV; k++)
-        val[k] = malloc(CAP);
-    size_t vl[MAXV];
+    xt_batch_t bt;
+    xt_batch_init(&bt, N, CAP, NF);
     size_t seen[3] = {0};
     for (int round = 0; round < 20; round++) {
         err_t e;
-        size_t n_cols = 1 + next_rand() % 40;
+        size_t n_cols = 1 + rng_next(&rng) % 40;
         char header[512];
         size_t ho = 0;
         for (size_t c = 0; c < n_cols; c++)
             ho += (size_t)sprintf(header + ho, "%sc%zu", c ? "," : "", c % 10);
         if (extractor_set_header(x, header, ho, &e) != 0)
             fail_msg("header: %s", e.msg);
+        xt_batch_random(&bt, CAP, &rng, 8, 120, pieces, sizeof pieces / sizeof pieces[0]);
+        xt_batch_run(x, &bt);
         for (size_t i = 0; i < N; i++) {
-            char *l = buf + i * CAP;
-            size_t target = next_rand() % 8 == 0 ? next_rand() % (CAP - 16) : next_rand() % 120;
-            size_t o = 0;
-            while (o < target) {
-                const char *pc = pieces[next_rand() % (sizeof pieces / sizeof pieces[0])];
-                size_t pl = pc[0] ? strlen(pc) : 1;
-                memcpy(l + o, pc, pl);
-                o += pl;
-            }
-            lines[i] = l;
-            lens[i] = (uint32_t)o;
-        }
-        extract_batch(x, lines, lens, N, cols, st);
-        for (size_t i = 0; i < N; i++) {
-            size_t nv = 0;
-            uint8_t ws = oracle(lines[i], lens[i], n_cols, val, vl, &nv);
-            if (ws != st[i])
-                fail_msg("round %d line %zu: status %d, oracle %d", round, i, st[i], ws);
+            xo_row_t row;
+            uint8_t ws = oracle(bt.lines[i], bt.lens[i], n_cols, &row);
+            if (ws != bt.st[i])
+                fail_msg("round %d line %zu: status %d, oracle %d", round, i, bt.st[i], ws);
             seen[ws]++;
-            if (ws != EXTRACT_OK)
+            if (ws != EXTRACT_OK) {
+                xo_row_free(&row);
                 continue;
+            }
             for (size_t f = 0; f < NF - 1; f++) {
                 /* the last column whose header names field f */
                 size_t want = SIZE_MAX;
-                for (size_t c = 0; c < nv && c < n_cols; c++) {
+                for (size_t c = 0; c < row.n && c < n_cols; c++) {
                     char nm[8];
                     snprintf(nm, sizeof nm, "c%zu", c % 10);
                     if (strcmp(nm, names[f]) == 0)
                         want = c;
                 }
-                sv_t v = cols[f][i];
+                sv_t v = bt.cols[f][i];
                 if (want == SIZE_MAX) {
                     assert_int_equal(v.len, SV_MISSING);
                     continue;
                 }
-                if (v.len != vl[want] || (v.len && memcmp(v.p, val[want], v.len) != 0))
+                if (v.len != row.len[want] || (v.len && memcmp(v.p, row.val[want], v.len) != 0))
                     fail_msg("round %d line %zu field %s differs", round, i, names[f]);
-                bool inside = v.p >= lines[i] && v.p + v.len <= lines[i] + lens[i];
+                bool inside = v.p >= bt.lines[i] && v.p + v.len <= bt.lines[i] + bt.lens[i];
                 assert_true(inside || extract_owns(x, v.p, v.len));
             }
+            xo_row_free(&row);
         }
     }
     assert_true(seen[EXTRACT_OK] > 2000);
     assert_true(seen[EXTRACT_ERROR] > 2000);
-    for (int k = 0; k < MAXV; k++)
-        free(val[k]);
-    free(buf);
-    free(lines);
-    free(lens);
-    free(mem);
-    free(st);
+    xt_batch_free(&bt);
     extractor_free(x);
 }
 

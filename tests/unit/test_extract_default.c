@@ -15,6 +15,9 @@
 
 #include "exec/extract/extract.h"
 #include "exec/extract/extract_int.h"
+#include "tests/support/extract_oracle.h"
+#include "tests/support/extract_unit.h"
+#include "tests/support/rng.h"
 
 static const extract_env_t env = {"host07", "UTC", "0"};
 
@@ -24,38 +27,9 @@ static const char *const vars[] = {
 };
 #define N_VARS 14
 
-static uint8_t run1(extractor_t *x, size_t n_fields, const char *line, size_t len, sv_t *out)
-{
-    sv_t *cols[64];
-    for (size_t f = 0; f < n_fields; f++)
-        cols[f] = &out[f];
-    uint8_t st = 0xff;
-    uint32_t l = (uint32_t)len;
-    extract_batch(x, &line, &l, 1, cols, &st);
-    return st;
-}
-
-static void assert_sv(sv_t v, const char *want)
-{
-    if (!want) {
-        if (v.len != SV_MISSING)
-            fail_msg("value \"%.*s\", want missing", (int)v.len, v.p);
-        return;
-    }
-    if (v.len != strlen(want))
-        fail_msg("value \"%.*s\" (len %u), want \"%s\"", v.len == SV_MISSING ? 0 : (int)v.len,
-                 v.p ? v.p : "", v.len, want);
-    if (v.len)
-        assert_memory_equal(v.p, want, v.len);
-}
-
 static extractor_t *make(const char *const *fields, size_t n)
 {
-    err_t e;
-    extractor_t *x = extractor_new("default", fields, n, &env, &e);
-    if (!x)
-        fail_msg("extractor_new: %s", e.msg);
-    return x;
+    return xt_make("default", &env, fields, n);
 }
 
 static void test_positional(void **state)
@@ -65,7 +39,7 @@ static void test_positional(void **state)
     const char *l = "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|"
                     "currentConnections=0|lifetimeConnections=1";
     sv_t v[N_VARS];
-    assert_int_equal(run1(x, N_VARS, l, strlen(l), v), EXTRACT_OK);
+    assert_int_equal(xt_run1(x, N_VARS, l, strlen(l), v), EXTRACT_OK);
     const char *want[N_VARS] = {"INFO", "INFO", "1002-071143", "1", "stats.go:56", "8", "13",
                                 "7", "0.21", "471h0m21s", NULL, NULL, NULL, NULL};
     for (int f = 0; f < N_VARS; f++)
@@ -80,7 +54,7 @@ static void test_full_time(void **state)
     const char *l = "INFO|19801011-424242|1|dserver_test.go|1|1|1|1.0|1m|"
                     "MAPREDUCE:INTEGRATIONTEST|foo=1|bar=42";
     sv_t v[N_VARS];
-    assert_int_equal(run1(x, N_VARS, l, strlen(l), v), EXTRACT_OK);
+    assert_int_equal(xt_run1(x, N_VARS, l, strlen(l), v), EXTRACT_OK);
     assert_sv(v[2], "19801011-424242");
     assert_sv(v[10], "19801011");
     assert_sv(v[11], "42");
@@ -95,7 +69,7 @@ static void test_full_time(void **state)
         "INFO||1|c|1|1|1|1|1m|MAPREDUCE:X|a=1",
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        assert_int_equal(run1(x, N_VARS, bad[k], strlen(bad[k]), v), EXTRACT_OK);
+        assert_int_equal(xt_run1(x, N_VARS, bad[k], strlen(bad[k]), v), EXTRACT_OK);
         for (int f = 10; f < 14; f++)
             assert_sv(v[f], NULL);
     }
@@ -112,7 +86,7 @@ static void test_keyvalues(void **state)
     char l[512];
     /* split on the first '='; empty value; empty key; later duplicate wins */
     snprintf(l, sizeof l, "%sa=1=2|b=|=x|c=3|c=4|hostname=h1", pre);
-    assert_int_equal(run1(x, 8, l, strlen(l), v), EXTRACT_OK);
+    assert_int_equal(xt_run1(x, 8, l, strlen(l), v), EXTRACT_OK);
     assert_sv(v[0], "1=2");
     assert_sv(v[1], "");
     assert_sv(v[2], "4");
@@ -123,12 +97,12 @@ static void test_keyvalues(void **state)
     assert_sv(v[7], "h1");
     /* a key named like a variable overrides it, as in DTail's field map */
     snprintf(l, sizeof l, "%s$time=override|$line=L", pre);
-    assert_int_equal(run1(x, 8, l, strlen(l), v), EXTRACT_OK);
+    assert_int_equal(xt_run1(x, 8, l, strlen(l), v), EXTRACT_OK);
     assert_sv(v[5], "override");
     assert_sv(v[6], "L");
     /* keys are case-sensitive, spaces are part of keys and values */
     snprintf(l, sizeof l, "%sA=1| a=2|a =3|b= 4 ", pre);
-    assert_int_equal(run1(x, 8, l, strlen(l), v), EXTRACT_OK);
+    assert_int_equal(xt_run1(x, 8, l, strlen(l), v), EXTRACT_OK);
     assert_sv(v[0], NULL);
     assert_sv(v[1], " 4");   /* trailing space trimmed with the line */
     extractor_free(x);
@@ -158,7 +132,7 @@ static void test_skip(void **state)
     };
     sv_t v[2];
     for (size_t k = 0; k < sizeof skip / sizeof skip[0]; k++) {
-        uint8_t st = run1(x, 2, skip[k], strlen(skip[k]), v);
+        uint8_t st = xt_run1(x, 2, skip[k], strlen(skip[k]), v);
         if (st != EXTRACT_SKIP)
             fail_msg("line %zu \"%s\": status %d, want skip", k, skip[k], st);
         assert_sv(v[0], NULL);
@@ -174,7 +148,7 @@ static void test_skip(void **state)
         "INFO|t|1|c|1|1|1|1|1m|MAPREDUCE:STATS:MORE|a=1",
     };
     for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) {
-        uint8_t st = run1(x, 2, ok[k], strlen(ok[k]), v);
+        uint8_t st = xt_run1(x, 2, ok[k], strlen(ok[k]), v);
         if (st != EXTRACT_OK)
             fail_msg("line %zu \"%s\": status %d, want ok", k, ok[k], st);
         assert_sv(v[1], "1");
@@ -196,20 +170,20 @@ static void test_error(void **state)
     };
     sv_t v[1];
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        uint8_t st = run1(x, 1, bad[k], strlen(bad[k]), v);
+        uint8_t st = xt_run1(x, 1, bad[k], strlen(bad[k]), v);
         if (st != EXTRACT_ERROR)
             fail_msg("line %zu: status %d, want error", k, st);
         assert_sv(v[0], NULL);
         assert_non_null(strstr(extractor_last_error(x), "Unable to parse key-value token '"));
     }
-    run1(x, 1, bad[1], strlen(bad[1]), v);
+    xt_run1(x, 1, bad[1], strlen(bad[1]), v);
     assert_string_equal(extractor_last_error(x), "Unable to parse key-value token 'garbage'");
     /* long and binary tokens are cut and escaped in the message */
     char l[600];
     int o = snprintf(l, sizeof l, "INFO|t|1|c|1|1|1|1|1m|MAPREDUCE:X|a=1|\x01\xff");
     memset(l + o, 'z', 300);
     l[o + 300] = '\0';
-    assert_int_equal(run1(x, 1, l, strlen(l), v), EXTRACT_ERROR);
+    assert_int_equal(xt_run1(x, 1, l, strlen(l), v), EXTRACT_ERROR);
     assert_non_null(strstr(extractor_last_error(x), "'\\x01\\xffzzz"));
     assert_non_null(strstr(extractor_last_error(x), "...'"));
     extractor_free(x);
@@ -222,7 +196,7 @@ static void test_binary_bytes(void **state)
     extractor_t *x = make(fields, 3);
     const char l[] = "INFO|t|1|c\0\xff\xfe|1|1|1|1|1m|MAPREDUCE:X|a=\0\x80";
     sv_t v[3];
-    assert_int_equal(run1(x, 3, l, sizeof l - 1, v), EXTRACT_OK);
+    assert_int_equal(xt_run1(x, 3, l, sizeof l - 1, v), EXTRACT_OK);
     assert_int_equal(v[0].len, 4);
     assert_memory_equal(v[0].p, "c\0\xff\xfe", 4);
     assert_int_equal(v[1].len, 2);
@@ -342,121 +316,14 @@ static void test_compat_testdata(void **state)
 /* ---- random lines against a naive oracle ---- */
 
 static uint64_t rng = 777;
-static unsigned next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (unsigned)(rng >> 11);
-}
 
+/* The fields asked of the extractor and of the oracle (xo_default). */
 static const char *const oracle_fields[] = {
     "$severity", "$loglevel", "$time", "$date", "$hour", "$minute", "$second", "$pid",
     "$caller", "$cpus", "$goroutines", "$cgocalls", "$loadavg", "$uptime", "$line", "*",
     "a", "b", "hostname", "", "$time", "x=y", "$empty",
 };
 #define N_OF (sizeof oracle_fields / sizeof oracle_fields[0])
-
-typedef struct oval {
-    const char *p;      /* value */
-    size_t len;         /* its length, SIZE_MAX = missing */
-} oval_t;
-
-static bool full_time(const char *t, size_t n)
-{
-    if (n != 15 || t[8] != '-')
-        return false;
-    for (int k = 0; k < 15; k++)
-        if (k != 8 && (t[k] < '0' || t[k] > '9'))
-            return false;
-    return true;
-}
-
-/* The naive default format: split with memchr, compare names with
- * strcmp. (Trimming is tested on its own in test_extract.c.) */
-static uint8_t oracle(const char *p, size_t n, oval_t *out)
-{
-    uint32_t n32 = (uint32_t)n;
-    extract_trim(&p, &n32);
-    n = n32;
-    for (size_t f = 0; f < N_OF; f++)
-        out[f].len = SIZE_MAX;
-    if (n < 4 || memcmp(p, "INFO", 4) != 0)
-        return EXTRACT_SKIP;
-    size_t cap = n + 1, nt = 0;
-    const char **ts = malloc(cap * sizeof *ts);
-    size_t *tl = malloc(cap * sizeof *tl);
-    for (size_t at = 0;;) {
-        const char *bar = memchr(p + at, '|', n - at);
-        size_t end = bar ? (size_t)(bar - p) : n;
-        ts[nt] = p + at;
-        tl[nt] = end - at;
-        nt++;
-        if (!bar)
-            break;
-        at = end + 1;
-    }
-    uint8_t st = EXTRACT_OK;
-    if (nt < 11 || tl[9] < 10 || memcmp(ts[9], "MAPREDUCE:", 10) != 0) {
-        st = EXTRACT_SKIP;
-        goto out;
-    }
-    for (size_t f = 0; f < N_OF; f++) {
-        const char *name = oracle_fields[f];
-        static const char *const pos[] = {"$severity", "$time", "$pid", "$caller", "$cpus",
-                                          "$goroutines", "$cgocalls", "$loadavg", "$uptime"};
-        for (int k = 0; k < 9; k++)
-            if (strcmp(name, pos[k]) == 0) {
-                out[f].p = ts[k];
-                out[f].len = tl[k];
-            }
-        if (strcmp(name, "$loglevel") == 0) {
-            out[f].p = ts[0];
-            out[f].len = tl[0];
-        }
-        if (full_time(ts[1], tl[1])) {
-            static const char *const parts[] = {"$date", "$hour", "$minute", "$second"};
-            static const size_t off[] = {0, 9, 11, 13}, len[] = {8, 2, 2, 2};
-            for (int k = 0; k < 4; k++)
-                if (strcmp(name, parts[k]) == 0) {
-                    out[f].p = ts[1] + off[k];
-                    out[f].len = len[k];
-                }
-        }
-        if (strcmp(name, "$line") == 0) {
-            out[f].p = p;
-            out[f].len = n;
-        }
-        if (strcmp(name, "*") == 0) {
-            out[f].p = "*";
-            out[f].len = 1;
-        }
-        if (strcmp(name, "$empty") == 0) {
-            out[f].p = "";
-            out[f].len = 0;
-        }
-    }
-    for (size_t t = 10; t < nt; t++) {
-        const char *eq = memchr(ts[t], '=', tl[t]);
-        if (!eq) {
-            st = EXTRACT_ERROR;
-            break;
-        }
-        size_t kl = (size_t)(eq - ts[t]);
-        for (size_t f = 0; f < N_OF; f++)
-            if (strlen(oracle_fields[f]) == kl && memcmp(oracle_fields[f], ts[t], kl) == 0) {
-                out[f].p = eq + 1;
-                out[f].len = tl[t] - kl - 1;
-            }
-    }
-out:
-    if (st != EXTRACT_OK)
-        for (size_t f = 0; f < N_OF; f++)
-            out[f].len = SIZE_MAX;
-    free(ts);
-    free(tl);
-    return st;
-}
 
 static const char *const pieces[] = {
     "a", "b", "=", "|", "||", "x=y", "hostname", "$time", " ", "\r", "1002-071143",
@@ -465,7 +332,7 @@ static const char *const pieces[] = {
 
 static size_t gen_piece(char *out, size_t cap, size_t o)
 {
-    const char *pc = pieces[next_rand() % (sizeof pieces / sizeof pieces[0])];
+    const char *pc = pieces[rng_next(&rng) % (sizeof pieces / sizeof pieces[0])];
     size_t pl = pc[0] ? strlen(pc) : 1;
     if (o + pl > cap)
         return o;
@@ -476,23 +343,23 @@ static size_t gen_piece(char *out, size_t cap, size_t o)
 static size_t gen_line(char *out, size_t cap)
 {
     size_t o = 0;
-    unsigned kind = next_rand() % 10;
-    size_t target = next_rand() % 3 == 0 ? next_rand() % (cap - 16) : next_rand() % 300;
+    unsigned kind = rng_next(&rng) % 10;
+    size_t target = rng_next(&rng) % 3 == 0 ? rng_next(&rng) % (cap - 16) : rng_next(&rng) % 300;
     if (kind < 7) {
         /* structured: INFO + 9 fields + MAPREDUCE:T + key=value tokens */
         const char *lead = kind == 0 ? " INFO" : "INFO";
         o = (size_t)snprintf(out, cap, "%s", lead);
         for (int k = 1; k < 9; k++) {
             out[o++] = '|';
-            if (k == 1 && next_rand() % 2) {
-                const char *t = next_rand() % 2 ? "20211002-071143" : "1002-071143";
+            if (k == 1 && rng_next(&rng) % 2) {
+                const char *t = rng_next(&rng) % 2 ? "20211002-071143" : "1002-071143";
                 memcpy(out + o, t, strlen(t));
                 o += strlen(t);
             } else {
                 size_t before = o;
                 o = gen_piece(out, 64 * (size_t)k, o);
                 for (size_t j = before; j < o; j++)
-                    if (out[j] == '|' && next_rand() % 8)
+                    if (out[j] == '|' && rng_next(&rng) % 8)
                         out[j] = '_';
             }
         }
@@ -502,18 +369,18 @@ static size_t gen_line(char *out, size_t cap)
         while (o < target && o + 40 < cap) {
             out[o++] = '|';
             static const char *const keys[] = {"a", "b", "hostname", "$time", "", "x", "$line"};
-            if (next_rand() % 50) {
-                const char *k = keys[next_rand() % 7];
+            if (rng_next(&rng) % 50) {
+                const char *k = keys[rng_next(&rng) % 7];
                 memcpy(out + o, k, strlen(k));
                 o += strlen(k);
                 out[o++] = '=';
             }
-            unsigned np = next_rand() % 4;
+            unsigned np = rng_next(&rng) % 4;
             for (unsigned q = 0; q < np; q++) {
                 size_t before = o;
                 o = gen_piece(out, cap - 8, o);
                 for (size_t j = before; j < o; j++)
-                    if (out[j] == '|' && next_rand() % 4)
+                    if (out[j] == '|' && rng_next(&rng) % 4)
                         out[j] = '_';
             }
         }
@@ -527,18 +394,16 @@ static size_t gen_line(char *out, size_t cap)
 /* Lines seen per status, and lines longer than the short splitter takes. */
 static size_t seen[3], seen_long, seen_many_tokens;
 
-static void check_against_oracle(extractor_t *x, const char *const *lines, const uint32_t *lens,
-                                 size_t n)
+/* Extracts the batch's lines (fields oracle_fields) and checks them. */
+static void check_against_oracle(extractor_t *x, xt_batch_t *bt)
 {
-    sv_t *mem = calloc(N_OF * n, sizeof *mem);
-    sv_t *cols[N_OF];
-    for (size_t f = 0; f < N_OF; f++)
-        cols[f] = mem + f * n;
-    uint8_t *st = calloc(n, 1);
-    extract_batch(x, lines, lens, n, cols, st);
-    for (size_t i = 0; i < n; i++) {
-        oval_t want[N_OF];
-        uint8_t ws = oracle(lines[i], lens[i], want);
+    xt_batch_run(x, bt);
+    const char *const *lines = bt->lines;
+    const uint32_t *lens = bt->lens;
+    const uint8_t *st = bt->st;
+    for (size_t i = 0; i < bt->n; i++) {
+        xo_val_t want[N_OF];
+        uint8_t ws = xo_default(lines[i], lens[i], oracle_fields, N_OF, &env, want);
         if (ws != st[i])
             fail_msg("line %zu (len %u): status %d, oracle %d", i, lens[i], st[i], ws);
         seen[ws]++;
@@ -548,7 +413,7 @@ static void check_against_oracle(extractor_t *x, const char *const *lines, const
             bars += lines[i][k] == '|';
         seen_many_tokens += bars > 64;
         for (size_t f = 0; f < N_OF; f++) {
-            sv_t v = cols[f][i];
+            sv_t v = bt->cols[f][i];
             if (want[f].len == SIZE_MAX) {
                 if (v.len != SV_MISSING)
                     fail_msg("line %zu field %s: got a value, want missing", i, oracle_fields[f]);
@@ -563,8 +428,6 @@ static void check_against_oracle(extractor_t *x, const char *const *lines, const
                 fail_msg("line %zu field %s: view outside the line", i, oracle_fields[f]);
         }
     }
-    free(mem);
-    free(st);
 }
 
 static void test_random_vs_oracle(void **state)
@@ -572,15 +435,14 @@ static void test_random_vs_oracle(void **state)
     (void)state;
     enum { N = 4000, CAP = 2048 };
     extractor_t *x = make(oracle_fields, N_OF);
-    char *buf = malloc((size_t)N * CAP);
-    const char **lines = calloc(N, sizeof *lines);
-    uint32_t *lens = calloc(N, sizeof *lens);
+    xt_batch_t bt;
+    xt_batch_init(&bt, N, CAP, N_OF);
     for (int round = 0; round < 10; round++) {
         for (size_t i = 0; i < N; i++) {
-            lines[i] = buf + i * CAP;
-            lens[i] = (uint32_t)gen_line(buf + i * CAP, CAP);
+            bt.lines[i] = bt.buf + i * CAP;
+            bt.lens[i] = (uint32_t)gen_line(bt.buf + i * CAP, CAP);
         }
-        check_against_oracle(x, lines, lens, N);
+        check_against_oracle(x, &bt);
     }
     /* the generator reaches every case */
     assert_true(seen[EXTRACT_OK] > 5000);
@@ -588,9 +450,7 @@ static void test_random_vs_oracle(void **state)
     assert_true(seen[EXTRACT_ERROR] > 1000);
     assert_true(seen_long > 5000);
     assert_true(seen_many_tokens > 1000);
-    free(buf);
-    free(lines);
-    free(lens);
+    xt_batch_free(&bt);
     extractor_free(x);
 }
 
@@ -600,10 +460,12 @@ static void test_boundaries(void **state)
 {
     (void)state;
     extractor_t *x = make(oracle_fields, N_OF);
-    static char buf[1200];
+    xt_batch_t bt;
+    xt_batch_init(&bt, 1, 1200, N_OF);
+    char *buf = bt.buf;
     for (size_t len = 40; len < 1100; len++) {
         for (size_t at = len > 70 ? len - 70 : 0; at < len; at += 7) {
-            size_t o = (size_t)snprintf(buf, sizeof buf, "INFO|1|2|3|4|5|6|7|8|MAPREDUCE:T|a=");
+            size_t o = (size_t)snprintf(buf, 1200, "INFO|1|2|3|4|5|6|7|8|MAPREDUCE:T|a=");
             while (o < len)
                 buf[o++] = 'v';
             if (at > 36)
@@ -612,11 +474,12 @@ static void test_boundaries(void **state)
                 buf[at + 1] = 'b';
                 buf[at + 2] = '=';
             }
-            const char *lp = buf;
-            uint32_t ll = (uint32_t)len;
-            check_against_oracle(x, &lp, &ll, 1);
+            bt.lines[0] = buf;
+            bt.lens[0] = (uint32_t)len;
+            check_against_oracle(x, &bt);
         }
     }
+    xt_batch_free(&bt);
     extractor_free(x);
 }
 
@@ -635,15 +498,15 @@ static void test_huge_line(void **state)
     o += 4u << 20;
     o += (size_t)sprintf(l + o, "|a=end");
     sv_t v[3];
-    assert_int_equal(run1(x, 3, l, o, v), EXTRACT_OK);
+    assert_int_equal(xt_run1(x, 3, l, o, v), EXTRACT_OK);
     assert_sv(v[0], "end");
     assert_int_equal(v[1].len, 4 + (4u << 20));
     assert_sv(v[2], "up");
     l[o - 6] = '_';   /* "...xxx_a=end": still one token with '=' */
-    assert_int_equal(run1(x, 3, l, o, v), EXTRACT_OK);
+    assert_int_equal(xt_run1(x, 3, l, o, v), EXTRACT_OK);
     memcpy(l + o - 5, "aXend", 5);   /* no '=' in the last token: error */
     l[o - 6] = '|';
-    assert_int_equal(run1(x, 3, l, o, v), EXTRACT_ERROR);
+    assert_int_equal(xt_run1(x, 3, l, o, v), EXTRACT_ERROR);
     free(l);
     extractor_free(x);
 }

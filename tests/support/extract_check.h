@@ -1,0 +1,247 @@
+/* extract_check.h: what every extractor fuzz target checks, whatever the
+ * format (tests/fuzz/fuzz_extract_*.c).
+ *
+ * A target's input: two bytes choose which of 16 candidate field names are
+ * requested, one byte the batch size (1 to 16), a target may take more
+ * header bytes of its own, and the rest is lines separated by '\n'. Each
+ * line is a private copy, so a read past a line is caught by ASan.
+ *
+ * The invariants, each an abort() when broken: every status is OK, SKIP or
+ * ERROR; every value's view lies inside its line or in the extractor's own
+ * storage (environment strings, scratch); the batch's error message is set
+ * exactly when one of its lines is EXTRACT_ERROR; a line gives the same
+ * status and values alone as in a batch; and, where a target has an oracle,
+ * statuses and values are the oracle's. Header-only so each target stays
+ * one file. */
+#ifndef DTAIL_TESTS_EXTRACT_CHECK_H
+#define DTAIL_TESTS_EXTRACT_CHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/extract/extract.h"
+#include "exec/extract/extract_int.h"
+#include "tests/support/extract_oracle.h"
+
+#define XC_MAX 16   /* candidate names, and the largest batch */
+
+typedef struct xc_run {
+    extract_env_t env;            /* the common variables */
+    extractor_t *x;
+    const char *fields[XC_MAX];   /* the requested names */
+    size_t nf;                    /* their count */
+    size_t batch;                 /* lines per extract_batch call */
+    char **lines;                 /* the lines, a malloc'd copy each */
+    uint32_t *lens;               /* their lengths */
+    bool *new_source;             /* with sources: the line began a source */
+    size_t n_lines;               /* count */
+    sv_t *mem;                    /* storage of the columns */
+    sv_t *cols[XC_MAX];           /* cols[f][r]: field f of the batch's line r */
+    uint8_t st[XC_MAX];           /* the batch's statuses */
+} xc_run_t;
+
+/* Reads the input's first hdr bytes (the three above first), creates an
+ * extractor of format for the chosen names, and splits the rest into
+ * lines. With sources, a line starting with byte 0x02 begins a new source:
+ * new_source says so and the byte is dropped. Returns false, with nothing
+ * to free, when the input is shorter than its header. */
+static inline bool xc_open(xc_run_t *r, const char *format, const char *const names[XC_MAX],
+                           const uint8_t *data, size_t size, size_t hdr, bool sources)
+{
+    memset(r, 0, sizeof *r);
+    if (size < hdr)
+        return false;
+    unsigned mask = (unsigned)data[0] | (unsigned)data[1] << 8;
+    r->batch = 1 + data[2] % XC_MAX;
+    for (int k = 0; k < XC_MAX; k++)
+        if (mask >> k & 1)
+            r->fields[r->nf++] = names[k];
+    r->env = (extract_env_t){"fuzzhost", "UTC", "0"};
+    err_t e;
+    r->x = extractor_new(format, r->fields, r->nf, &r->env, &e);
+    if (!r->x)
+        abort();
+
+    const char *text = (const char *)data + hdr;
+    size_t n = size - hdr;
+    r->n_lines = 1;
+    for (size_t k = 0; k < n; k++)
+        r->n_lines += text[k] == '\n';
+    r->lines = calloc(r->n_lines, sizeof *r->lines);
+    r->lens = calloc(r->n_lines, sizeof *r->lens);
+    if (sources)
+        r->new_source = calloc(r->n_lines, sizeof *r->new_source);
+    size_t i = 0, at = 0;
+    for (size_t k = 0; k <= n; k++)
+        if (k == n || text[k] == '\n') {
+            size_t start = at;
+            if (sources && start < k && text[start] == 0x02) {
+                r->new_source[i] = true;
+                start++;
+            }
+            r->lens[i] = (uint32_t)(k - start);
+            r->lines[i] = malloc(r->lens[i] ? r->lens[i] : 1);
+            memcpy(r->lines[i], text + start, r->lens[i]);
+            i++;
+            at = k + 1;
+        }
+
+    r->mem = calloc((r->nf ? r->nf : 1) * r->batch, sizeof *r->mem);
+    for (size_t f = 0; f < r->nf; f++)
+        r->cols[f] = r->mem + f * r->batch;
+    return true;
+}
+
+static inline void xc_close(xc_run_t *r)
+{
+    for (size_t k = 0; k < r->n_lines; k++)
+        free(r->lines[k]);
+    free(r->lines);
+    free(r->lens);
+    free(r->new_source);
+    free(r->mem);
+    extractor_free(r->x);
+}
+
+/* The lines the batch starting at line b takes: batch, or what is left. */
+static inline size_t xc_batch_len(const xc_run_t *r, size_t b)
+{
+    return r->n_lines - b < r->batch ? r->n_lines - b : r->batch;
+}
+
+/* Extracts lines [b, b + m) as one batch into cols and st. */
+static inline void xc_extract(xc_run_t *r, size_t b, size_t m)
+{
+    extract_batch(r->x, (const char *const *)r->lines + b, r->lens + b, m, r->cols, r->st);
+}
+
+/* Extracts line i alone into one[f]; returns its status. The batch's views
+ * are not valid after this. */
+static inline uint8_t xc_extract_one(xc_run_t *r, size_t i, sv_t one[XC_MAX])
+{
+    sv_t *oc[XC_MAX];
+    for (size_t f = 0; f < r->nf; f++)
+        oc[f] = &one[f];
+    uint8_t s1;
+    extract_batch(r->x, (const char *const *)r->lines + i, r->lens + i, 1, oc, &s1);
+    return s1;
+}
+
+/* A status is one of the three. */
+static inline void xc_check_status(uint8_t st)
+{
+    if (st > EXTRACT_ERROR)
+        abort();
+}
+
+/* A value of line i lies inside that line or in the extractor's storage. */
+static inline void xc_check_view(const xc_run_t *r, sv_t v, size_t i)
+{
+    const char *lp = r->lines[i];
+    bool inside = v.p >= lp && v.p + v.len <= lp + r->lens[i];
+    if (!inside && !extract_owns(r->x, v.p, v.len))
+        abort();
+}
+
+/* The batch's error message is set exactly when one of its m lines is
+ * EXTRACT_ERROR. */
+static inline void xc_check_last_error(const xc_run_t *r, size_t m)
+{
+    bool any_err = false;
+    for (size_t k = 0; k < m; k++)
+        any_err |= r->st[k] == EXTRACT_ERROR;
+    if (any_err != (extractor_last_error(r->x)[0] != '\0'))
+        abort();
+}
+
+/* A naive model of a format, as those of extract_oracle.h: out[f] for
+ * fields[f] of one line; returns its status. */
+typedef uint8_t (*xc_oracle_fn)(const char *p, size_t n, const char *const *fields, size_t nf,
+                                const extract_env_t *env, xo_val_t *out);
+
+/* Checks the batch [b, b + m) just extracted: valid statuses, each status
+ * and value the oracle's (asked about every line once, in order), views
+ * inside the line or the extractor, and the batch's error message. */
+static inline void xc_check_oracle(const xc_run_t *r, size_t b, size_t m, xc_oracle_fn oracle)
+{
+    xo_val_t want[XC_MAX];
+    for (size_t k = 0; k < m; k++) {
+        xc_check_status(r->st[k]);
+        uint8_t ws = oracle(r->lines[b + k], r->lens[b + k], r->fields, r->nf, &r->env, want);
+        if (ws != r->st[k])
+            abort();
+        for (size_t f = 0; f < r->nf; f++) {
+            sv_t v = r->cols[f][k];
+            if (want[f].len == SIZE_MAX) {
+                if (v.len != SV_MISSING)
+                    abort();
+                continue;
+            }
+            if (v.len != want[f].len || (v.len && memcmp(v.p, want[f].p, v.len) != 0))
+                abort();
+            xc_check_view(r, v, b + k);
+        }
+    }
+    xc_check_last_error(r, m);
+}
+
+/* Each line of the batch [b, b + m) just extracted gives the same status
+ * and values alone. same_views: the very same views (values in the line
+ * or the environment); otherwise the same bytes, copied first since a
+ * later call reuses the scratch. The batch's views are not valid after. */
+static inline void xc_check_alone(xc_run_t *r, size_t b, size_t m, bool same_views)
+{
+    size_t nf = r->nf;
+    sv_t *keep = calloc((nf ? nf : 1) * m, sizeof *keep);
+    char **copies = calloc((nf ? nf : 1) * m, sizeof *copies);
+    for (size_t k = 0; k < m; k++)
+        for (size_t f = 0; f < nf; f++) {
+            sv_t v = r->cols[f][k];
+            keep[k * nf + f] = v;
+            if (!same_views && v.len != SV_MISSING) {
+                copies[k * nf + f] = malloc(v.len + 1);
+                memcpy(copies[k * nf + f], v.p, v.len);
+            }
+        }
+    for (size_t k = 0; k < m; k++) {
+        sv_t one[XC_MAX];
+        if (xc_extract_one(r, b + k, one) != r->st[k])
+            abort();
+        for (size_t f = 0; f < nf; f++) {
+            sv_t want = keep[k * nf + f];
+            if (one[f].len != want.len)
+                abort();
+            if (want.len == SV_MISSING)
+                continue;
+            if (same_views ? one[f].p != want.p
+                           : want.len && memcmp(one[f].p, copies[k * nf + f], want.len) != 0)
+                abort();
+        }
+    }
+    for (size_t k = 0; k < nf * m; k++)
+        free(copies[k]);
+    free(copies);
+    free(keep);
+}
+
+/* A whole target for a format without state across lines: every batch is
+ * checked against oracle and line by line alone (the same views). */
+static inline int xc_fuzz(const uint8_t *data, size_t size, const char *format,
+                          const char *const names[XC_MAX], xc_oracle_fn oracle)
+{
+    xc_run_t r;
+    if (!xc_open(&r, format, names, data, size, 3, false))
+        return 0;
+    for (size_t b = 0; b < r.n_lines; b += r.batch) {
+        size_t m = xc_batch_len(&r, b);
+        xc_extract(&r, b, m);
+        xc_check_oracle(&r, b, m, oracle);
+        xc_check_alone(&r, b, m, true);
+    }
+    xc_close(&r);
+    return 0;
+}
+
+#endif
