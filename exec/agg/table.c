@@ -28,7 +28,10 @@ int agg_table_init(agg_table_t *t, const agg_spec_t *specs, size_t n_specs, err_
     memset(t, 0, sizeof *t);
     t->specs = calloc(n_specs ? n_specs : 1, sizeof *t->specs);
     t->slots = calloc(64, sizeof *t->slots);
-    if (!t->specs || !t->slots) {
+    /* Allocated from the start, so an empty key still points somewhere. */
+    t->keys_cap = 4096;
+    t->keys = malloc(t->keys_cap);
+    if (!t->specs || !t->slots || !t->keys) {
         agg_table_free(t);
         return err_set(e, ERR_NOMEM, "out of memory for the group table");
     }
