@@ -15,14 +15,12 @@
 #include "exec/agg/sketch.h"
 #include "exec/agg/table.h"
 #include "exec/sink/result.h"
+#include "tests/support/rng.h"
 
 static uint64_t rng = 99;
 static unsigned next_rand(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (unsigned)(rng >> 11);
+    return rng_next(&rng);
 }
 
 static const agg_spec_t specs[] = {

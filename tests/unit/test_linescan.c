@@ -14,14 +14,12 @@
 #include "exec/linescan.h"
 #include "tests/support/memfile.h"
 #include "tests/support/oracle.h"
+#include "tests/support/rng.h"
 
 static uint64_t rng = 4242;
 static unsigned next_rand(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (unsigned)(rng >> 11);
+    return rng_next(&rng);
 }
 
 static const char *const words[] = {"INFO", "ERROR", "WARN", "user12", "ab", "x", "", "|", " "};

@@ -9,14 +9,12 @@
 #include <string.h>
 
 #include "exec/filter/literal.h"
+#include "tests/support/rng.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static unsigned next_rand(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (unsigned)(rng >> 11);
+    return rng_next(&rng);
 }
 
 static void test_find_matches_memmem(void **state)

@@ -10,6 +10,7 @@
 
 #include "exec/filter/matcher.h"
 #include "tests/support/oracle.h"
+#include "tests/support/rng.h"
 
 static void test_classification(void **state)
 {
@@ -93,10 +94,7 @@ static void test_dollar_anchor_matches_line_end(void **state)
 static uint64_t rng = 12345;
 static unsigned next_rand(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (unsigned)(rng >> 11);
+    return rng_next(&rng);
 }
 
 /* Every strategy (literal, regex+literal, chunk regex, line regex) finds

@@ -17,14 +17,12 @@
 #include "exec/scan/reader.h"
 #include "tests/support/memfile.h"
 #include "tests/support/oracle.h"
+#include "tests/support/rng.h"
 
 static uint64_t rng = 777;
 static unsigned next_rand(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (unsigned)(rng >> 11);
+    return rng_next(&rng);
 }
 
 /* Random text whose line lengths come from [0, max_len]. */
