@@ -5,13 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/config.h"
 #include "base/outbuf.h"
 #include "client/cli.h"
+#include "client/client_common.h"
 #include "exec/mapscan.h"
 #include "exec/scan/targets.h"
 #include "exec/sink/result.h"
@@ -20,8 +20,7 @@
 #define TERMINAL_DEFAULT_ROWS 10
 
 typedef struct dmap_run {
-    const char *tool;           /* "dmap" */
-    int status;                 /* exit status so far */
+    client_run_t run;           /* tool name and exit status */
     const plan_t *plan;         /* the query's plan */
     const char *query;          /* its text as given */
     mapscan_t ms;               /* the engine */
@@ -35,26 +34,6 @@ typedef struct dmap_run {
     size_t last_len;            /* its length */
 } dmap_run_t;
 
-static void report(dmap_run_t *rs, const err_t *e)
-{
-    if (log_level >= LOG_ERROR)
-        fprintf(stderr, "%s: error: %s\n", rs->tool, e->msg);
-    int st = err_exit_status(e->code);
-    if (st > rs->status)
-        rs->status = st;
-}
-
-static void report_cb(void *ctx, const err_t *e)
-{
-    report(ctx, e);
-}
-
-static int usage_error(const err_t *e)
-{
-    fprintf(stderr, "dmap: %s\n", e->msg);
-    return err_exit_status(e->code);
-}
-
 /* Renders table t to stdout (terminal form). As DTail, a table identical
  * to the one printed last is not printed again (an interim table that
  * already showed the final result is not repeated at the end). */
@@ -64,7 +43,7 @@ static void print_table(dmap_run_t *rs, const agg_table_t *t, int final)
     result_t r;
     err_t e;
     if (result_build(rs->plan, t, limit, &r, &e) < 0) {
-        report(rs, &e);
+        client_report(&rs->run, &e);
         return;
     }
     outbuf_t text;
@@ -123,20 +102,6 @@ static void *reporter(void *arg)
     return NULL;
 }
 
-/* Colours as for dcat: only to a terminal, never with --noColor, --plain,
- * NO_COLOR or TermColorsEnable=false; --color always forces them. */
-static int choose_color(const cli_opts_t *o, const config_t *cfg)
-{
-    if (o->plain || o->no_color || !cfg->term_colors_enable)
-        return 0;
-    if (o->color && strcmp(o->color, "always") == 0)
-        return 1;
-    if (o->color && strcmp(o->color, "never") == 0)
-        return 0;
-    const char *nc = getenv("NO_COLOR");
-    return !(nc && *nc) && isatty(STDOUT_FILENO);
-}
-
 static void local_zone(char *name, size_t name_cap, char *offset, size_t off_cap)
 {
     time_t now = time(NULL);
@@ -174,7 +139,7 @@ int dmap_client_main(int argc, char **argv)
     cli_opts_t o;
     if (cli_parse(&o, CLI_DMAP, argc, argv, &e) < 0) {
         cli_free(&o);
-        return usage_error(&e);
+        return client_usage_error("dmap", &e);
     }
     if (o.help || o.version) {
         if (o.help)
@@ -196,7 +161,7 @@ int dmap_client_main(int argc, char **argv)
     if (!query) {
         err_set(&e, ERR_USAGE, "No mapreduce query specified, use '-query' flag");
         cli_free(&o);
-        return usage_error(&e);
+        return client_usage_error("dmap", &e);
     }
     query_t *q = NULL;
     if (query_parse(query, strlen(query), NULL, &q, &e) < 0) {
@@ -208,63 +173,31 @@ int dmap_client_main(int argc, char **argv)
     }
     const plan_t *plan = query_plan(q);
     char host[256];
-    cli_host_name(host, sizeof host);
-    log_set_host(host);
     config_t cfg;
-    config_defaults(&cfg);
-    if (cli_integration_mode())
-        cfg.max_line_len = 1024;
-    if (config_load(&cfg, o.cfg, &e) < 0) {
+    if (client_setup(&o, &cfg, host, sizeof host, &e) < 0) {
         query_free(q);
         cli_free(&o);
-        return usage_error(&e);
-    }
-    log_level = LOG_WARN;
-    if (cfg.log_level[0])
-        log_level_parse(cfg.log_level, &log_level);
-    if (o.log_level)
-        log_level_parse(o.log_level, &log_level);
-    if (o.max_line_len)
-        cfg.max_line_len = (size_t)o.max_line_len;
-    if (o.servers && *o.servers && strcasecmp(o.servers, "serverless") != 0) {
-        err_set(&e, ERR_USAGE, "--servers: server mode is not available yet in this build; "
-                               "run without --servers to read local files");
-        query_free(q);
-        cli_free(&o);
-        return usage_error(&e);
+        return client_usage_error("dmap", &e);
     }
     if (plan->outfile && plan->outfile_format == PLAN_OUT_SQLITE) {
         err_set(&e, ERR_USAGE, "outfile %s: SQLite output is not available yet in this build",
                 plan->outfile);
         query_free(q);
         cli_free(&o);
-        return usage_error(&e);
+        return client_usage_error("dmap", &e);
     }
     LOG_DEBUG("query|%s", query_canonical(q));
     for (size_t i = 0; i < plan->n_warnings && log_level >= LOG_WARN; i++)
         fprintf(stderr, "dmap: warning: %s\n", plan->warnings[i].msg);
 
-    dmap_run_t rs = {.tool = "dmap", .plan = plan, .query = query, .quiet = o.quiet || o.plain};
-    rs.color = choose_color(&o, &cfg);
+    dmap_run_t rs = {.run = {"dmap", 0}, .plan = plan, .query = query, .quiet = o.quiet || o.plain};
+    rs.color = client_colors(&o, &cfg);
     rs.group_key = calloc(plan->n_select ? plan->n_select : 1, 1);
     for (size_t i = 0; rs.group_key && i < plan->n_select; i++)
         rs.group_key[i] = plan->select[i].group_key;
     target_list_t targets;
     target_list_init(&targets);
-    int fatal = 0;
-    if (o.files && target_list_add_spec(&targets, o.files, report_cb, &rs, &e) < 0)
-        fatal = 1;
-    for (int i = 0; !fatal && i < o.n_positional; i++)
-        if (i != query_pos && target_list_add_spec(&targets, o.positional[i], report_cb, &rs, &e) < 0)
-            fatal = 1;
-    if (!fatal && !o.files && targets.n == 0 && rs.status == 0) {
-        if (isatty(STDIN_FILENO)) {
-            err_set(&e, ERR_USAGE, "no input: give files with --files or as arguments, or pipe into stdin");
-            fatal = 1;
-        } else if (target_list_add_spec(&targets, "-", NULL, NULL, &e) < 0) {
-            fatal = 1;
-        }
-    }
+    int fatal = client_targets(&o, query_pos, &targets, &rs.run, &e) < 0;
     char tz[64], tzoff[32];
     local_zone(tz, sizeof tz, tzoff, sizeof tzoff);
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -281,7 +214,7 @@ int dmap_client_main(int argc, char **argv)
         target_list_free(&targets);
         query_free(q);
         cli_free(&o);
-        return usage_error(&e);
+        return client_usage_error("dmap", &e);
     }
     pthread_mutex_init(&rs.mu, NULL);
     pthread_cond_init(&rs.cv, NULL);
@@ -294,11 +227,11 @@ int dmap_client_main(int argc, char **argv)
         const target_t *t = &targets.items[i];
         input_t *in = input_open(t->path, &e);
         if (!in) {
-            report(&rs, &e);
+            client_report(&rs.run, &e);
             continue;
         }
         if (mapscan_run(&rs.ms, in, t->path, t->source_id, (unsigned)i, &e) < 0)
-            report(&rs, &e);
+            client_report(&rs.run, &e);
         input_close(in);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -311,13 +244,13 @@ int dmap_client_main(int argc, char **argv)
     }
     if (rs.ms.result.failed) {
         err_set(&e, ERR_NOMEM, "out of memory: the result is incomplete");
-        report(&rs, &e);
+        client_report(&rs.run, &e);
     }
     if (plan->outfile) {
         result_t r;
         if (result_build(plan, &rs.ms.result, plan->limit_given ? plan->limit : -1, &r, &e) < 0 ||
             result_write_csv(&r, plan->outfile, plan->outfile_append, query, &e) < 0)
-            report(&rs, &e);
+            client_report(&rs.run, &e);
         else
             LOG_INFO("%s to outfile|%s", plan->outfile_append ? "Appended" : "Wrote", plan->outfile);
         result_free(&r);
@@ -333,5 +266,5 @@ int dmap_client_main(int argc, char **argv)
     target_list_free(&targets);
     query_free(q);
     cli_free(&o);
-    return rs.status;
+    return rs.run.status;
 }

@@ -47,6 +47,24 @@ static int cmp_asc(const void *a, const void *b)
     return cmp_key(a, b);
 }
 
+/* Restores the max-heap rows[0..n) below position j. */
+static void sift_down(row_ref_t *rows, size_t n, size_t j, int (*cmp)(const void *, const void *))
+{
+    for (;;) {
+        size_t l = 2 * j + 1, r = l + 1, m = j;
+        if (l < n && cmp(&rows[l], &rows[m]) > 0)
+            m = l;
+        if (r < n && cmp(&rows[r], &rows[m]) > 0)
+            m = r;
+        if (m == j)
+            return;
+        row_ref_t t = rows[j];
+        rows[j] = rows[m];
+        rows[m] = t;
+        j = m;
+    }
+}
+
 /* Moves the `keep` first rows in cmp order to the front, sorted: a bounded
  * max-heap, O(n log keep), for a short terminal table over many groups. */
 static void top_rows(row_ref_t *rows, size_t n, size_t keep, int (*cmp)(const void *, const void *))
@@ -54,42 +72,15 @@ static void top_rows(row_ref_t *rows, size_t n, size_t keep, int (*cmp)(const vo
     if (keep == 0)
         return;
     /* rows[0..keep) is a max-heap of the best rows seen so far. */
-    for (size_t i = keep / 2; i-- > 0;) {
-        size_t j = i;
-        for (;;) {
-            size_t l = 2 * j + 1, r = l + 1, m = j;
-            if (l < keep && cmp(&rows[l], &rows[m]) > 0)
-                m = l;
-            if (r < keep && cmp(&rows[r], &rows[m]) > 0)
-                m = r;
-            if (m == j)
-                break;
-            row_ref_t t = rows[j];
-            rows[j] = rows[m];
-            rows[m] = t;
-            j = m;
-        }
-    }
+    for (size_t i = keep / 2; i-- > 0;)
+        sift_down(rows, keep, i, cmp);
     for (size_t i = keep; i < n; i++) {
         if (cmp(&rows[i], &rows[0]) >= 0)
             continue;
         row_ref_t t = rows[0];
         rows[0] = rows[i];
         rows[i] = t;
-        size_t j = 0;
-        for (;;) {
-            size_t l = 2 * j + 1, r = l + 1, m = j;
-            if (l < keep && cmp(&rows[l], &rows[m]) > 0)
-                m = l;
-            if (r < keep && cmp(&rows[r], &rows[m]) > 0)
-                m = r;
-            if (m == j)
-                break;
-            t = rows[j];
-            rows[j] = rows[m];
-            rows[m] = t;
-            j = m;
-        }
+        sift_down(rows, keep, 0, cmp);
     }
     qsort(rows, keep, sizeof *rows, cmp);
 }

@@ -1,0 +1,88 @@
+/* client_common.c: shared set-up of the serverless clients. */
+#include "client/client_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "base/log.h"
+
+void client_report(client_run_t *rs, const err_t *e)
+{
+    if (log_level >= LOG_ERROR)
+        fprintf(stderr, "%s: error: %s\n", rs->tool, e->msg);
+    int st = err_exit_status(e->code);
+    if (st > rs->status)
+        rs->status = st;
+}
+
+void client_report_cb(void *ctx, const err_t *e)
+{
+    client_report(ctx, e);
+}
+
+int client_usage_error(const char *tool, const err_t *e)
+{
+    fprintf(stderr, "%s: %s\n", tool, e->msg);
+    return err_exit_status(e->code);
+}
+
+int client_setup(const cli_opts_t *o, config_t *cfg, char *host, size_t host_cap, err_t *e)
+{
+    cli_host_name(host, host_cap);
+    log_set_host(host);
+    config_defaults(cfg);
+    if (cli_integration_mode())
+        cfg->max_line_len = 1024;
+    if (config_load(cfg, o->cfg, e) < 0)
+        return -1;
+    /* Serverless runs log at warn unless asked otherwise (as DTail). */
+    log_level = LOG_WARN;
+    if (cfg->log_level[0])
+        log_level_parse(cfg->log_level, &log_level);
+    if (o->log_level)
+        log_level_parse(o->log_level, &log_level);
+    if (o->max_line_len)
+        cfg->max_line_len = (size_t)o->max_line_len;
+    if (o->servers && *o->servers && strcasecmp(o->servers, "serverless") != 0)
+        return err_set(e, ERR_USAGE, "--servers: server mode is not available yet in this build; "
+                                     "run without --servers to read local files");
+    return 0;
+}
+
+int client_colors(const cli_opts_t *o, const config_t *cfg)
+{
+    if (o->plain || o->no_color || !cfg->term_colors_enable)
+        return 0;
+    if (o->color && strcmp(o->color, "always") == 0)
+        return 1;
+    if (o->color && strcmp(o->color, "never") == 0)
+        return 0;
+    const char *nc = getenv("NO_COLOR");
+    return !(nc && *nc) && isatty(STDOUT_FILENO);
+}
+
+int client_targets(const cli_opts_t *o, int skip, target_list_t *tl, client_run_t *rs, err_t *e)
+{
+    int given = 0;
+    if (o->files) {
+        given = 1;
+        if (target_list_add_spec(tl, o->files, client_report_cb, rs, e) < 0)
+            return -1;
+    }
+    for (int i = 0; i < o->n_positional; i++) {
+        if (i == skip)
+            continue;
+        given = 1;
+        if (target_list_add_spec(tl, o->positional[i], client_report_cb, rs, e) < 0)
+            return -1;
+    }
+    if (given)
+        return 0;
+    if (isatty(STDIN_FILENO))
+        return err_set(e, ERR_USAGE,
+                       "no input: give files with --files or as arguments, or pipe into stdin");
+    return target_list_add_spec(tl, "-", NULL, NULL, e);
+}

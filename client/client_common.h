@@ -1,0 +1,42 @@
+/* client_common.h: what every serverless client does the same way: report
+ * errors and keep the exit status, set up host name, config and log level,
+ * decide on colours, and turn --files, arguments and stdin into inputs. */
+#ifndef DTAIL_CLIENT_COMMON_H
+#define DTAIL_CLIENT_COMMON_H
+
+#include <stddef.h>
+
+#include "base/config.h"
+#include "base/err.h"
+#include "client/cli.h"
+#include "exec/scan/targets.h"
+
+typedef struct client_run {
+    const char *tool;   /* program name for messages */
+    int status;         /* exit status so far (the worst seen) */
+} client_run_t;
+
+/* Prints "tool: error: message" (unless --logLevel none) and raises the
+ * exit status to the error's. */
+void client_report(client_run_t *rs, const err_t *e);
+/* client_report as a target_list_add_spec callback (ctx is the run). */
+void client_report_cb(void *ctx, const err_t *e);
+/* Prints "tool: message" and returns the exit status for it. */
+int client_usage_error(const char *tool, const err_t *e);
+
+/* Host name (into host), config file, DTail's integration mode, log level
+ * (warn by default serverless, then the config, then --logLevel),
+ * --maxLineLength; refuses --servers until server mode exists. */
+int client_setup(const cli_opts_t *o, config_t *cfg, char *host, size_t host_cap, err_t *e);
+
+/* Colours: --color always forces them; --plain, --noColor, --color never,
+ * NO_COLOR, TermColorsEnable=false or a stdout that is no terminal turn
+ * them off. */
+int client_colors(const cli_opts_t *o, const config_t *cfg);
+
+/* Inputs: --files, then every positional argument except index `skip` (-1
+ * for none); with no file given at all, stdin unless it is a terminal.
+ * A pattern matching nothing is reported through rs and skipped. */
+int client_targets(const cli_opts_t *o, int skip, target_list_t *tl, client_run_t *rs, err_t *e);
+
+#endif
