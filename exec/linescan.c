@@ -174,23 +174,28 @@ void linescan_region_unnumbered(matcher_t *m, line_sink_t *sink, const char *p, 
     }
 }
 
+void linescan_region_numbered(matcher_t *m, line_sink_t *sink, const char *p, const char *end,
+                              unsigned long long *lineno)
+{
+    unsigned long long n = *lineno;
+    const char *ls, *le;
+    while (p < end && matcher_next_line(m, p, end, &ls, &le)) {
+        n += count_byte(p, (size_t)(ls - p), '\n');
+        line_sink_put(sink, ls, (size_t)(le - ls), ++n);
+        p = le + 1;
+    }
+    if (p < end)
+        n += count_byte(p, (size_t)(end - p), '\n');
+    *lineno = n;
+}
+
 /* The fast path: selected lines only, no context. */
 static void scan_region_fast(scan_t *s, const char *p, const char *end)
 {
-    line_sink_t *sink = s->sink;
-    if (!s->numbers) {
-        linescan_region_unnumbered(s->m, sink, p, end);
-        return;
-    }
-    const char *ls, *le;
-    while (p < end && matcher_next_line(s->m, p, end, &ls, &le)) {
-        if (s->numbers)
-            s->lineno += count_byte(p, (size_t)(ls - p), '\n');
-        line_sink_put(sink, ls, (size_t)(le - ls), ++s->lineno);
-        p = le + 1;
-    }
-    if (s->numbers && p < end)
-        s->lineno += count_byte(p, (size_t)(end - p), '\n');
+    if (s->numbers)
+        linescan_region_numbered(s->m, s->sink, p, end, &s->lineno);
+    else
+        linescan_region_unnumbered(s->m, s->sink, p, end);
 }
 
 static int scan_loop(scan_t *s, reader_t *r, int general, const char *name, err_t *e)

@@ -48,8 +48,8 @@ int linescan_run(linescan_t *ls, input_t *in, const char *name,
                  line_sink_t *sink, linescan_stats_t *stats, err_t *e);
 
 /* Whether linescan_run_parallel can take this plan and input: the fast path
- * (no context, max or invert), no line numbers, a plain regular file large
- * enough to be worth splitting. */
+ * (no context, max or invert) over a plain regular file large enough to be
+ * worth splitting, except plain cat (a copy from the mapping is cheaper). */
 int linescan_parallel_eligible(const linescan_opts_t *o, const line_sink_t *sink,
                                input_t *in);
 /* Runs the plan over in with n_threads workers on ranges of the file; the
@@ -60,5 +60,9 @@ int linescan_run_parallel(const linescan_opts_t *o, input_t *in, const char *nam
 /* Writes the selected lines of [p, end) (whole lines) to sink, unnumbered.
  * The fast path's region step, shared with the parallel scan. */
 void linescan_region_unnumbered(matcher_t *m, line_sink_t *sink, const char *p, const char *end);
+/* The same with line numbers: *lineno is the number of lines before p on
+ * entry and after end on return. */
+void linescan_region_numbered(matcher_t *m, line_sink_t *sink, const char *p, const char *end,
+                              unsigned long long *lineno);
 
 #endif

@@ -4,7 +4,12 @@
  * and n-1 others) claim ranges in order, each scans the lines that start in
  * its range into an in-memory block, and blocks are written strictly in
  * range order, so the output is byte for byte the sequential one. Memory is
- * bounded by workers x (range + read buffer), whatever the file size. */
+ * bounded by workers x (range + read buffer), whatever the file size.
+ *
+ * When the output shows line numbers, each worker first counts its range's
+ * lines (a vector byte count over the mapping), the counts are summed in
+ * range order, and the range is then scanned from its first line's number:
+ * the count pass is cheap, so ranges wait for each other only briefly. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -19,7 +24,7 @@
 #define PAR_RANGE (4LL * 1024 * 1024)      /* bytes of file per work unit */
 #define PAR_MIN_FILE (16LL * 1024 * 1024)  /* smaller files run sequentially */
 #define PAR_MAX_THREADS 16
-#define PAR_STAGE_LIMIT (4 * 1024 * 1024) /* staged output before waiting for the turn */
+#define PAR_STAGE_LIMIT (12 * 1024 * 1024) /* staged output before waiting for the turn */
 
 typedef struct par_shared {
     const linescan_opts_t *o;   /* the plan */
@@ -36,6 +41,11 @@ typedef struct par_shared {
     err_t err;                  /* the first failure */
     atomic_ullong n_split;      /* long lines split */
     atomic_ullong bytes_read;   /* bytes read by all workers */
+    int numbers;                /* the sink shows line numbers */
+    unsigned long long *count;  /* numbers: lines of each range */
+    unsigned long long *base;   /* numbers: lines before each range */
+    char *counted;              /* numbers: count[k] is known */
+    long long n_based;          /* numbers: base[0..n_based) are known */
 } par_shared_t;
 
 typedef struct par_worker {
@@ -54,9 +64,9 @@ int linescan_parallel_eligible(const linescan_opts_t *o, const line_sink_t *sink
 {
     /* Plain cat is one copy from the mapping into the output: staging it
      * in parallel would only add a second copy. */
-    if (o->matcher->kind == MATCHER_NOOP)
+    if (o->matcher->kind == MATCHER_NOOP && !line_sink_numbers(sink))
         return 0;
-    return !o->invert && !o->before && !o->after && !o->max && !line_sink_numbers(sink) &&
+    return !o->invert && !o->before && !o->after && !o->max &&
            input_kind(in) == INPUT_PLAIN && input_plain_size(in) >= PAR_MIN_FILE;
 }
 
@@ -96,7 +106,49 @@ static void write_block(par_worker_t *w)
     outbuf_reset(&w->block);
 }
 
-static int scan_guarded(par_worker_t *w, long long b, err_t *e);
+static int scan_guarded(par_worker_t *w, long long b, int count_only,
+                        unsigned long long *lineno, err_t *e);
+
+/* Records range k's line count, folds the counts known in range order into
+ * bases, and waits until range k's base is known. -1 when a worker failed. */
+static int publish_count(par_shared_t *sh, long long k, unsigned long long n,
+                         unsigned long long *base)
+{
+    pthread_mutex_lock(&sh->mu);
+    sh->count[k] = n;
+    sh->counted[k] = 1;
+    while (sh->n_based < sh->n_ranges && sh->counted[sh->n_based]) {
+        sh->base[sh->n_based + 1] = sh->base[sh->n_based] + sh->count[sh->n_based];
+        sh->n_based++;
+    }
+    pthread_cond_broadcast(&sh->cv);
+    while (k > sh->n_based && !sh->failed)
+        pthread_cond_wait(&sh->cv, &sh->mu);
+    int failed = sh->failed;
+    *base = sh->base[k];
+    pthread_mutex_unlock(&sh->mu);
+    return failed ? -1 : 0;
+}
+
+/* One guarded pass over the lines that start in [start, b). */
+static int range_pass(par_worker_t *w, long long start, long long b, int count_only,
+                      unsigned long long *n, err_t *e)
+{
+    par_shared_t *sh = w->sh;
+    input_t *slice = input_slice(sh->whole, start, e);
+    if (!slice)
+        return -1;
+    reader_reset(&w->reader, slice, start);
+    int rc = scan_guarded(w, b, count_only, n, e);
+    if (!count_only) {
+        atomic_fetch_add(&sh->n_split, w->reader.n_split);
+        atomic_fetch_add(&sh->bytes_read, w->reader.bytes_read);
+    }
+    w->reader.n_split = w->reader.bytes_read = 0;
+    reader_reset(&w->reader, NULL, 0);
+    input_close(slice);
+    return rc;
+}
 
 static int scan_range(par_worker_t *w, long long k, err_t *e)
 {
@@ -107,23 +159,39 @@ static int scan_range(par_worker_t *w, long long k, err_t *e)
     long long start;
     if (range_first_line(sh->whole, a, b, &start, e) < 0)
         return -1;
+    unsigned long long lineno = 0;
+    if (sh->numbers) {
+        unsigned long long n = 0;
+        if (start < b && range_pass(w, start, b, 1, &n, e) < 0)
+            return -1;
+        if (publish_count(sh, k, n, &lineno) < 0)
+            return err_set(e, ERR_INPUT, "stopped: another worker failed");
+    }
     if (start >= b)
         return 0;
-    input_t *slice = input_slice(sh->whole, start, e);
-    if (!slice)
-        return -1;
-    reader_reset(&w->reader, slice, start);
-    int rc = scan_guarded(w, b, e);
-    atomic_fetch_add(&sh->n_split, w->reader.n_split);
-    atomic_fetch_add(&sh->bytes_read, w->reader.bytes_read);
-    w->reader.n_split = w->reader.bytes_read = 0;
-    reader_reset(&w->reader, NULL, 0);
-    input_close(slice);
-    return rc;
+    return range_pass(w, start, b, 0, &lineno, e);
 }
 
-/* Scans the lines that start before b. */
-static int scan_lines_before(par_worker_t *w, long long b, err_t *e)
+/* Counts the lines (split pieces included) that start before b. */
+static int count_lines_before(par_worker_t *w, long long b, unsigned long long *n, err_t *e)
+{
+    region_t reg;
+    *n = 0;
+    for (;;) {
+        int got = reader_next(&w->reader, &reg, e);
+        if (got <= 0)
+            return got;
+        int last;
+        const char *end = range_cut(&reg, b, &last);
+        *n += count_byte(reg.p, (size_t)(end - reg.p), '\n');
+        if (last)
+            return 0;
+    }
+}
+
+/* Scans the lines that start before b; *lineno counts lines when the
+ * output is numbered. */
+static int scan_lines_before(par_worker_t *w, long long b, unsigned long long *lineno, err_t *e)
 {
     region_t reg;
     for (;;) {
@@ -134,7 +202,10 @@ static int scan_lines_before(par_worker_t *w, long long b, err_t *e)
         const char *end = range_cut(&reg, b, &last);
         if (end == reg.p && last)
             return 0;
-        linescan_region_unnumbered(&w->matcher, &w->sink, reg.p, end);
+        if (w->sh->numbers)
+            linescan_region_numbered(&w->matcher, &w->sink, reg.p, end, lineno);
+        else
+            linescan_region_unnumbered(&w->matcher, &w->sink, reg.p, end);
         /* A range whose output outgrows the stage (a huge split line, say)
          * waits for its turn and then streams, keeping memory bounded. */
         if (w->block.len > PAR_STAGE_LIMIT) {
@@ -147,7 +218,8 @@ static int scan_lines_before(par_worker_t *w, long long b, err_t *e)
     }
 }
 
-static int scan_guarded(par_worker_t *w, long long b, err_t *e)
+static int scan_guarded(par_worker_t *w, long long b, int count_only,
+                        unsigned long long *lineno, err_t *e)
 {
     int rc;
     map_guard_t *guard = reader_guard(&w->reader);
@@ -156,7 +228,7 @@ static int scan_guarded(par_worker_t *w, long long b, err_t *e)
         rc = err_set(e, ERR_INPUT, "file shrank while being read (truncated?)");
     } else {
         map_guard_set(guard);
-        rc = scan_lines_before(w, b, e);
+        rc = count_only ? count_lines_before(w, b, lineno, e) : scan_lines_before(w, b, lineno, e);
         map_guard_set(NULL);
     }
     return rc;
@@ -234,6 +306,18 @@ int linescan_run_parallel(const linescan_opts_t *o, input_t *in, const char *nam
         .o = o, .whole = in, .size = input_plain_size(in), .proto = sink, .out = sink->out,
     };
     sh.n_ranges = (sh.size + PAR_RANGE - 1) / PAR_RANGE;
+    sh.numbers = line_sink_numbers(sink);
+    if (sh.numbers) {
+        sh.count = calloc((size_t)sh.n_ranges + 1, sizeof *sh.count);
+        sh.base = calloc((size_t)sh.n_ranges + 1, sizeof *sh.base);
+        sh.counted = calloc((size_t)sh.n_ranges + 1, 1);
+        if (!sh.count || !sh.base || !sh.counted) {
+            free(sh.count);
+            free(sh.base);
+            free(sh.counted);
+            return err_set(e, ERR_NOMEM, "out of memory");
+        }
+    }
     atomic_init(&sh.next, 0);
     atomic_init(&sh.n_split, 0);
     atomic_init(&sh.bytes_read, 0);
@@ -279,5 +363,8 @@ int linescan_run_parallel(const linescan_opts_t *o, input_t *in, const char *nam
     }
     pthread_mutex_destroy(&sh.mu);
     pthread_cond_destroy(&sh.cv);
+    free(sh.count);
+    free(sh.base);
+    free(sh.counted);
     return rc;
 }

@@ -70,9 +70,10 @@ static void check_case(const char *text, size_t n, const scan_case_t *c, int par
     input_t *in = input_open(path, &e);
     assert_non_null(in);
     int rc;
-    /* Plain cat (noop) deliberately stays sequential: it writes from the
-     * mapping without staging. Every other fast-path plan goes parallel. */
-    if (parallel && m.kind == MATCHER_NOOP) {
+    /* Plain cat (noop, unnumbered) deliberately stays sequential: it writes
+     * from the mapping without staging. Every other fast-path plan,
+     * numbered ones included, goes parallel. */
+    if (parallel && m.kind == MATCHER_NOOP && c->format == LINE_PLAIN) {
         assert_false(linescan_parallel_eligible(&o, &sink, in));
         parallel = 0;
     }
@@ -164,6 +165,11 @@ static void test_parallel_equals_sequential(void **state)
         {"(WARN|x)$", 0, 0, 0, 0, 1 << 20, LINE_PLAIN},
         {"", 0, 0, 0, 0, 100, LINE_PLAIN},          /* many split lines */
         {"ab", 0, 0, 0, 0, 1000, LINE_PLAIN},
+        /* Numbered output: ranges count their lines first. */
+        {"", 0, 0, 0, 0, 1 << 20, LINE_REMOTE},
+        {"ERROR", 0, 0, 0, 0, 1 << 20, LINE_REMOTE},
+        {"", 0, 0, 0, 0, 100, LINE_REMOTE},         /* split pieces are numbered too */
+        {"(WARN|x)$", 0, 0, 0, 0, 1000, LINE_REMOTE},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         check_case(text, n, &cases[i], 1);
@@ -193,6 +199,8 @@ static void test_parallel_long_lines_across_ranges(void **state)
     static const scan_case_t cases[] = {
         {"a", 0, 0, 0, 0, 1000, LINE_PLAIN},
         {"bcd", 0, 0, 0, 0, 4096, LINE_PLAIN},
+        {"a", 0, 0, 0, 0, 1000, LINE_REMOTE},
+        {"", 0, 0, 0, 0, 4096, LINE_REMOTE},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         check_case(text, n, &cases[i], 1);
