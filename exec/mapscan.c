@@ -7,11 +7,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "base/log.h"
 #include "exec/filter/literal.h"
 #include "exec/scan/range.h"
 
 #define MAP_RANGE (8LL * 1024 * 1024)       /* bytes per parallel work unit */
+#define MAP_PREFETCH 1024          /* bytes the newline scan reads ahead */
+#define MAP_SLICE (256 * 1024)     /* bytes per choice of the fused filter's mode */
+#define MAP_MODE_MIN 4096          /* lines seen before the mode may change */
+#define MAP_MODE_WINDOW 65536      /* lines after which the shares restart */
 #define MAP_MIN_PARALLEL (16LL * 1024 * 1024) /* smaller inputs run on one worker */
 
 struct map_worker {
@@ -29,6 +37,11 @@ struct map_worker {
     size_t n;                    /* lines in the batch */
     map_stats_t stats;           /* this worker's counts */
     unsigned file_index;         /* input being read */
+    int dense;                   /* fused filter: every line to the extractor
+                                    (else the literal search picks them) */
+    unsigned long long mode_lines; /* lines scanned since the shares restarted */
+    unsigned long long mode_hits;  /* of those, found by the search */
+    unsigned long long mode_other; /* lines the extractor found of no table */
     pthread_t thread;            /* when running on its own thread */
 };
 
@@ -37,9 +50,10 @@ static void flush_batch(map_worker_t *w)
     if (!w->n)
         return;
     extract_batch(w->x, w->line, w->len, w->n, w->ev.cols, w->ev.status);
-    size_t nr = 0;
+    size_t nr = 0, other = 0;
     for (size_t i = 0; i < w->n; i++) {
         uint8_t st = w->ev.status[i];
+        other += st == EXTRACT_NO_TABLE;
         w->rows[nr] = (uint32_t)i;
         nr += st == EXTRACT_OK;
         if (st == EXTRACT_ERROR) {
@@ -53,6 +67,10 @@ static void flush_batch(map_worker_t *w)
         } else if (st == EXTRACT_SKIP) {
             w->stats.lines_skipped++;
         }
+    }
+    if (w->ms->fused_filter) {
+        w->stats.lines_matched += w->n - other;
+        w->mode_other += other;
     }
     w->stats.lines_parsed += nr;
     pthread_mutex_lock(&w->mu);
@@ -70,25 +88,117 @@ static inline void add_line(map_worker_t *w, const char *p, size_t len, long lon
         flush_batch(w);
 }
 
+#ifdef __SSE2__
+/* Bit k set when q[k] is '\n', k < 64. */
+static inline uint64_t newline_mask64(const char *q, __m128i vnl)
+{
+    uint64_t m = 0;
+    for (int k = 0; k < 4; k++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(q + 16 * k));
+        m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vnl)) << (16 * k);
+    }
+    return m;
+}
+#endif
+
+/* Every line of [p, end) (whole lines) into the batch; base is the
+ * region's start, at input offset off. Returns the line count. The
+ * newlines of 64 bytes at a time come as a bit mask (no call per line),
+ * the last bytes with memchr. */
+static unsigned long long scan_all(map_worker_t *w, const char *p, const char *end,
+                                   const char *base, long long off)
+{
+    unsigned long long n = 0;
+    const char *ls = p;     /* start of the next line */
+#ifdef __SSE2__
+    const __m128i vnl = _mm_set1_epi8('\n');
+    for (; end - p >= 64; p += 64) {
+        __builtin_prefetch(p + MAP_PREFETCH);
+        uint64_t m = newline_mask64(p, vnl);
+        while (m) {
+            const char *nl = p + __builtin_ctzll(m);
+            add_line(w, ls, (size_t)(nl - ls), off + (ls - base));
+            ls = nl + 1;
+            n++;
+            m &= m - 1;
+        }
+    }
+#endif
+    while (ls < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        add_line(w, ls, (size_t)(nl - ls), off + (ls - base));
+        ls = p = nl + 1;
+        n++;
+    }
+    return n;
+}
+
+/* The lines of [p, end) that hold the table literal into the batch, found
+ * by searching the whole range. Returns their count. */
+static unsigned long long scan_filtered(map_worker_t *w, const char *p, const char *end,
+                                        const char *base, long long off)
+{
+    unsigned long long hits = 0;
+    const char *ls, *le;
+    while (p < end && matcher_next_line(&w->filter, p, end, &ls, &le)) {
+        hits++;
+        add_line(w, ls, (size_t)(le - ls), off + (ls - base));
+        p = le + 1;
+    }
+    return hits;
+}
+
+/* The table filter fused into the extractor: where nearly every line is of
+ * the table, every line goes to the extractor (it proves the table from
+ * field 9, flush_batch counts the matches); elsewhere the literal search
+ * skips the other lines at vector speed, and the extractor only confirms.
+ * The choice is made per slice from the recent share of matching lines;
+ * either way the same lines are matched, parsed and counted. */
+static void scan_fused(map_worker_t *w, const char *p, const char *end, long long off)
+{
+    const char *base = p;
+    while (p < end) {
+        const char *se = end;
+        if (end - p > MAP_SLICE) {
+            const char *nl = memchr(p + MAP_SLICE - 1, '\n', (size_t)(end - p - MAP_SLICE + 1));
+            se = nl + 1;
+        }
+        if (w->dense) {
+            unsigned long long n = scan_all(w, p, se, base, off);
+            w->stats.lines_read += n;
+            w->mode_lines += n;
+            if (w->mode_lines >= MAP_MODE_MIN && w->mode_other * 16 > w->mode_lines) {
+                w->dense = 0;
+                w->mode_lines = w->mode_hits = w->mode_other = 0;
+            }
+        } else {
+            unsigned long long n = count_byte(p, (size_t)(se - p), '\n');
+            w->stats.lines_read += n;
+            w->mode_lines += n;
+            w->mode_hits += scan_filtered(w, p, se, base, off);
+            if (w->mode_lines >= MAP_MODE_MIN && w->mode_hits * 32 >= w->mode_lines * 31) {
+                w->dense = 1;
+                w->mode_lines = w->mode_hits = w->mode_other = 0;
+            }
+        }
+        if (w->mode_lines >= MAP_MODE_WINDOW)
+            w->mode_lines = w->mode_hits = w->mode_other = 0;
+        p = se;
+    }
+}
+
 /* All lines of [p, end) (whole lines) that pass the table filter. */
 static void scan_region(map_worker_t *w, const char *p, const char *end, long long off)
 {
-    const char *base = p;
-    w->stats.lines_read += count_byte(p, (size_t)(end - p), '\n');
-    if (w->ms->has_filter) {
-        const char *ls, *le;
-        while (p < end && matcher_next_line(&w->filter, p, end, &ls, &le)) {
-            w->stats.lines_matched++;
-            add_line(w, ls, (size_t)(le - ls), off + (ls - base));
-            p = le + 1;
-        }
-        return;
-    }
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        w->stats.lines_matched++;
-        add_line(w, p, (size_t)(nl - p), off + (p - base));
-        p = nl + 1;
+    if (w->ms->fused_filter) {
+        scan_fused(w, p, end, off);
+    } else if (w->ms->has_filter) {
+        w->stats.lines_read += count_byte(p, (size_t)(end - p), '\n');
+        w->stats.lines_matched += scan_filtered(w, p, end, p, off);
+    } else {
+        unsigned long long n = scan_all(w, p, end, p, off);
+        w->stats.lines_read += n;
+        w->stats.lines_matched += n;
     }
 }
 
@@ -139,8 +249,17 @@ static int worker_init(map_worker_t *w, mapscan_t *ms, err_t *e)
                          &ms->o.env, e);
     if (!w->x)
         return -1;
+    if (ms->fused_filter) {
+        int got = extractor_set_table(w->x, ms->filter.pattern, e);
+        if (got < 0)
+            return -1;
+        if (got == 0)
+            return err_set(e, ERR_QUERY, "log format \"%s\" cannot filter tables",
+                           ms->o.plan->logformat->name);
+    }
     if (ms->has_filter && matcher_init_literal(&w->filter, ms->filter.pattern, e) < 0)
         return -1;
+    w->dense = 1;
     if (agg_table_init(&w->table, ms->specs, ms->o.plan->n_select, e) < 0)
         return -1;
     return reader_init(&w->reader, NULL, ms->o.max_line_len, 0, e);
@@ -196,6 +315,9 @@ int mapscan_init(mapscan_t *ms, const map_opts_t *o, err_t *e)
         if (matcher_init_literal(&ms->filter, pat, e) < 0)
             return -1;
         ms->has_filter = 1;
+        /* The default format proves the table from its field 9 and
+         * searches only the other lines (extractor_set_table). */
+        ms->fused_filter = !strcmp(o->plan->logformat->name, "default") && !strchr(pat, '\n');
     }
     for (int i = 0; i < ms->o.n_threads; i++) {
         if (worker_init(&ms->workers[i], ms, e) < 0) {

@@ -51,6 +51,7 @@ typedef struct mapscan {
     map_worker_t *workers;       /* o.n_threads of them */
     matcher_t filter;            /* the table filter, compiled once */
     int has_filter;              /* from TABLE applies */
+    int fused_filter;            /* ... and the extractor applies it */
     pthread_mutex_t result_mu;   /* guards result during snapshots */
 } mapscan_t;
 

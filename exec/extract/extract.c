@@ -338,6 +338,13 @@ static int plan_fields(extractor_t *x, const char *const *fields, err_t *e)
     }
     if (x->n_dyn && name_table_build(&x->dyn_tab, x->dyn, x->n_dyn) < 0)
         return err_set(e, ERR_NOMEM, "out of memory planning log format fields");
+    for (uint32_t k = 0; k < x->n_dyn; k++) {
+        uint32_t len = x->dyn[k].len;
+        if (len >= EXTRACT_BYLEN)
+            continue;
+        uint8_t *b = &x->dyn_by_len[len];
+        *b = *b == 0 && k + 1 < EXTRACT_BYLEN_MANY ? (uint8_t)(k + 1) : EXTRACT_BYLEN_MANY;
+    }
     return 0;
 }
 
@@ -415,6 +422,7 @@ void extractor_free(extractor_t *x)
     free(x->env_block);
     free(x->csv_map);
     free(x->json_path);
+    free(x->table_lit);
     scratch_free(&x->scratch);
     free(x);
 }
@@ -425,6 +433,29 @@ void extractor_begin_source(extractor_t *x, const char *source_id)
     x->csv_need_header = true;
     x->csv_header_bad = false;
     x->csv_cols = 0;
+}
+
+int extractor_set_table(extractor_t *x, const char *literal, err_t *e)
+{
+    if (!x->fmt->table_filter)
+        return 0;
+    size_t len = strlen(literal);
+    if (len == 0 || len > UINT32_MAX / 2)
+        return 0;
+    char *copy = malloc(len + 1);
+    if (!copy)
+        return err_set(e, ERR_NOMEM, "out of memory setting the table filter");
+    memcpy(copy, literal, len + 1);
+    free(x->table_lit);
+    x->table_lit = copy;
+    literal_init(&x->table_find, copy, len);
+    /* "|MAPREDUCE:T|" is proven by a field 9 equal to "MAPREDUCE:T" (the
+     * line has '|' on both sides of it), "|MAPREDUCE:" by one starting so. */
+    x->table_fast = copy[0] == '|';
+    x->table_f9 = copy + 1;
+    x->table_f9_exact = len >= 2 && copy[len - 1] == '|';
+    x->table_f9_len = (uint32_t)(len - 1 - x->table_f9_exact);
+    return 1;
 }
 
 void extract_batch(extractor_t *x, const char *const *line, const uint32_t *len, size_t n,

@@ -35,6 +35,9 @@ enum extract_status {
                                MAPREDUCE line): dropped silently, counted */
     EXTRACT_ERROR = 2,      /* malformed for this format: dropped, counted as
                                unparsed and reported */
+    EXTRACT_NO_TABLE = 3,   /* lacks the table literal set with
+                               extractor_set_table: not a line of the query's
+                               table (neither parsed nor skipped) */
 };
 
 /* Values of the common variables, fixed for a run. */
@@ -67,6 +70,15 @@ int extractor_set_header(extractor_t *x, const char *line, size_t len, err_t *e)
  * first such line of the batch is available from extractor_last_error ("" when
  * the batch had none; never NULL). Columns of lines that are not EXTRACT_OK
  * are all missing. */
+/* Fuses the `from TABLE` filter into the format: from now on a line that
+ * does not contain `literal` (the filter's text, e.g. "|MAPREDUCE:STATS|",
+ * searched in the untrimmed line as the table filter would) gets
+ * EXTRACT_NO_TABLE, and the other lines their usual status, so the caller
+ * need not search every line first. Returns 1 when the format took the
+ * filter (default), 0 when it cannot (the caller filters), -1 with e set
+ * when out of memory. The literal is copied. */
+int extractor_set_table(extractor_t *x, const char *literal, err_t *e);
+
 void extract_batch(extractor_t *x, const char *const *line, const uint32_t *len, size_t n,
                    sv_t *const *cols, uint8_t *status);
 const char *extractor_last_error(const extractor_t *x);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "exec/extract/extract.h"
+#include "exec/filter/literal.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -21,6 +22,9 @@
 
 #define EXTRACT_NONE UINT32_MAX     /* no index / no position */
 #define EXTRACT_ERR_CAP 256         /* bytes of the last-error message */
+#define EXTRACT_BYLEN 64            /* names shorter than this are found by
+                                       length first (dyn_by_len) */
+#define EXTRACT_BYLEN_MANY 0xFFu    /* dyn_by_len: several names of that length */
 
 /* How a requested field gets its value before any dynamic key is seen. */
 enum field_kind {
@@ -81,6 +85,7 @@ typedef struct extractor extractor_t;
 typedef struct extract_format {
     const char *name;   /* as in parser/logformat.c */
     bool dynamic;       /* lines carry key=value pairs, columns or JSON keys */
+    bool table_filter;  /* can fuse the table filter (extractor_set_table) */
     bool (*plan_var)(const char *name, field_plan_t *fp);
                         /* plans one of the format's own $variables into *fp,
                            false if name is none; NULL: the format has none */
@@ -100,11 +105,25 @@ struct extractor {
     uint32_t n_dyn;               /* entries in dyn */
     uint32_t dyn_max_len;         /* longest dyn name */
     name_table_t dyn_tab;         /* lookup of dyn by name */
+    uint8_t dyn_by_len[EXTRACT_BYLEN]; /* per name length: 0 no dyn name,
+                                     k+1 only dyn[k] (k < 254), or
+                                     EXTRACT_BYLEN_MANY: ask dyn_tab */
     dyn_key_t *pre;               /* json: proper prefixes of dyn names that
                                      end before a '.', e.g. "a", "a.b" */
     uint32_t n_pre;               /* entries in pre */
     name_table_t pre_tab;         /* lookup of pre by name */
     char *env_block;              /* "*\0host\0tz\0offset\0" */
+    /* table filter (extractor_set_table) */
+    char *table_lit;              /* the literal, NULL: no filter */
+    literal_t table_find;         /* its search over a line */
+    const char *table_f9;         /* field 9 that proves the literal: the
+                                     literal without its first '|' (and
+                                     without its last, when it has one) */
+    uint32_t table_f9_len;        /* bytes of table_f9 */
+    bool table_f9_exact;          /* field 9 must equal table_f9, not just
+                                     start with it */
+    bool table_fast;              /* the literal starts with '|': field 9
+                                     can prove it */
     scratch_t scratch;            /* per-batch value storage */
     char err[EXTRACT_ERR_CAP];    /* first error of the current batch */
     bool have_err;                /* err is set for this batch */
@@ -251,11 +270,23 @@ static inline void extract_line_dups(const extractor_t *x, size_t i, sv_t *const
         cols[x->dups[2 * d]][i] = cols[x->dups[2 * d + 1]][i];
 }
 
-/* The field a dynamic key sets, or EXTRACT_NONE. */
-static inline uint32_t extract_dyn_field(const extractor_t *x, const char *p, uint32_t len)
+/* The field a dynamic key sets, or EXTRACT_NONE. Most keys are settled by
+ * their length alone (no requested name that long) or by one compare (the
+ * only requested name that long); the hash table serves the rest. */
+static inline __attribute__((always_inline)) uint32_t
+extract_dyn_field(const extractor_t *x, const char *p, uint32_t len)
 {
     if (len > x->dyn_max_len)
         return EXTRACT_NONE;
+    if (len < EXTRACT_BYLEN) {
+        uint32_t b = x->dyn_by_len[len];
+        if (b == 0)
+            return EXTRACT_NONE;
+        if (b != EXTRACT_BYLEN_MANY) {
+            const dyn_key_t *d = &x->dyn[b - 1];
+            return extract_bytes_equal(d->name, p, len) ? d->field : EXTRACT_NONE;
+        }
+    }
     uint32_t k = extract_name_find(&x->dyn_tab, x->dyn, p, len);
     return k == EXTRACT_NONE ? EXTRACT_NONE : x->dyn[k].field;
 }

@@ -8,6 +8,11 @@
  * other lines are EXTRACT_SKIP. Fields 10.. are key=value pairs split on the
  * first '='; a token without '=' makes the line EXTRACT_ERROR, as in DTail.
  *
+ * With a table filter (extractor_set_table) a line without the literal is
+ * EXTRACT_NO_TABLE. Field 9 proves the literal for nearly every line
+ * ("MAPREDUCE:STATS" for "|MAPREDUCE:STATS|"), so only the other lines are
+ * searched.
+ *
  * This is the hot path of dmap: one vector pass over the line finds every
  * '|' and the first '=' of each token; only requested fields are written,
  * and a key is looked up only in the small table of requested names. */
@@ -103,15 +108,25 @@ static inline void default_fill(const extractor_t *x, size_t i, const char *p, u
     }
 }
 
+/* Records the error of a token without '='. Out of line: its buffer would
+ * otherwise cost every token a large stack frame. */
+static __attribute__((noinline, cold)) void default_kv_error(extractor_t *x, const char *p,
+                                                             uint32_t start, uint32_t end)
+{
+    char q[96];
+    extract_quote(q, sizeof q, p + start, end - start, 64);
+    extract_error(x, "Unable to parse key-value token '%s'", q);
+}
+
 /* A key=value token [start, end) with its first '=' at eq; false (and the
  * error recorded) when it has no '='. */
-static inline bool default_kv(extractor_t *x, size_t i, const char *p, uint32_t start,
-                              uint32_t end, uint32_t eq, sv_t *const *cols)
+static inline __attribute__((always_inline)) bool default_kv(extractor_t *x, size_t i,
+                                                             const char *p, uint32_t start,
+                                                             uint32_t end, uint32_t eq,
+                                                             sv_t *const *cols)
 {
     if (eq == EXTRACT_NONE) {
-        char q[96];
-        extract_quote(q, sizeof q, p + start, end - start, 64);
-        extract_error(x, "Unable to parse key-value token '%s'", q);
+        default_kv_error(x, p, start, end);
         return false;
     }
     if (x->n_dyn) {
@@ -129,14 +144,36 @@ static bool is_mapreduce(const char *p, uint32_t start, uint32_t end)
     return end - start >= 10 && memcmp(p + start, "MAPREDUCE:", 10) == 0;
 }
 
-/* A line of at most SPLIT_SHORT_MAX bytes. */
+/* Whether the untrimmed line [raw, raw+raw_len) holds the table literal. */
+static bool default_has_table(const extractor_t *x, const char *raw, uint32_t raw_len)
+{
+    return literal_find(&x->table_find, raw, raw + raw_len) != NULL;
+}
+
+/* Whether an accepted line is of the table: field 9 [start, end) proves
+ * it, or else the line is searched. */
+static inline bool default_in_table(const extractor_t *x, const char *p, uint32_t start,
+                                    uint32_t end, const char *raw, uint32_t raw_len)
+{
+    if (!x->table_lit)
+        return true;
+    uint32_t n = end - start;
+    if (x->table_fast && (x->table_f9_exact ? n == x->table_f9_len : n >= x->table_f9_len) &&
+        extract_bytes_equal(p + start, x->table_f9, x->table_f9_len))
+        return true;
+    return default_has_table(x, raw, raw_len);
+}
+
+/* A line of at most SPLIT_SHORT_MAX bytes; raw is the untrimmed line. */
 static uint8_t default_line_short(extractor_t *x, size_t i, const char *p, uint32_t len,
-                                  sv_t *const *cols)
+                                  const char *raw, uint32_t raw_len, sv_t *const *cols)
 {
     split_short_t s;
     split_short_init(&s, p, len, '|', '=');
     if (s.n_sep + 1 < DEF_MIN_FIELDS || !is_mapreduce(p, s.pos[8] + 1u, s.pos[9]))
         return EXTRACT_SKIP;
+    if (!default_in_table(x, p, s.pos[8] + 1u, s.pos[9], raw, raw_len))
+        return EXTRACT_NO_TABLE;
     uint32_t sep[10];
     for (int k = 0; k < 10; k++)
         sep[k] = s.pos[k];
@@ -149,9 +186,9 @@ static uint8_t default_line_short(extractor_t *x, size_t i, const char *p, uint3
     return EXTRACT_OK;
 }
 
-/* Any line. */
+/* Any line; raw is the untrimmed line. */
 static uint8_t default_line_long(extractor_t *x, size_t i, const char *p, uint32_t len,
-                                 sv_t *const *cols)
+                                 const char *raw, uint32_t raw_len, sv_t *const *cols)
 {
     split_tok_t tok[DEF_TOKS];
     split_t s;
@@ -159,6 +196,8 @@ static uint8_t default_line_long(extractor_t *x, size_t i, const char *p, uint32
     size_t nt = split_fill(&s, tok, DEF_TOKS);
     if (nt < DEF_MIN_FIELDS || !is_mapreduce(p, tok[9].start, tok[9].end))
         return EXTRACT_SKIP;
+    if (!default_in_table(x, p, tok[9].start, tok[9].end, raw, raw_len))
+        return EXTRACT_NO_TABLE;
     uint32_t sep[10];
     for (int k = 0; k < 10; k++)
         sep[k] = tok[k].end;
@@ -187,9 +226,11 @@ static void default_batch(extractor_t *x, const char *const *line, const uint32_
         if (l < 4 || memcmp(p, "INFO", 4) != 0)
             st = EXTRACT_SKIP;
         else if (l <= SPLIT_SHORT_MAX)
-            st = default_line_short(x, i, p, l, cols);
+            st = default_line_short(x, i, p, l, line[i], len[i], cols);
         else
-            st = default_line_long(x, i, p, l, cols);
+            st = default_line_long(x, i, p, l, line[i], len[i], cols);
+        if (st == EXTRACT_SKIP && x->table_lit && !default_has_table(x, line[i], len[i]))
+            st = EXTRACT_NO_TABLE;
         if (st != EXTRACT_OK)
             extract_line_missing(x, i, cols);
         else
@@ -199,5 +240,5 @@ static void default_batch(extractor_t *x, const char *const *line, const uint32_
 }
 
 const extract_format_t extract_format_default = {
-    "default", true, default_plan_var, default_batch,
+    "default", true, true, default_plan_var, default_batch,
 };

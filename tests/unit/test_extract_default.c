@@ -392,10 +392,11 @@ static size_t gen_line(char *out, size_t cap)
 }
 
 /* Lines seen per status, and lines longer than the short splitter takes. */
-static size_t seen[3], seen_long, seen_many_tokens;
+static size_t seen[4], seen_long, seen_many_tokens;
 
-/* Extracts the batch's lines (fields oracle_fields) and checks them. */
-static void check_against_oracle(extractor_t *x, xt_batch_t *bt)
+/* Extracts the batch's lines (fields oracle_fields) and checks them; table
+ * is the literal set with extractor_set_table, or NULL. */
+static void check_against_oracle(extractor_t *x, xt_batch_t *bt, const char *table)
 {
     xt_batch_run(x, bt);
     const char *const *lines = bt->lines;
@@ -404,6 +405,11 @@ static void check_against_oracle(extractor_t *x, xt_batch_t *bt)
     for (size_t i = 0; i < bt->n; i++) {
         xo_val_t want[N_OF];
         uint8_t ws = xo_default(lines[i], lens[i], oracle_fields, N_OF, &env, want);
+        if (table && !memmem(lines[i], lens[i], table, strlen(table))) {
+            ws = EXTRACT_NO_TABLE;
+            for (size_t f = 0; f < N_OF; f++)
+                want[f].len = SIZE_MAX;
+        }
         if (ws != st[i])
             fail_msg("line %zu (len %u): status %d, oracle %d", i, lens[i], st[i], ws);
         seen[ws]++;
@@ -442,7 +448,7 @@ static void test_random_vs_oracle(void **state)
             bt.lines[i] = bt.buf + i * CAP;
             bt.lens[i] = (uint32_t)gen_line(bt.buf + i * CAP, CAP);
         }
-        check_against_oracle(x, &bt);
+        check_against_oracle(x, &bt, NULL);
     }
     /* the generator reaches every case */
     assert_true(seen[EXTRACT_OK] > 5000);
@@ -452,6 +458,128 @@ static void test_random_vs_oracle(void **state)
     assert_true(seen_many_tokens > 1000);
     xt_batch_free(&bt);
     extractor_free(x);
+}
+
+/* The fused table filter (extractor_set_table) on random lines: a line
+ * without the literal is EXTRACT_NO_TABLE, any other has the status and
+ * values it has without the filter. Field 9 is "MAPREDUCE:T", sometimes
+ * "MAPREDUCE:U", and some lines carry "|MAPREDUCE:U|" elsewhere, so both
+ * the proof by field 9 and the search are exercised, with literals that
+ * field 9 can prove and ones it cannot. */
+static void test_table_random(void **state)
+{
+    (void)state;
+    enum { N = 3000, CAP = 2048 };
+    static const char *const lits[] = {
+        "|MAPREDUCE:T|", "|MAPREDUCE:U|", "|MAPREDUCE:", "MAPREDUCE:T", "|", "|MAPREDUCE:T|a=",
+    };
+    xt_batch_t bt;
+    xt_batch_init(&bt, N, CAP, N_OF);
+    memset(seen, 0, sizeof seen);
+    for (size_t t = 0; t < sizeof lits / sizeof lits[0]; t++) {
+        extractor_t *x = make(oracle_fields, N_OF);
+        err_t e;
+        assert_int_equal(extractor_set_table(x, lits[t], &e), 1);
+        for (int round = 0; round < 3; round++) {
+            for (size_t i = 0; i < N; i++) {
+                char *l = bt.buf + i * CAP;
+                size_t n = gen_line(l, CAP - 32);
+                char *m = memmem(l, n, "MAPREDUCE:T", 11);
+                if (m && i % 3 == 1)
+                    m[10] = 'U';
+                if (i % 5 == 2) {
+                    size_t at = rng_next(&rng) % (n + 1);
+                    memmove(l + at + 14, l + at, n - at);
+                    memcpy(l + at, "|MAPREDUCE:U|x", 14);
+                    n += 14;
+                }
+                bt.lines[i] = l;
+                bt.lens[i] = (uint32_t)n;
+            }
+            check_against_oracle(x, &bt, lits[t]);
+        }
+        extractor_free(x);
+    }
+    assert_true(seen[EXTRACT_OK] > 1000);
+    assert_true(seen[EXTRACT_SKIP] > 1000);
+    assert_true(seen[EXTRACT_ERROR] > 500);
+    assert_true(seen[EXTRACT_NO_TABLE] > 1000);
+    xt_batch_free(&bt);
+}
+
+/* The table filter on hand-made lines: the literal anywhere in the line
+ * counts (as the grep DTail runs), a line of another table is not skipped
+ * but NO_TABLE, the batch's error message comes only from lines of the
+ * table, and formats that cannot filter say so. */
+static void test_table_cases(void **state)
+{
+    (void)state;
+    const char *fields[] = {"$goroutines", "a"};
+    extractor_t *x = make(fields, 2);
+    err_t e;
+    assert_int_equal(extractor_set_table(x, "|MAPREDUCE:STATS|", &e), 1);
+    char long_line[600];
+    int o = snprintf(long_line, sizeof long_line, "INFO|t|1|c|1|7|1|1|1m|MAPREDUCE:STATS|a=");
+    memset(long_line + o, 'v', 400);
+    long_line[o + 400] = '\0';
+    const char *lines[] = {
+        "INFO|t|1|c|1|11|1|1|1m|MAPREDUCE:STATS|a=1",
+        "INFO|t|1|c|1|12|1|1|1m|MAPREDUCE:OTHER|junk",
+        "INFO|t|1|c|1|13|1|1|1m|MAPREDUCE:STATSX|a=3",
+        "INFO|t|1|MAPREDUCE:STATS|1|14|1|1|1m|MAPREDUCE:OTHER|a=4",
+        "WARN|t|1|c|1|15|1|1|1m|MAPREDUCE:STATS|a=5",
+        "WARN|t|1|c|1|16|1|1|1m|MAPREDUCE:OTHER|a=6",
+        "x",
+        "INFO|t|1|c|1|18|1|1|1m|MAPREDUCE:STATS|bad",
+        "  INFO|t|1|c|1|19|1|1|1m|MAPREDUCE:STATS|a=9  ",
+        long_line,
+        "INFO|t|1|c|1|21|1|1|1m|MAPREDUCE:STATS",
+        "INFO|t|1|c|1|22|1|1|1m|MAPREDUCE:|MAPREDUCE:STATS|a=1",
+    };
+    enum { N = sizeof lines / sizeof lines[0] };
+    const uint8_t want[N] = {
+        EXTRACT_OK, EXTRACT_NO_TABLE, EXTRACT_NO_TABLE, EXTRACT_OK, EXTRACT_SKIP,
+        EXTRACT_NO_TABLE, EXTRACT_NO_TABLE, EXTRACT_ERROR, EXTRACT_OK, EXTRACT_OK,
+        EXTRACT_NO_TABLE, EXTRACT_ERROR,
+    };
+    uint32_t lens[N];
+    for (int i = 0; i < N; i++)
+        lens[i] = (uint32_t)strlen(lines[i]);
+    sv_t c0[N], c1[N];
+    sv_t *cols[] = {c0, c1};
+    uint8_t st[N];
+    extract_batch(x, lines, lens, N, cols, st);
+    for (int i = 0; i < N; i++)
+        if (st[i] != want[i])
+            fail_msg("line %d: status %d, want %d", i, st[i], want[i]);
+    assert_sv(c0[0], "11");
+    assert_sv(c1[0], "1");
+    assert_sv(c0[1], NULL);
+    assert_sv(c1[2], NULL);
+    assert_sv(c1[3], "4");
+    assert_sv(c0[8], "19");
+    assert_sv(c0[9], "7");
+    assert_int_equal(c1[9].len, 400);
+    /* line 1's bad token is not of the table: the message is line 7's */
+    assert_string_equal(extractor_last_error(x), "Unable to parse key-value token 'bad'");
+    /* "*": any MAPREDUCE record */
+    assert_int_equal(extractor_set_table(x, "|MAPREDUCE:", &e), 1);
+    extract_batch(x, lines, lens, N, cols, st);
+    const uint8_t want_any[N] = {
+        EXTRACT_OK, EXTRACT_ERROR, EXTRACT_OK, EXTRACT_OK, EXTRACT_SKIP, EXTRACT_SKIP,
+        EXTRACT_NO_TABLE, EXTRACT_ERROR, EXTRACT_OK, EXTRACT_OK, EXTRACT_SKIP, EXTRACT_ERROR,
+    };
+    for (int i = 0; i < N; i++)
+        if (st[i] != want_any[i])
+            fail_msg("line %d (any table): status %d, want %d", i, st[i], want_any[i]);
+    assert_string_equal(extractor_last_error(x), "Unable to parse key-value token 'junk'");
+    extractor_free(x);
+    static const char *const others[] = {"generic", "generickv", "csv", "json"};
+    for (size_t k = 0; k < 4; k++) {
+        x = xt_make(others[k], &env, fields, 2);
+        assert_int_equal(extractor_set_table(x, "|MAPREDUCE:STATS|", &e), 0);
+        extractor_free(x);
+    }
 }
 
 /* Lines around the short splitter's limit and the window sizes, with a
@@ -476,7 +604,7 @@ static void test_boundaries(void **state)
             }
             bt.lines[0] = buf;
             bt.lens[0] = (uint32_t)len;
-            check_against_oracle(x, &bt);
+            check_against_oracle(x, &bt, NULL);
         }
     }
     xt_batch_free(&bt);
@@ -523,6 +651,8 @@ int main(void)
         cmocka_unit_test(test_batch_mixed),
         cmocka_unit_test(test_compat_testdata),
         cmocka_unit_test(test_random_vs_oracle),
+        cmocka_unit_test(test_table_random),
+        cmocka_unit_test(test_table_cases),
         cmocka_unit_test(test_boundaries),
         cmocka_unit_test(test_huge_line),
     };
