@@ -172,26 +172,11 @@ static int scan_range(par_worker_t *w, long long k, err_t *e)
     return range_pass(w, start, b, 0, &lineno, e);
 }
 
-/* Counts the lines (split pieces included) that start before b. */
-static int count_lines_before(par_worker_t *w, long long b, unsigned long long *n, err_t *e)
-{
-    region_t reg;
-    *n = 0;
-    for (;;) {
-        int got = reader_next(&w->reader, &reg, e);
-        if (got <= 0)
-            return got;
-        int last;
-        const char *end = range_cut(&reg, b, &last);
-        *n += count_byte(reg.p, (size_t)(end - reg.p), '\n');
-        if (last)
-            return 0;
-    }
-}
-
-/* Scans the lines that start before b; *lineno counts lines when the
- * output is numbered. */
-static int scan_lines_before(par_worker_t *w, long long b, unsigned long long *lineno, err_t *e)
+/* The lines that start before b: counted (split pieces included) into *n
+ * when count_only, else scanned into the worker's block, numbered from *n
+ * when the output shows numbers. */
+static int pass_lines_before(par_worker_t *w, long long b, int count_only,
+                             unsigned long long *n, err_t *e)
 {
     region_t reg;
     for (;;) {
@@ -200,10 +185,10 @@ static int scan_lines_before(par_worker_t *w, long long b, unsigned long long *l
             return got;
         int last;
         const char *end = range_cut(&reg, b, &last);
-        if (end == reg.p && last)
-            return 0;
-        if (w->sh->numbers)
-            linescan_region_numbered(&w->matcher, &w->sink, reg.p, end, lineno);
+        if (count_only)
+            *n += count_byte(reg.p, (size_t)(end - reg.p), '\n');
+        else if (w->sh->numbers)
+            linescan_region_numbered(&w->matcher, &w->sink, reg.p, end, n);
         else
             linescan_region_unnumbered(&w->matcher, &w->sink, reg.p, end);
         /* A range whose output outgrows the stage (a huge split line, say)
@@ -228,7 +213,7 @@ static int scan_guarded(par_worker_t *w, long long b, int count_only,
         rc = err_set(e, ERR_INPUT, "file shrank while being read (truncated?)");
     } else {
         map_guard_set(guard);
-        rc = count_only ? count_lines_before(w, b, lineno, e) : scan_lines_before(w, b, lineno, e);
+        rc = pass_lines_before(w, b, count_only, lineno, e);
         map_guard_set(NULL);
     }
     return rc;
