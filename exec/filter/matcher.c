@@ -25,7 +25,12 @@ int matcher_required_literal(const char *pat, char *out, size_t cap)
     while (i < n) {
         char c = pat[i];
         if (c == '\\') {
-            i += 2;               /* escapes end a run; skip the escaped byte */
+            /* Escapes that take arguments (\pL, \x41, \cA, \k<n>, \Q..\E,
+             * back references) would leave their argument looking like
+             * text: give up rather than guess. */
+            if (i + 1 < n && strchr("pPxocgkNQE0123456789", pat[i + 1]))
+                return 0;
+            i += 2;               /* other escapes end a run; skip the escaped byte */
             continue;
         }
         if (c == '[') {           /* skip a class, honouring []] and [^]] */

@@ -47,6 +47,8 @@ static void test_required_literal(void **state)
         {"\\d+ms", "ms"},
         {"^2025-07-02 10:00:0[0-5]", "2025-07-02 10:00:0"},
         {"0+1", "0"},
+        /* Escapes with arguments: their argument is not text. */
+        {"\\PP", ""}, {"ab\\pLcd", ""}, {"\\x41BC", ""}, {"(a)\\1b", ""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char out[64] = "";
@@ -105,7 +107,7 @@ static void test_next_line_against_oracle(void **state)
     static const char *patterns[] = {
         "ab", "a", "ERROR", "a.b", "a\\s+b", "[^x]+y", "^ab", "b$", "^$", "a*",
         "\\Ab", "b\\z", "(?=a)ab", "(a|b)x", "ab|^x", "x\\n?a", "E.*R[0-9]+", "\\bab\\b",
-        "(?:ab)+c", "[ab]{3}",
+        "(?:ab)+c", "[ab]{3}", "\\PP", "\\pLb", "\\x61b",
     };
     const char alpha[] = "abxyER09 \n";
     char text[400];
