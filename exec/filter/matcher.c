@@ -81,11 +81,15 @@ static int regex_buffer_safe(const char *p)
 {
     for (const char *s = p; *s; s++) {
         if (s[0] == '\\' && s[1]) {
-            if (strchr("AzZGK", s[1]))
+            /* \R and \X match "\r\n" as one atomic unit, so across a line
+             * end they cannot give back the '\n' a line alone never had. */
+            if (strchr("AzZGKRX", s[1]))
                 return 0;
             s++;
         } else if (s[0] == '(' && s[1] == '?' && s[2] != ':') {
             return 0;
+        } else if (strchr("*+?}", s[0]) && s[1] == '+') {
+            return 0;   /* possessive quantifiers do not give back either */
         }
     }
     return 1;
