@@ -88,6 +88,8 @@ static int regex_buffer_safe(const char *p)
             s++;
         } else if (s[0] == '(' && s[1] == '?' && s[2] != ':') {
             return 0;
+        } else if (s[0] == '(' && s[1] == '*') {
+            return 0;   /* verbs such as (*COMMIT) end a whole search, not a line's */
         } else if (strchr("*+?}", s[0]) && s[1] == '+') {
             return 0;   /* possessive quantifiers do not give back either */
         }

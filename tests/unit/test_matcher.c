@@ -107,7 +107,7 @@ static void test_next_line_against_oracle(void **state)
     static const char *patterns[] = {
         "ab", "a", "ERROR", "a.b", "a\\s+b", "[^x]+y", "^ab", "b$", "^$", "a*",
         "\\Ab", "b\\z", "(?=a)ab", "(a|b)x", "ab|^x", "x\\n?a", "E.*R[0-9]+", "\\bab\\b",
-        "(?:ab)+c", "[ab]{3}", "\\PP", "\\pLb", "\\x61b", "\\R$", "a\\s*+$", "\\X$",
+        "(?:ab)+c", "[ab]{3}", "\\PP", "\\pLb", "\\x61b", "\\R$", "a\\s*+$", "\\X$", "a(*COMMIT)b",
     };
     const char alpha[] = "abxyER09 \r\n";
     char text[400];
