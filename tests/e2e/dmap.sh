@@ -3,7 +3,7 @@
 # (multiset CSV, .query file equal to the query), from a file argument and
 # from stdin; plus query errors (exit 2 before any input is read), the
 # terminal table, and the parallel path against the sequential one.
-# Usage: bash dmap.sh 1a|1b|1c|1d|2|abspath|append|stdin|error|table|parallel|noquery|tables|interval
+# Usage: bash dmap.sh 1a|1b|1c|1d|2|abspath|append|stdin|error|table|parallel|noquery|tables|interval|switch
 . "$(dirname "$0")/lib.sh"
 mode=${1:?mode}
 need_bin dmap
@@ -142,6 +142,23 @@ case $mode in
     [ "$n100" -ge 1 ] || fail "no interim table with the first 100 lines"
     [ "$n597" -eq 1 ] || fail "want exactly one final table with 597, got $n597"
     [ "$(tail -n 1 "$OUT")" = "          597 " ] || fail "the final table must come last"
+    ;;
+  switch)
+    # Blocks that alternate between STATS records and other lines make the
+    # scan switch between checking the table in the extractor and searching
+    # for it first; every STATS line must count exactly once either way.
+    awk 'BEGIN { for (b = 0; b < 24; b++) for (i = 0; i < 30000; i++) {
+                   if (b % 2 == 0) printf "INFO|1002-071143|1|s.go:1|8|%d|7|0.1|1h|MAPREDUCE:STATS|hostname=h%d\n", i % 50, i % 7;
+                   else if (i % 3 == 0) printf "INFO|1002-071143|1|s.go:1|8|%d|7|0.1|1h|MAPREDUCE:OTHER|hostname=h%d\n", i % 50, i % 7;
+                   else printf "WARN|1002-071143|a line about |MAPREDUCE:STATS| in text %d\n", i } }' >"$T/alt.log"
+    want_n=$(grep -c '^INFO|.*|MAPREDUCE:STATS|' "$T/alt.log")
+    want_sum=$(awk -F'|' '$10 == "MAPREDUCE:STATS" { s += $6 } END { print s }' "$T/alt.log")
+    run sw dmap --cfg none --quiet --query "from STATS select count(\$line),sum(\$goroutines) outfile $T/sw.csv" "$T/alt.log"
+    expect_rc sw 0
+    printf 'count($line),sum($goroutines)\n%s,%s.000000\n' "$want_n" "$want_sum" >"$T/sw.want"
+    expect_bytes "STATS lines counted once in every mode" "$T/sw.csv" "$T/sw.want"
+    RUN_STDIN=$T/alt.log run sw2 dmap --cfg none --quiet --query "from STATS select count(\$line),sum(\$goroutines) outfile $T/sw2.csv"
+    expect_bytes "stdin gives the same" "$T/sw2.csv" "$T/sw.want"
     ;;
   *) die "unknown mode $mode" ;;
 esac
