@@ -7,6 +7,17 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 #define LITERAL_X86 1
+
+/* The vector widths this CPU has, detected once. */
+static int cpu_level(void)
+{
+    static int level = -1;   /* 0 SSE2 (baseline), 1 AVX2, 2 AVX-512BW */
+    if (level < 0) {
+        __builtin_cpu_init();
+        level = __builtin_cpu_supports("avx512bw") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
+    }
+    return level;
+}
 #endif
 
 /* Rough frequency rank of bytes in log text (higher = more common), so the
@@ -133,15 +144,6 @@ static const char *find_sse2(const literal_t *l, const char *p, const char *end)
     return find_scalar(l, p, end);
 }
 
-static int have_avx2(void)
-{
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") ? 1 : 0;
-    }
-    return cached;
-}
 #endif
 
 const char *literal_find(const literal_t *l, const char *p, const char *end)
@@ -149,7 +151,7 @@ const char *literal_find(const literal_t *l, const char *p, const char *end)
     if (l->len == 1 || p >= end)
         return find_scalar(l, p, end);
 #ifdef LITERAL_X86
-    return have_avx2() ? find_avx2(l, p, end) : find_sse2(l, p, end);
+    return cpu_level() >= 1 ? find_avx2(l, p, end) : find_sse2(l, p, end);
 #else
     return find_scalar(l, p, end);
 #endif
@@ -186,23 +188,14 @@ static size_t count_avx512(const char *p, size_t n, char c)
     return total;
 }
 
-static int have_avx512bw(void)
-{
-    static int cached = -1;
-    if (cached < 0) {
-        __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx512bw") ? 1 : 0;
-    }
-    return cached;
-}
 #endif
 
 size_t count_byte(const char *p, size_t n, char c)
 {
 #ifdef LITERAL_X86
-    if (have_avx512bw())
+    if (cpu_level() >= 2)
         return count_avx512(p, n, c);
-    if (have_avx2())
+    if (cpu_level() >= 1)
         return count_avx2(p, n, c);
 #endif
     size_t total = 0;

@@ -13,17 +13,30 @@ enum {
 
 #define ESC "\033["
 
-size_t color_paint(char *dst, const char *text, size_t len, int fg, int bg, int attr)
+size_t color_open(char *dst, int fg, int bg, const int *attrs, size_t n_attrs)
 {
     size_t n = (size_t)sprintf(dst, ESC "%dm" ESC "%dm", fg, bg);
-    if (attr >= 0)
-        n += (size_t)sprintf(dst + n, ESC "%dm", attr);
-    memcpy(dst + n, text, len);
-    n += len;
-    if (attr >= 0)
-        n += (size_t)sprintf(dst + n, ESC "0m");
+    for (size_t i = 0; i < n_attrs; i++)
+        n += (size_t)sprintf(dst + n, ESC "%dm", attrs[i]);
+    return n;
+}
+
+size_t color_close(char *dst, size_t n_attrs)
+{
+    size_t n = 0;
+    if (n_attrs)
+        n += (size_t)sprintf(dst, ESC "0m");
     n += (size_t)sprintf(dst + n, ESC "49m" ESC "39m");
     return n;
+}
+
+size_t color_paint(char *dst, const char *text, size_t len, int fg, int bg, int attr)
+{
+    size_t n_attrs = attr >= 0;
+    size_t n = color_open(dst, fg, bg, &attr, n_attrs);
+    memcpy(dst + n, text, len);
+    n += len;
+    return n + color_close(dst + n, n_attrs);
 }
 
 static size_t paint_sep(char *dst)
@@ -43,7 +56,7 @@ static void build_head(line_sink_t *s)
         n += color_paint(h + n, "100", 3, FG_BLACK, BG_GREEN, -1);
         n += paint_sep(h + n);
         /* The line number's own paint opens here and closes in mid. */
-        n += (size_t)sprintf(h + n, ESC "%dm" ESC "%dm" ESC "%dm", FG_WHITE, BG_BLUE, ATTR_DIM);
+        n += color_open(h + n, FG_WHITE, BG_BLUE, (const int[]){ATTR_DIM}, 1);
     } else {
         n = (size_t)snprintf(h, sizeof s->head, "REMOTE|%s|100|", s->host);
     }
@@ -82,7 +95,7 @@ void line_sink_set_source(line_sink_t *s, const char *source_id)
     char *m = s->mid;
     size_t n = 0;
     if (s->format == LINE_COLOR) {
-        n += (size_t)sprintf(m, ESC "0m" ESC "49m" ESC "39m");
+        n += color_close(m, 1);
         n += paint_sep(m + n);
         n += color_paint(m + n, source_id, sl, FG_WHITE, BG_BLUE, ATTR_DIM);
         n += paint_sep(m + n);

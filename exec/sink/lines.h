@@ -39,10 +39,13 @@ void line_sink_put(line_sink_t *s, const char *p, size_t len, unsigned long long
 /* Writes a run of complete lines ending in '\n' unchanged (plain format). */
 void line_sink_put_run(line_sink_t *s, const char *p, size_t len, unsigned long long n_lines);
 
-/* Paints text with DTail's colour attributes, as its PaintStrWithAttr
- * does: fg, bg, [attr], text, [reset], default bg, default fg. Codes are ANSI
- * numbers; attr < 0 means none. Returns bytes written to dst (cap must be
- * len + 32). */
+/* DTail's painting (PaintWithAttrs): fg, bg, each attribute, the text, a
+ * reset when there were attributes, then default bg and default fg. Codes
+ * are ANSI numbers. color_open writes the codes before the text (dst needs
+ * 8 * (2 + n_attrs) bytes), color_close those after it (dst needs 16). */
+size_t color_open(char *dst, int fg, int bg, const int *attrs, size_t n_attrs);
+size_t color_close(char *dst, size_t n_attrs);
+/* Paints text with one attribute (attr < 0: none) into dst (cap len + 32). */
 size_t color_paint(char *dst, const char *text, size_t len, int fg, int bg, int attr);
 
 #endif

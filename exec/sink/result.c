@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "exec/agg/sketch.h"
+#include "exec/sink/lines.h"
 
 typedef struct row_ref {
     size_t group;           /* group index in the table */
@@ -273,22 +274,13 @@ nomem:
 enum { ANSI_FG_WHITE = 37, ANSI_BG_BLUE = 44, ANSI_BOLD = 1, ANSI_DIM = 2,
        ANSI_UNDERLINE = 4, ANSI_REVERSE = 7 };
 
-/* Writes text painted fg, bg and attrs (n_attrs of them), as DTail's
- * PaintWithAttrs: codes, text, a reset when there were attributes, then
- * the default background and foreground. */
+/* Writes text painted white on blue with attrs, as DTail paints tables. */
 static void paint(outbuf_t *out, const char *text, size_t len, const int *attrs, size_t n_attrs)
 {
-    char code[16];
-    int n = snprintf(code, sizeof code, "\033[%dm\033[%dm", ANSI_FG_WHITE, ANSI_BG_BLUE);
-    outbuf_append(out, code, (size_t)n);
-    for (size_t i = 0; i < n_attrs; i++) {
-        n = snprintf(code, sizeof code, "\033[%dm", attrs[i]);
-        outbuf_append(out, code, (size_t)n);
-    }
+    char codes[64];
+    outbuf_append(out, codes, color_open(codes, ANSI_FG_WHITE, ANSI_BG_BLUE, attrs, n_attrs));
     outbuf_append(out, text, len);
-    if (n_attrs)
-        outbuf_append(out, "\033[0m", 4);
-    outbuf_append(out, "\033[49m\033[39m", 10);
+    outbuf_append(out, codes, color_close(codes, n_attrs));
 }
 
 /* " %*s " into buf (cap >= width + 3 and strlen(s) + 3). */

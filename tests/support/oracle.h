@@ -173,4 +173,27 @@ static inline void oracle_grep(const oracle_line_t *lines, size_t n, oracle_matc
     }
 }
 
+/* The whole expected output of a cat/grep plan over text: split, match,
+ * context. Returns -1 when the pattern does not compile. */
+static inline int oracle_expect(const char *text, size_t n, const char *pattern, int invert,
+                                unsigned before, unsigned after, unsigned long long max,
+                                size_t max_line_len, int numbered, oracle_out_t *out)
+{
+    oracle_matcher_t om;
+    if (oracle_matcher_init(&om, pattern) < 0)
+        return -1;
+    oracle_line_t *lines;
+    size_t nl = oracle_split(text, n, max_line_len, &lines);
+    oracle_grep(lines, nl, &om, invert, before, after, max, numbered, out);
+    free(lines);
+    oracle_matcher_free(&om);
+    return 0;
+}
+
+/* Whether engine output [got, got+len) equals the oracle's. */
+static inline int oracle_same(const char *got, size_t len, const oracle_out_t *want)
+{
+    return len == want->len && (want->len == 0 || memcmp(got, want->data, len) == 0);
+}
+
 #endif
