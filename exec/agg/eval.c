@@ -507,9 +507,13 @@ static int assign_groups(eval_t *ev, agg_table_t *t, const uint32_t *rows, size_
     const sv_t *parts[64];
     for (size_t p = 0; p < np && p < 64; p++)
         parts[p] = eval_node(ev, ev->group[p], rows, nr);
+    /* First every key and its hash, then the lookups: knowing the hashes
+     * ahead lets each lookup prefetch the slot a few rows on, so the cache
+     * misses of a large table overlap instead of queueing one by one. */
+    size_t len = 0;
     for (size_t i = 0; i < nr; i++) {
         uint32_t r = rows[i];
-        size_t len = 0;
+        size_t start = len;
         for (size_t p = 0; p < np && p < 64; p++) {
             sv_t v = parts[p][r];
             uint32_t vl = v.len == SV_MISSING ? 0 : v.len;
@@ -517,6 +521,8 @@ static int assign_groups(eval_t *ev, agg_table_t *t, const uint32_t *rows, size_
                 size_t cap = ev->key_cap * 2;
                 while (cap < len + 4 + vl)
                     cap *= 2;
+                if (cap > UINT32_MAX)
+                    return -1;
                 char *k = realloc(ev->key, cap);
                 if (!k)
                     return -1;
@@ -528,7 +534,17 @@ static int assign_groups(eval_t *ev, agg_table_t *t, const uint32_t *rows, size_
                 memcpy(ev->key + len + 4, v.p, vl);
             len += 4 + vl;
         }
-        long g = agg_table_group(t, ev->key, len, agg_hash(ev->key, len));
+        ev->key_off[i] = (uint32_t)start;
+        ev->key_len[i] = (uint32_t)(len - start);
+        ev->key_hash[i] = agg_hash(ev->key + start, len - start);
+    }
+    enum { PREFETCH_ROWS = 12 };
+    for (size_t i = 0; i < nr && i < PREFETCH_ROWS; i++)
+        agg_table_prefetch(t, ev->key_hash[i]);
+    for (size_t i = 0; i < nr; i++) {
+        if (i + PREFETCH_ROWS < nr)
+            agg_table_prefetch(t, ev->key_hash[i + PREFETCH_ROWS]);
+        long g = agg_table_group(t, ev->key + ev->key_off[i], ev->key_len[i], ev->key_hash[i]);
         if (g < 0)
             return -1;
         ev->gid[i] = (uint32_t)g;

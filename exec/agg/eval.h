@@ -38,8 +38,11 @@ typedef struct eval {
     ev_node_t *nodes;           /* every compiled node (owned) */
     size_t n_nodes, cap_nodes;
     ev_scratch_t *scratch;      /* function results of the current batch */
-    char *key;                  /* group key being built */
+    char *key;                  /* group keys of the current batch, back to back */
     size_t key_cap;             /* its allocation */
+    uint32_t key_off[EVAL_BATCH];  /* each selected row's key in key */
+    uint32_t key_len[EVAL_BATCH];  /* its length */
+    uint64_t key_hash[EVAL_BATCH]; /* its hash */
     uint32_t gid[EVAL_BATCH];   /* group of each selected row (compacted) */
     sv_t vals[EVAL_BATCH];      /* gathered values (compacted) */
     uint64_t seqs[EVAL_BATCH];  /* gathered row positions (compacted) */

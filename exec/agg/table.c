@@ -2,6 +2,8 @@
  * merge and serialization. */
 #include "exec/agg/table.h"
 
+#include "base/bigmem.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +29,10 @@ int agg_table_init(agg_table_t *t, const agg_spec_t *specs, size_t n_specs, err_
 {
     memset(t, 0, sizeof *t);
     t->specs = calloc(n_specs ? n_specs : 1, sizeof *t->specs);
-    t->slots = calloc(64, sizeof *t->slots);
+    t->slots = bigmem_resize(NULL, 0, 64 * sizeof *t->slots, 1);
     /* Allocated from the start, so an empty key still points somewhere. */
     t->keys_cap = 4096;
-    t->keys = malloc(t->keys_cap);
+    t->keys = bigmem_resize(NULL, 0, t->keys_cap, 0);
     if (!t->specs || !t->slots || !t->keys) {
         agg_table_free(t);
         return err_set(e, ERR_NOMEM, "out of memory for the group table");
@@ -70,10 +72,10 @@ void agg_table_free(agg_table_t *t)
 {
     free_states(t);
     free(t->specs);
-    free(t->slots);
-    free(t->groups);
-    free(t->states);
-    free(t->keys);
+    bigmem_free(t->slots, (t->mask + 1) * sizeof *t->slots);
+    bigmem_free(t->groups, t->cap_groups * sizeof *t->groups);
+    bigmem_free(t->states, t->cap_states * t->state_size);
+    bigmem_free(t->keys, t->keys_cap);
     memset(t, 0, sizeof *t);
 }
 
@@ -125,19 +127,42 @@ static inline uint64_t slot_of(uint64_t hash, size_t g)
     return (hash & 0xffffffff00000000ull) | ((uint64_t)g + 1);
 }
 
+/* Room for cap groups: their records and states. */
+static int resize_groups(agg_table_t *t, size_t cap)
+{
+    agg_group_t *groups = bigmem_resize(t->groups, t->cap_groups * sizeof *groups,
+                                        cap * sizeof *groups, 0);
+    if (!groups)
+        return -1;
+    t->groups = groups;
+    t->cap_groups = cap;
+    unsigned char *states = bigmem_resize(t->states, t->cap_states * t->state_size,
+                                          cap * t->state_size, 0);
+    if (!states)
+        return -1;
+    t->states = states;
+    t->cap_states = cap;
+    return 0;
+}
+
+/* Lookups run this many groups ahead of their prefetched slots. */
+#define PREFETCH_GROUPS 12
+
 static int grow_slots(agg_table_t *t)
 {
     size_t n = (t->mask + 1) * 2;
-    uint64_t *slots = calloc(n, sizeof *slots);
+    uint64_t *slots = bigmem_resize(NULL, 0, n * sizeof *slots, 1);
     if (!slots)
         return -1;
     for (size_t g = 0; g < t->n_groups; g++) {
+        if (g + PREFETCH_GROUPS < t->n_groups)
+            __builtin_prefetch(&slots[t->groups[g + PREFETCH_GROUPS].hash & (n - 1)], 1);
         size_t i = t->groups[g].hash & (n - 1);
         while (slots[i])
             i = (i + 1) & (n - 1);
         slots[i] = slot_of(t->groups[g].hash, g);
     }
-    free(t->slots);
+    bigmem_free(t->slots, (t->mask + 1) * sizeof *t->slots);
     t->slots = slots;
     t->mask = n - 1;
     return 0;
@@ -172,23 +197,16 @@ long agg_table_group(agg_table_t *t, const char *key, size_t len, uint64_t hash)
         i = (i + 1) & t->mask;
     }
     /* New group. */
-    if (t->n_groups == t->cap_groups) {
+    if (t->n_groups >= t->cap_groups || t->n_groups >= t->cap_states) {
         size_t cap = t->cap_groups ? t->cap_groups * 2 : 64;
-        agg_group_t *groups = realloc(t->groups, cap * sizeof *groups);
-        if (!groups)
+        if (resize_groups(t, cap) < 0)
             goto nomem;
-        t->groups = groups;
-        unsigned char *states = realloc(t->states, cap * t->state_size);
-        if (!states)
-            goto nomem;
-        t->states = states;
-        t->cap_groups = cap;
     }
     if (t->keys_len + len > t->keys_cap) {
         size_t cap = t->keys_cap ? t->keys_cap * 2 : 4096;
         while (cap < t->keys_len + len)
             cap *= 2;
-        char *keys = realloc(t->keys, cap);
+        char *keys = bigmem_resize(t->keys, t->keys_cap, cap, 0);
         if (!keys)
             goto nomem;
         t->keys = keys;
@@ -344,9 +362,26 @@ static int merge_state(agg_table_t *t, size_t s, unsigned char *dst, const unsig
     return 0;
 }
 
+/* Makes room for n more groups at once, so a large merge neither rehashes
+ * nor reallocates group by group. */
+static int reserve_groups(agg_table_t *t, size_t n)
+{
+    size_t want = t->n_groups + n;
+    while (want * 2 > t->mask + 1)
+        if (grow_slots(t) < 0)
+            return -1;
+    return want > t->cap_groups || want > t->cap_states ? resize_groups(t, want) : 0;
+}
+
 int agg_table_merge(agg_table_t *into, const agg_table_t *from)
 {
+    if (from->n_groups > 64 && reserve_groups(into, from->n_groups) < 0) {
+        into->failed = 1;
+        return -1;
+    }
     for (size_t g = 0; g < from->n_groups; g++) {
+        if (g + PREFETCH_GROUPS < from->n_groups)
+            agg_table_prefetch(into, from->groups[g + PREFETCH_GROUPS].hash);
         const agg_group_t *fg = &from->groups[g];
         long d = agg_table_group(into, from->keys + fg->key_off, fg->key_len, fg->hash);
         if (d < 0)

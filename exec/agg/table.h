@@ -45,8 +45,10 @@ typedef struct agg_table {
     size_t mask;            /* slot count - 1 */
     agg_group_t *groups;    /* n_groups, in creation order */
     size_t n_groups;        /* groups used */
-    size_t cap_groups;      /* groups allocated */
-    unsigned char *states;  /* cap_groups * state_size */
+    size_t cap_groups;      /* group records allocated */
+    unsigned char *states;  /* cap_states * state_size */
+    size_t cap_states;      /* state records allocated (== cap_groups unless
+                               an allocation failed between the two) */
     char *keys;             /* concatenated key bytes */
     size_t keys_len;        /* bytes used */
     size_t keys_cap;        /* bytes allocated */
@@ -60,6 +62,11 @@ void agg_table_free(agg_table_t *t);
 void agg_table_clear(agg_table_t *t);
 
 uint64_t agg_hash(const char *p, size_t len);
+/* Hints that the group of this hash is looked up soon. */
+static inline void agg_table_prefetch(const agg_table_t *t, uint64_t hash)
+{
+    __builtin_prefetch(&t->slots[hash & t->mask]);
+}
 /* Index of the group with this key, created if new; -1 when out of memory. */
 long agg_table_group(agg_table_t *t, const char *key, size_t len, uint64_t hash);
 
