@@ -14,6 +14,7 @@
 #include "client/client_common.h"
 #include "exec/mapscan.h"
 #include "exec/scan/targets.h"
+#include "exec/sink/outfile.h"
 #include "exec/sink/result.h"
 #include "parser/parser.h"
 
@@ -179,13 +180,6 @@ int dmap_client_main(int argc, char **argv)
         cli_free(&o);
         return client_usage_error("dmap", &e);
     }
-    if (plan->outfile && plan->outfile_format == PLAN_OUT_SQLITE) {
-        err_set(&e, ERR_USAGE, "outfile %s: SQLite output is not available yet in this build",
-                plan->outfile);
-        query_free(q);
-        cli_free(&o);
-        return client_usage_error("dmap", &e);
-    }
     LOG_DEBUG("query|%s", query_canonical(q));
     for (size_t i = 0; i < plan->n_warnings && log_level >= LOG_WARN; i++)
         fprintf(stderr, "dmap: warning: %s\n", plan->warnings[i].msg);
@@ -221,8 +215,9 @@ int dmap_client_main(int argc, char **argv)
     pthread_t rep;
     int reporting = !plan->outfile && (plan->interval_given || isatty(STDOUT_FILENO)) &&
                     pthread_create(&rep, NULL, reporter, &rs) == 0;
-    struct timespec t0, t1;
+    struct timespec t0, t1, wall0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_REALTIME, &wall0);   /* the outfile records when the run began */
     for (size_t i = 0; i < targets.n; i++) {
         const target_t *t = &targets.items[i];
         input_t *in = input_open(t->path, &e);
@@ -248,8 +243,13 @@ int dmap_client_main(int argc, char **argv)
     }
     if (plan->outfile) {
         result_t r;
+        map_stats_t st;
+        mapscan_stats(&rs.ms, &st);
+        outfile_info_t info = {.query = query, .start = wall0, .files = targets.items,
+                               .n_files = targets.n, .stats = &st};
+        clock_gettime(CLOCK_REALTIME, &info.end);
         if (result_build(plan, &rs.ms.result, plan->limit_given ? plan->limit : -1, &r, &e) < 0 ||
-            result_write_csv(&r, plan->outfile, plan->outfile_append, query, &e) < 0)
+            outfile_write(plan, &r, &info, &e) < 0)
             client_report(&rs.run, &e);
         else
             LOG_INFO("%s to outfile|%s", plan->outfile_append ? "Appended" : "Wrote", plan->outfile);
