@@ -8,6 +8,7 @@ packages=(
   libjansson-dev libcmocka-dev libssl-dev
   clang libclang-rt-14-dev   # libFuzzer and the fuzz smoke run
   gzip zstd time             # e2e tests: compressed inputs, peak RSS
+  sqlite3                    # e2e tests and benchmark: read SQLite exports
 )
 missing=()
 for p in "${packages[@]}"; do
