@@ -2,6 +2,7 @@
 #include "base/config.h"
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,70 @@ void config_defaults(config_t *c)
     memset(c, 0, sizeof *c);
     c->max_line_len = 1024 * 1024;
     c->term_colors_enable = 1;
+    c->ssh_port = 2222;
+    c->ssh_connect_timeout_ms = 2000;
+    snprintf(c->log_dir, sizeof c->log_dir, "log");
+    snprintf(c->cache_dir, sizeof c->cache_dir, "cache");
+    snprintf(c->ssh_bind_address, sizeof c->ssh_bind_address, "0.0.0.0");
+    c->max_connections = 10;
+    c->max_concurrent_cats = 2;
+    c->max_concurrent_tails = 50;
+    c->host_key_bits = 4096;
+    c->max_command_frame_size = 1024 * 1024;
+}
+
+/* The integer and string keys of the SSH layer, read from one table so each
+ * key is checked the same way: type and range, naming the key on error. */
+typedef struct config_key {
+    const char *section, *name;  /* e.g. "Server", "MaxConnections" */
+    size_t offset;               /* field in config_t */
+    long long min, max;          /* integer range; max 0 = a string key */
+    size_t size;                 /* field size: int, size_t, or char array */
+} config_key_t;
+
+#define CK_INT(sec, name, field, lo, hi) {sec, name, offsetof(config_t, field), lo, hi, sizeof(int)}
+#define CK_SIZE(sec, name, field, lo, hi) {sec, name, offsetof(config_t, field), lo, hi, sizeof(size_t)}
+#define CK_STR(sec, name, field) {sec, name, offsetof(config_t, field), 0, 0, sizeof(((config_t *)0)->field)}
+static const config_key_t ssh_keys[] = {
+    CK_INT("Common", "SSHPort", ssh_port, 1, 65535),
+    CK_INT("Common", "SSHConnectTimeoutMs", ssh_connect_timeout_ms, 1, 3600000),
+    CK_STR("Common", "LogDir", log_dir),
+    CK_STR("Common", "Logger", logger),
+    CK_STR("Common", "CacheDir", cache_dir),
+    CK_STR("Server", "SSHBindAddress", ssh_bind_address),
+    CK_INT("Server", "MaxConnections", max_connections, 1, 1000000),
+    CK_INT("Server", "MaxConcurrentCats", max_concurrent_cats, 1, 1000000),
+    CK_INT("Server", "MaxConcurrentTails", max_concurrent_tails, 1, 1000000),
+    CK_STR("Server", "HostKeyFile", host_key_file),
+    CK_INT("Server", "HostKeyBits", host_key_bits, 2048, 16384),
+    CK_SIZE("Server", "MaxCommandFrameSize", max_command_frame_size, 1024, 1024 * 1024 * 1024),
+};
+
+static int read_ssh_keys(config_t *c, json_t *root, const char *path, err_t *e)
+{
+    for (size_t i = 0; i < sizeof ssh_keys / sizeof ssh_keys[0]; i++) {
+        const config_key_t *k = &ssh_keys[i];
+        json_t *v = json_object_get(json_object_get(root, k->section), k->name);
+        if (!v)
+            continue;
+        char *field = (char *)c + k->offset;
+        if (k->max == 0) {
+            if (!json_is_string(v) || json_string_length(v) >= k->size ||
+                strlen(json_string_value(v)) != json_string_length(v))
+                return err_set(e, ERR_CONFIG, "%s: %s.%s must be a string of at most %zu bytes",
+                               path, k->section, k->name, k->size - 1);
+            memcpy(field, json_string_value(v), json_string_length(v) + 1);
+            continue;
+        }
+        if (!json_is_integer(v) || json_integer_value(v) < k->min || json_integer_value(v) > k->max)
+            return err_set(e, ERR_CONFIG, "%s: %s.%s must be an integer from %lld to %lld", path,
+                           k->section, k->name, k->min, k->max);
+        if (k->size == sizeof(int))
+            *(int *)field = (int)json_integer_value(v);
+        else
+            *(size_t *)field = (size_t)json_integer_value(v);
+    }
+    return 0;
 }
 
 static int is_known(const char *const *list, const char *key)
@@ -106,6 +171,10 @@ static int load_file(config_t *c, const char *path, err_t *e)
             return err_set(e, ERR_CONFIG, "%s: Common.LogLevel is not a log level", path);
         }
         snprintf(c->log_level, sizeof c->log_level, "%s", json_string_value(v));
+    }
+    if (read_ssh_keys(c, root, path, e) < 0) {
+        json_decref(root);
+        return -1;
     }
     snprintf(c->path, sizeof c->path, "%s", path);
     json_decref(root);

@@ -15,6 +15,19 @@ typedef struct config {
     int term_colors_enable;  /* Client.TermColorsEnable, default 1 */
     char log_level[32];      /* Common.LogLevel, "" when unset */
     char path[4096];         /* file loaded, "" when none */
+    /* Common and Server keys of the SSH layer (dserver, ssh clients). */
+    int ssh_port;                 /* Common.SSHPort, default 2222 */
+    int ssh_connect_timeout_ms;   /* Common.SSHConnectTimeoutMs, default 2000 */
+    char log_dir[1024];           /* Common.LogDir, default "log" */
+    char logger[32];              /* Common.Logger, "" when unset */
+    char cache_dir[1024];         /* Common.CacheDir, default "cache" */
+    char ssh_bind_address[256];   /* Server.SSHBindAddress, default 0.0.0.0 */
+    int max_connections;          /* Server.MaxConnections, default 10 */
+    int max_concurrent_cats;      /* Server.MaxConcurrentCats, default 2 */
+    int max_concurrent_tails;     /* Server.MaxConcurrentTails, default 50 */
+    char host_key_file[1024];     /* Server.HostKeyFile, "" = <CacheDir>/ssh_host_key */
+    int host_key_bits;            /* Server.HostKeyBits (RSA), default 4096 */
+    size_t max_command_frame_size; /* Server.MaxCommandFrameSize, default 1 MiB */
 } config_t;
 
 void config_defaults(config_t *c);

@@ -43,6 +43,13 @@ static const flag_def_t flags[] = {
     {"cfg", FLAG_STRING, T_ALL, F(cfg), "FILE", "config file, or none"},
     {"maxLineLength", FLAG_INT, T_ALL, F(max_line_len), "BYTES", "split longer lines (default 1048576, config Server.MaxLineLength)"},
     {"servers", FLAG_STRING, T_ALL, F(servers), "LIST", "servers to query; empty or 'serverless' reads local files"},
+    {"user", FLAG_STRING, T_ALL, F(user), "NAME", "SSH user name (default: the current user)"},
+    {"key", FLAG_STRING, T_ALL, F(key), "FILE", "SSH private key (default: ssh-agent, then ~/.ssh/id_ed25519, id_ecdsa, id_rsa)"},
+    {"auth-key-path", FLAG_STRING, T_ALL, F(key), "FILE", "alias of --key"},
+    {"trustAllHosts", FLAG_BOOL, T_ALL, F(trust_all_hosts), NULL, "trust unknown SSH host keys and add them to ~/.ssh/known_hosts"},
+    {"no-auth-key", FLAG_BOOL, T_ALL, F(no_auth_key), NULL, "accepted for DTail compatibility (no auth-key store here)"},
+    {"noAuthKey", FLAG_BOOL, T_ALL, F(no_auth_key), NULL, "alias of --no-auth-key"},
+    {"port", FLAG_INT, T_ALL, F(port), "N", "SSH port of servers given without :port (default 2222)"},
     {"help", FLAG_BOOL, T_ALL, F(help), NULL, "print this help"},
     {"version", FLAG_BOOL, T_ALL, F(version), NULL, "print the version"},
 };
@@ -133,6 +140,8 @@ int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e
     }
     if (o->color && strcmp(o->color, "always") && strcmp(o->color, "never") && strcmp(o->color, "auto"))
         return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -color: use always, never or auto", o->color);
+    if (o->port > 65535)
+        return err_set(e, ERR_USAGE, "invalid value %lld for flag -port: at most 65535", o->port);
     if (o->log_level) {
         enum log_level lv;
         if (log_level_parse(o->log_level, &lv) < 0)

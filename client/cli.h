@@ -28,6 +28,11 @@ typedef struct cli_opts {
     const char *cfg;            /* --cfg */
     long long max_line_len;     /* --maxLineLength, 0 if not given */
     const char *servers;        /* --servers (serverless only for now) */
+    const char *user;           /* --user: SSH user, NULL = $USER */
+    const char *key;            /* --key / --auth-key-path: private key, NULL = agent, ~/.ssh/id_* */
+    int trust_all_hosts;        /* --trustAllHosts: add unknown host keys without asking */
+    int no_auth_key;            /* --no-auth-key / --noAuthKey: accepted; there is no auth-key store */
+    long long port;             /* --port: SSH port for servers without :port, 0 = 2222 */
     const char *query;          /* --query (dmap) */
     int help, version;          /* --help / --version */
     char **positional;          /* positional arguments, borrowed from argv */
