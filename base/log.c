@@ -40,9 +40,24 @@ void log_set_host(const char *host)
     snprintf(log_host, sizeof log_host, "%s", host);
 }
 
+static log_sink_fn log_sink;
+
+void log_set_sink(log_sink_fn sink)
+{
+    log_sink = sink;
+}
+
 void log_write(enum log_level level, const char *fmt, ...)
 {
     char line[4096];
+    if (log_sink) {
+        va_list sap;
+        va_start(sap, fmt);
+        int k = vsnprintf(line, sizeof line, fmt, sap);
+        va_end(sap);
+        log_sink(level, line, k < 0 ? 0 : (size_t)k < sizeof line ? (size_t)k : sizeof line - 1);
+        return;
+    }
     int n = snprintf(line, sizeof line, "CLIENT|%s|%s|", log_host, log_level_name(level));
     va_list ap;
     va_start(ap, fmt);

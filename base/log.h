@@ -6,6 +6,8 @@
 #ifndef DTAIL_BASE_LOG_H
 #define DTAIL_BASE_LOG_H
 
+#include <stddef.h>
+
 enum log_level {
     LOG_NONE = 0,
     LOG_FATAL,
@@ -28,6 +30,11 @@ void log_write(enum log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Host name used in log lines (set once at start-up). */
 void log_set_host(const char *host);
+/* Redirects every log line to sink (dserver's own log, server/dlog.h) with
+ * the formatted message only; the sink adds its own prefix. NULL restores
+ * the client's stderr writer. Set once at start-up, before threads. */
+typedef void (*log_sink_fn)(enum log_level level, const char *msg, size_t len);
+void log_set_sink(log_sink_fn sink);
 
 #define LOG_AT(level, ...) \
     do { if ((level) <= log_level) log_write((level), __VA_ARGS__); } while (0)

@@ -1,0 +1,306 @@
+/* ssh_conn.c: handshake, authentication, the shell channel as a stream. */
+#include "server/ssh_conn.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <libssh/callbacks.h>
+
+#include "base/log.h"
+#include "server/auth.h"
+
+#define CONN_WRITE_PIECE (64 * 1024)   /* libssh's per-write cost is fixed: write big */
+
+typedef struct conn {
+    const ssh_server_opts_t *o;              /* server options */
+    ssh_session sess;                        /* the libssh session */
+    ssh_channel chan;                        /* the one session channel, NULL until opened */
+    int authed;                              /* authentication succeeded */
+    int shell;                               /* the channel has its shell */
+    char user[256];                          /* authenticated user */
+    pthread_mutex_t mu;                      /* one libssh call at a time on sess */
+    struct ssh_server_callbacks_struct scb;  /* auth and channel-open callbacks */
+    struct ssh_channel_callbacks_struct ccb; /* channel request callbacks */
+} conn_t;
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int on_pubkey(ssh_session s, const char *user, struct ssh_key_struct *key,
+                     char state, void *ud)
+{
+    conn_t *c = ud;
+    (void)s;
+    if (state != SSH_PUBLICKEY_STATE_NONE && state != SSH_PUBLICKEY_STATE_VALID)
+        return SSH_AUTH_DENIED;   /* a wrong signature */
+    err_t e;
+    err_clear(&e);
+    /* The probe and the signed attempt are both checked: a client must not
+     * be told "this key would do" for a key that is not listed. */
+    if (!auth_key_authorized(c->o->cfg->cache_dir, user, key, &e)) {
+        if (state == SSH_PUBLICKEY_STATE_VALID)
+            LOG_WARN("%s", e.msg);
+        else
+            LOG_DEBUG("%s", e.msg);
+        return SSH_AUTH_DENIED;
+    }
+    if (state == SSH_PUBLICKEY_STATE_VALID) {
+        snprintf(c->user, sizeof c->user, "%s", user);
+        c->authed = 1;
+        LOG_INFO("%s|Authorized by public key", user);
+    }
+    return SSH_AUTH_SUCCESS;
+}
+
+static int on_password(ssh_session s, const char *user, const char *password, void *ud)
+{
+    conn_t *c = ud;
+    (void)s;
+    if (auth_password_ok(user, password)) {
+        snprintf(c->user, sizeof c->user, "%s", user);
+        c->authed = 1;
+        LOG_DEBUG("%s|Authorized by password (health check user)", user);
+        return SSH_AUTH_SUCCESS;
+    }
+    LOG_WARN("%s|password authentication refused: only public keys are accepted",
+             auth_user_name_ok(user) ? user : "?");
+    return SSH_AUTH_DENIED;
+}
+
+static int on_shell(ssh_session s, ssh_channel ch, void *ud)
+{
+    conn_t *c = ud;
+    (void)s;
+    (void)ch;
+    if (c->shell)
+        return -1;
+    c->shell = 1;
+    return 0;
+}
+
+static int on_pty(ssh_session s, ssh_channel ch, const char *term, int w, int h, int pxw,
+                  int pxh, void *ud)
+{
+    (void)s; (void)ch; (void)term; (void)w; (void)h; (void)pxw; (void)pxh; (void)ud;
+    LOG_DEBUG("Refusing SSH request|pty-req");
+    return -1;
+}
+
+static int on_exec(ssh_session s, ssh_channel ch, const char *cmd, void *ud)
+{
+    (void)s; (void)ch; (void)ud;
+    LOG_INFO("Refusing SSH request|exec|%.200s", cmd);
+    return -1;
+}
+
+static int on_env(ssh_session s, ssh_channel ch, const char *name, const char *val, void *ud)
+{
+    (void)s; (void)ch; (void)val; (void)ud;
+    LOG_DEBUG("Refusing SSH request|env|%.200s", name);
+    return -1;
+}
+
+static int on_subsystem(ssh_session s, ssh_channel ch, const char *name, void *ud)
+{
+    (void)s; (void)ch; (void)ud;
+    LOG_INFO("Refusing SSH request|subsystem|%.200s", name);
+    return -1;
+}
+
+static ssh_channel on_channel_open(ssh_session s, void *ud)
+{
+    conn_t *c = ud;
+    if (!c->authed || c->chan)
+        return NULL;   /* one session channel per connection */
+    c->chan = ssh_channel_new(s);
+    if (!c->chan)
+        return NULL;
+    ssh_callbacks_init(&c->ccb);
+    c->ccb.userdata = c;
+    c->ccb.channel_shell_request_function = on_shell;
+    c->ccb.channel_pty_request_function = on_pty;
+    c->ccb.channel_exec_request_function = on_exec;
+    c->ccb.channel_env_request_function = on_env;
+    c->ccb.channel_subsystem_request_function = on_subsystem;
+    ssh_set_channel_callbacks(c->chan, &c->ccb);
+    return c->chan;
+}
+
+/* Key exchange, authentication, channel and shell, all before the
+ * deadline. Returns 0 when the shell is up. */
+static int handshake(conn_t *c, int timeout_ms, const char **why)
+{
+    long long deadline = now_ms() + timeout_ms;
+    long timeout_s = (timeout_ms + 999) / 1000;
+    ssh_options_set(c->sess, SSH_OPTIONS_TIMEOUT, &timeout_s);
+    if (ssh_handle_key_exchange(c->sess) != SSH_OK) {
+        const char *err = ssh_get_error(c->sess);
+        *why = err && *err ? err : "key exchange failed (client closed or timed out)";
+        return -1;
+    }
+    ssh_event ev = ssh_event_new();
+    if (!ev || ssh_event_add_session(ev, c->sess) != SSH_OK) {
+        if (ev)
+            ssh_event_free(ev);
+        *why = "cannot poll the session";
+        return -1;
+    }
+    *why = NULL;
+    while (!(c->authed && c->shell)) {
+        long long left = deadline - now_ms();
+        if (left <= 0) {
+            *why = "handshake deadline passed";
+            break;
+        }
+        if (*c->o->stopping) {
+            *why = "server stopping";
+            break;
+        }
+        if (ssh_event_dopoll(ev, left < 100 ? (int)left : 100) == SSH_ERROR ||
+            !ssh_is_connected(c->sess)) {
+            *why = "client went away";
+            break;
+        }
+    }
+    ssh_event_remove_session(ev, c->sess);
+    ssh_event_free(ev);
+    return *why ? -1 : 0;
+}
+
+/* stream_t over the channel. Reads poll the socket without holding the
+ * lock, so a session that reads on one thread and writes on another never
+ * waits on an idle reader. */
+static ssize_t conn_read(void *ctx, void *buf, size_t n, err_t *e)
+{
+    conn_t *c = ctx;
+    uint32_t want = n > (1u << 30) ? (1u << 30) : (uint32_t)n;
+    for (;;) {
+        pthread_mutex_lock(&c->mu);
+        int r = ssh_channel_read_nonblocking(c->chan, buf, want, 0);
+        int eof = ssh_channel_is_eof(c->chan) || ssh_channel_is_closed(c->chan);
+        pthread_mutex_unlock(&c->mu);
+        if (r > 0)
+            return r;
+        if (r == SSH_ERROR)
+            return err_set(e, ERR_IO, "reading from the SSH channel of %s: %s", c->user,
+                           ssh_get_error(c->sess));
+        if (r == SSH_EOF || eof || *c->o->stopping)
+            return 0;
+        struct pollfd p = {.fd = ssh_get_fd(c->sess), .events = POLLIN};
+        if (poll(&p, 1, 100) < 0 && errno != EINTR)
+            return err_set(e, ERR_IO, "poll on the SSH socket: %s", strerror(errno));
+    }
+}
+
+static int conn_write(void *ctx, const void *buf, size_t n, err_t *e)
+{
+    conn_t *c = ctx;
+    const char *p = buf;
+    pthread_mutex_lock(&c->mu);
+    while (n > 0) {
+        uint32_t piece = n > CONN_WRITE_PIECE ? CONN_WRITE_PIECE : (uint32_t)n;
+        int w = ssh_channel_write(c->chan, p, piece);
+        if (w == SSH_ERROR || ssh_channel_is_closed(c->chan)) {
+            pthread_mutex_unlock(&c->mu);
+            return err_set(e, ERR_IO, "writing to the SSH channel of %s: %s", c->user,
+                           w == SSH_ERROR ? ssh_get_error(c->sess) : "channel closed");
+        }
+        p += w;
+        n -= (size_t)w;
+        /* A short write means the client's window stayed shut for the
+         * session timeout; keep waiting unless the server is stopping. */
+        if (w < (int)piece && *c->o->stopping) {
+            pthread_mutex_unlock(&c->mu);
+            return err_set(e, ERR_IO, "client %s stopped reading while the server stops", c->user);
+        }
+    }
+    pthread_mutex_unlock(&c->mu);
+    return 0;
+}
+
+/* EOF, exit status and close; then wait briefly for the client's close so
+ * our last bytes are not cut off by a reset of unread input. */
+static void finish_channel(conn_t *c, int status)
+{
+    pthread_mutex_lock(&c->mu);
+    if (!ssh_channel_is_closed(c->chan)) {
+        ssh_channel_send_eof(c->chan);
+        ssh_channel_request_send_exit_status(c->chan, status);
+        /* Reads return at once after the client's EOF without processing
+         * packets, so poll the session itself to see its close. */
+        long long deadline = now_ms() + 2000;
+        ssh_event ev = ssh_event_new();
+        if (ev && ssh_event_add_session(ev, c->sess) == SSH_OK) {
+            while (!ssh_channel_is_closed(c->chan) && ssh_is_connected(c->sess) &&
+                   now_ms() < deadline) {
+                if (ssh_event_dopoll(ev, 100) == SSH_ERROR)
+                    break;
+            }
+            ssh_event_remove_session(ev, c->sess);
+        }
+        if (ev)
+            ssh_event_free(ev);
+        ssh_channel_close(c->chan);
+    }
+    pthread_mutex_unlock(&c->mu);
+}
+
+static void count_move(const ssh_server_opts_t *o, atomic_ullong *from, atomic_ullong *to)
+{
+    if (from)
+        atomic_fetch_sub(from, 1);
+    if (to)
+        atomic_fetch_add(to, 1);
+    if (o->changed)
+        o->changed(o->tick_ctx);
+}
+
+void ssh_conn_run(ssh_session sess, const ssh_server_opts_t *o)
+{
+    conn_t c;
+    memset(&c, 0, sizeof c);
+    c.o = o;
+    c.sess = sess;
+    pthread_mutex_init(&c.mu, NULL);
+    ssh_callbacks_init(&c.scb);
+    c.scb.userdata = &c;
+    c.scb.auth_pubkey_function = on_pubkey;
+    c.scb.auth_password_function = on_password;
+    c.scb.channel_open_request_session_function = on_channel_open;
+    ssh_set_server_callbacks(sess, &c.scb);
+    ssh_set_auth_methods(sess, SSH_AUTH_METHOD_PUBLICKEY | SSH_AUTH_METHOD_PASSWORD);
+
+    const char *why = NULL;
+    int timeout_ms = o->handshake_timeout_ms > 0 ? o->handshake_timeout_ms : 10000;
+    if (handshake(&c, timeout_ms, &why) < 0) {
+        LOG_INFO("Closing SSH connection before the session started|%s", why ? why : "?");
+        count_move(o, &o->counters->preauth_connections, NULL);
+    } else {
+        count_move(o, &o->counters->preauth_connections, &o->counters->connections);
+        LOG_DEBUG("Creating new server handler|%s", c.user);
+        /* From here a blocking write waits at most 1 s for the window before
+         * checking whether the server stops (see conn_write). */
+        long one = 1;
+        ssh_options_set(sess, SSH_OPTIONS_TIMEOUT, &one);
+        stream_t st = {.ctx = &c, .read = conn_read, .write = conn_write, .close = NULL};
+        err_t e;
+        err_clear(&e);
+        int rc = o->serve(o->serve_ctx, &st, c.user, &e);
+        if (rc < 0)
+            LOG_WARN("%s|session ended with an error|%s", c.user, e.msg);
+        finish_channel(&c, rc < 0 ? 1 : 0);
+        count_move(o, &o->counters->connections, NULL);
+    }
+    LOG_INFO("Good bye Mister!");
+    ssh_disconnect(sess);
+    ssh_free(sess);
+    pthread_mutex_destroy(&c.mu);
+}

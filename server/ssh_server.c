@@ -1,0 +1,254 @@
+/* ssh_server.c: listening socket, accept loop, connection limit, threads. */
+#include "server/ssh_server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "server/hostkey.h"
+#include "server/ssh_conn.h"
+
+struct ssh_server {
+    ssh_server_opts_t o;   /* copy of the options */
+    ssh_bind bind;         /* host keys and algorithms for new sessions */
+    int listen_fd;         /* our listening socket */
+    int port;              /* the port it listens on */
+    pthread_mutex_t mu;    /* guards n_threads */
+    pthread_cond_t idle;   /* signalled when n_threads drops */
+    int n_threads;         /* connection threads still running */
+};
+
+typedef struct conn_start {
+    ssh_server_t *srv;     /* the server */
+    ssh_session sess;      /* bound to the accepted socket */
+} conn_start_t;
+
+void ssh_server_limit_message(char *out, size_t cap, int max, unsigned long long current,
+                              unsigned long long preauth)
+{
+    snprintf(out, cap, "Exceeded max allowed concurrent connections of %d (current=%llu, pre-auth=%llu)",
+             max, current, preauth);
+}
+
+static int listen_on(const char *addr, int port, int *fd_out, int *port_out, err_t *e)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *res = NULL;
+    char ps[16];
+    snprintf(ps, sizeof ps, "%d", port);
+    int g = getaddrinfo(addr && *addr ? addr : NULL, ps, &hints, &res);
+    if (g != 0)
+        return err_set(e, ERR_CONFIG, "cannot resolve bind address %s: %s", addr, gai_strerror(g));
+    int fd = -1, err = 0;
+    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) {
+            err = errno;
+            continue;
+        }
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 128) == 0)
+            break;
+        err = errno;
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    if (fd < 0)
+        return err_set(e, ERR_IO, "cannot listen on %s:%d: %s", addr, port, strerror(err));
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    getsockname(fd, (struct sockaddr *)&ss, &sl);
+    *port_out = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                               : ((struct sockaddr_in *)&ss)->sin_port);
+    *fd_out = fd;
+    return 0;
+}
+
+int ssh_server_open(ssh_server_t **out, const ssh_server_opts_t *o, err_t *e)
+{
+    *out = NULL;
+    ssh_server_t *s = calloc(1, sizeof *s);
+    if (!s)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    s->o = *o;
+    s->listen_fd = -1;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->idle, NULL);
+    s->bind = ssh_bind_new();
+    if (!s->bind) {
+        ssh_server_free(s);
+        return err_set(e, ERR_NOMEM, "ssh_bind_new failed");
+    }
+    if (hostkey_setup(s->bind, o->cfg, e) < 0 ||
+        listen_on(o->cfg->ssh_bind_address, o->cfg->ssh_port, &s->listen_fd, &s->port, e) < 0) {
+        ssh_server_free(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+int ssh_server_port(const ssh_server_t *s)
+{
+    return s->port;
+}
+
+static void *conn_thread(void *arg)
+{
+    conn_start_t cs = *(conn_start_t *)arg;
+    free(arg);
+    ssh_conn_run(cs.sess, &cs.srv->o);
+    pthread_mutex_lock(&cs.srv->mu);
+    cs.srv->n_threads--;
+    pthread_cond_broadcast(&cs.srv->idle);
+    pthread_mutex_unlock(&cs.srv->mu);
+    return NULL;
+}
+
+/* Over the limit: DTail's message as a pre-banner line, then close. */
+static void refuse(ssh_server_t *s, int fd)
+{
+    server_counters_t *c = s->o.counters;
+    char msg[200];
+    ssh_server_limit_message(msg, sizeof msg, s->o.cfg->max_connections,
+                             atomic_load(&c->connections), atomic_load(&c->preauth_connections));
+    LOG_WARN("%s", msg);
+    char line[220];
+    int n = snprintf(line, sizeof line, "%s\r\n", msg);
+    ssize_t w = send(fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)w;
+    close(fd);
+}
+
+static void accept_one(ssh_server_t *s)
+{
+    int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    if (fd < 0) {
+        if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
+            LOG_ERROR("accept failed: %s", strerror(errno));
+        if (errno == EMFILE || errno == ENFILE) {
+            struct timespec ts = {0, 100 * 1000 * 1000};
+            nanosleep(&ts, NULL);   /* out of descriptors: do not spin */
+        }
+        return;
+    }
+    server_counters_t *c = s->o.counters;
+    unsigned long long open = atomic_load(&c->connections) + atomic_load(&c->preauth_connections);
+    if (open >= (unsigned long long)s->o.cfg->max_connections) {
+        refuse(s, fd);
+        return;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    ssh_session sess = ssh_new();
+    if (!sess || ssh_bind_accept_fd(s->bind, sess, fd) != SSH_OK) {
+        LOG_ERROR("cannot start an SSH session: %s", sess ? ssh_get_error(s->bind) : "out of memory");
+        if (sess)
+            ssh_free(sess);
+        close(fd);
+        return;
+    }
+    atomic_fetch_add(&c->preauth_connections, 1);
+    atomic_fetch_add(&c->lifetime_connections, 1);
+    if (s->o.changed)
+        s->o.changed(s->o.tick_ctx);
+    conn_start_t *cs = malloc(sizeof *cs);
+    pthread_t th;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_mutex_lock(&s->mu);
+    s->n_threads++;
+    pthread_mutex_unlock(&s->mu);
+    if (cs) {
+        cs->srv = s;
+        cs->sess = sess;
+    }
+    if (!cs || pthread_create(&th, &attr, conn_thread, cs) != 0) {
+        LOG_ERROR("cannot start a connection thread");
+        free(cs);
+        ssh_free(sess);   /* closes fd */
+        atomic_fetch_sub(&c->preauth_connections, 1);
+        pthread_mutex_lock(&s->mu);
+        s->n_threads--;
+        pthread_mutex_unlock(&s->mu);
+    }
+    pthread_attr_destroy(&attr);
+}
+
+int ssh_server_run(ssh_server_t *s, err_t *e)
+{
+    (void)e;
+    while (!*s->o.stopping) {
+        struct pollfd p = {.fd = s->listen_fd, .events = POLLIN};
+        int r = poll(&p, 1, 100);
+        if (r > 0 && !*s->o.stopping)
+            accept_one(s);
+        if (s->o.tick)
+            s->o.tick(s->o.tick_ctx);
+    }
+    close(s->listen_fd);
+    s->listen_fd = -1;
+    /* Sessions see the stopping flag within 100 ms when idle and within
+     * about a second when blocked on a client; a handshake ends by its
+     * deadline. Wait for them, but never forever. */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 15;
+    pthread_mutex_lock(&s->mu);
+    while (s->n_threads > 0) {
+        pthread_mutex_unlock(&s->mu);
+        if (s->o.tick)
+            s->o.tick(s->o.tick_ctx);
+        pthread_mutex_lock(&s->mu);
+        struct timespec step;
+        clock_gettime(CLOCK_REALTIME, &step);
+        step.tv_nsec += 100 * 1000 * 1000;
+        if (step.tv_nsec >= 1000000000) {
+            step.tv_sec++;
+            step.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&s->idle, &s->mu, &step);
+        if (step.tv_sec > until.tv_sec)
+            break;
+    }
+    int left = s->n_threads;
+    pthread_mutex_unlock(&s->mu);
+    if (left > 0)
+        LOG_WARN("%d connections still open at shutdown", left);
+    return 0;
+}
+
+void ssh_server_free(ssh_server_t *s)
+{
+    if (!s)
+        return;
+    if (s->listen_fd >= 0)
+        close(s->listen_fd);
+    pthread_mutex_lock(&s->mu);
+    int left = s->n_threads;
+    pthread_mutex_unlock(&s->mu);
+    /* Threads still running use bind's options and s: leak rather than
+     * free under them (only after the bounded wait above gave up). */
+    if (left == 0) {
+        if (s->bind)
+            ssh_bind_free(s->bind);
+        pthread_mutex_destroy(&s->mu);
+        pthread_cond_destroy(&s->idle);
+        free(s);
+    }
+}
