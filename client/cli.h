@@ -34,6 +34,12 @@ typedef struct cli_opts {
     int no_auth_key;            /* --no-auth-key / --noAuthKey: accepted; there is no auth-key store */
     long long port;             /* --port: SSH port for servers without :port, 0 = 2222 */
     const char *query;          /* --query (dmap) */
+    int repl;                   /* --repl (dmap): the interactive prompt */
+    long long timeout;          /* --timeout seconds (dtail, dmap); 0 = none */
+    long long shutdown_after;   /* --shutdownAfter seconds (dtail); 0 = not given */
+    int color_table;            /* --colorTable (dtail) */
+    int wide_color_table;       /* --wideColorTable (dtail) */
+    int check_health;           /* --checkHealth (dtail, deprecated) */
     int help, version;          /* --help / --version */
     char **positional;          /* positional arguments, borrowed from argv */
     int n_positional;           /* count */

@@ -498,6 +498,22 @@ int mapscan_snapshot(mapscan_t *ms, agg_table_t *into)
     return rc ? -1 : 0;
 }
 
+int mapscan_take(mapscan_t *ms, agg_table_t *into)
+{
+    int rc = 0;
+    pthread_mutex_lock(&ms->result_mu);
+    rc |= agg_table_merge(into, &ms->result);
+    agg_table_clear(&ms->result);
+    for (int i = 0; i < ms->o.n_threads; i++) {
+        pthread_mutex_lock(&ms->workers[i].mu);
+        rc |= agg_table_merge(into, &ms->workers[i].table);
+        agg_table_clear(&ms->workers[i].table);
+        pthread_mutex_unlock(&ms->workers[i].mu);
+    }
+    pthread_mutex_unlock(&ms->result_mu);
+    return rc ? -1 : 0;
+}
+
 void mapscan_stats(const mapscan_t *ms, map_stats_t *out)
 {
     memset(out, 0, sizeof *out);

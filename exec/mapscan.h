@@ -64,6 +64,10 @@ int mapscan_run(mapscan_t *ms, input_t *in, const char *name, const char *source
 /* Merged copy of everything folded so far (for interval reports); into must
  * be initialised with the same specs. Safe while mapscan_run runs. */
 int mapscan_snapshot(mapscan_t *ms, agg_table_t *into);
+/* As mapscan_snapshot, then empties everything folded so far: the next
+ * take sees only what was read after this one (dtail's per-interval,
+ * non-cumulative reports). */
+int mapscan_take(mapscan_t *ms, agg_table_t *into);
 /* Statistics summed over workers. */
 void mapscan_stats(const mapscan_t *ms, map_stats_t *out);
 

@@ -31,6 +31,7 @@ struct input {
     long long slice_pos;     /* next offset for positional reads, -1 if none */
     unsigned char peek[4];   /* first bytes of the stream */
     size_t peek_len;         /* bytes in peek not yet handed out */
+    input_source_t src;      /* bytes from code instead of fd (src.read set) */
 };
 
 static ssize_t read_fd(input_t *in, void *buf, size_t cap, err_t *e)
@@ -220,8 +221,26 @@ static ssize_t read_zstd(input_t *in, char *buf, size_t cap, err_t *e)
     return (ssize_t)out.pos;
 }
 
+input_t *input_open_source(const input_source_t *src, const char *name, err_t *e)
+{
+    input_t *in = calloc(1, sizeof *in);
+    if (!in) {
+        err_set(e, ERR_NOMEM, "%s: out of memory", name);
+        return NULL;
+    }
+    in->fd = -1;
+    in->path = name;
+    in->kind = INPUT_PLAIN;
+    in->plain_size = -1;
+    in->slice_pos = -1;
+    in->src = *src;
+    return in;
+}
+
 ssize_t input_read(input_t *in, char *buf, size_t cap, err_t *e)
 {
+    if (in->src.read)
+        return in->src.read(in->src.ctx, buf, cap, e);
     switch (in->kind) {
     case INPUT_GZIP: return read_gzip(in, buf, cap, e);
     case INPUT_ZSTD: return read_zstd(in, buf, cap, e);
@@ -263,5 +282,7 @@ void input_close(input_t *in)
     free(in->raw);
     if (in->owns_fd)
         close(in->fd);
+    if (in->src.close)
+        in->src.close(in->src.ctx);
     free(in);
 }

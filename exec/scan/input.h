@@ -22,6 +22,20 @@ typedef struct input input_t;
 /* Opens path ("-" = stdin). Rejects directories and other non-regular,
  * non-stream files with an error naming the path. */
 input_t *input_open(const char *path, err_t *e);
+/* Opens a regular file already open as fd (not closed by input_close;
+ * reads are positional, so the descriptor can be opened again and again),
+ * e.g. a memfd holding an input kept in memory; name is for messages. */
+input_t *input_open_fd(int fd, const char *name, err_t *e);
+/* Bytes produced by code rather than read from a descriptor: a followed
+ * file (exec/scan/follow.h). read blocks until bytes are there; it returns
+ * the count, 0 at the end, or -1 with e set. close frees ctx. */
+typedef struct input_source {
+    void *ctx;
+    ssize_t (*read)(void *ctx, char *buf, size_t cap, err_t *e);
+    void (*close)(void *ctx);
+} input_source_t;
+/* An input over src (a stream: never mapped, never split into ranges). */
+input_t *input_open_source(const input_source_t *src, const char *name, err_t *e);
 /* Reads up to cap bytes; returns bytes read, 0 at end, -1 on error (e set). */
 ssize_t input_read(input_t *in, char *buf, size_t cap, err_t *e);
 enum input_kind input_kind(const input_t *in);

@@ -77,7 +77,8 @@ run() {
   local label=$1; shift
   local cmd=$1; shift
   case $cmd in
-    dcat|dgrep|dmap) cmd=$DTAIL_BIN/$cmd ;;
+    */*) ;;
+    *) [ -x "$DTAIL_BIN/$cmd" ] && cmd=$DTAIL_BIN/$cmd ;;
   esac
   OUT=$T/$label.out
   ERR=$T/$label.err

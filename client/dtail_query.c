@@ -1,0 +1,251 @@
+/* dtail_query.c: see dtail_query.h. */
+#include "client/dtail_query.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/outbuf.h"
+#include "exec/mapscan.h"
+#include "exec/sink/outfile.h"
+#include "exec/sink/result.h"
+#include "parser/parser.h"
+
+#define TERMINAL_DEFAULT_ROWS 10
+
+struct dtail_query {
+    query_t *q;                 /* parsed query */
+    const plan_t *plan;         /* its plan */
+    const char *text;           /* the query as given */
+    map_opts_t mo;              /* options for each input's scan */
+    char tz[64], tzoff[32];     /* $timezone, $timeoffset */
+    int color;                  /* paint the table */
+    const volatile int *stop;   /* the run ends */
+    pthread_mutex_t mu;         /* guards scans */
+    mapscan_t **scans;          /* one per input */
+    size_t n_scans, cap_scans;
+    agg_spec_t *specs;          /* the plan's aggregate specs */
+    pthread_t reporter;
+    int reporting;
+    char *last;                 /* table text printed last */
+    size_t last_len;
+    struct timespec start;      /* wall clock of the start */
+    client_run_t *rs;           /* for errors of the reporter, set at close */
+    err_t report_err;           /* first reporter error */
+    int report_failed;
+};
+
+static int cumulative(const dtail_query_t *d)
+{
+    return d->plan->outfile && !d->plan->outfile_append;
+}
+
+/* Everything read (cumulative) or read since the last report. */
+static int collect(dtail_query_t *d, agg_table_t *t, err_t *e)
+{
+    if (agg_table_init(t, d->specs, d->plan->n_select, e) < 0)
+        return -1;
+    int rc = 0;
+    pthread_mutex_lock(&d->mu);
+    for (size_t i = 0; i < d->n_scans; i++)
+        rc |= cumulative(d) ? mapscan_snapshot(d->scans[i], t) : mapscan_take(d->scans[i], t);
+    pthread_mutex_unlock(&d->mu);
+    if (rc < 0) {
+        agg_table_free(t);
+        return err_set(e, ERR_NOMEM, "out of memory aggregating groups");
+    }
+    return 0;
+}
+
+static void print_table(dtail_query_t *d, const result_t *r)
+{
+    outbuf_t text;
+    err_t e;
+    if (r->n_rows == 0 || outbuf_init_mem(&text, 64 * 1024, &e) < 0)
+        return;
+    if (d->color) {
+        static const char open_q[] = "\033[36m\033[40m\033[2m";
+        static const char close_q[] = "\033[0m\033[49m\033[39m\n";
+        outbuf_append(&text, open_q, sizeof open_q - 1);
+        outbuf_append(&text, d->text, strlen(d->text));
+        outbuf_append(&text, close_q, sizeof close_q - 1);
+    } else {
+        outbuf_append(&text, d->text, strlen(d->text));
+        outbuf_putc(&text, '\n');
+    }
+    unsigned char group_key[256] = {0};
+    for (size_t i = 0; i < d->plan->n_select && i < sizeof group_key; i++)
+        group_key[i] = d->plan->select[i].group_key;
+    result_render_table(r, &text, d->color, d->plan->order_index, group_key);
+    if (!text.failed && !(d->last && d->last_len == text.len &&
+                          memcmp(d->last, text.data, text.len) == 0)) {
+        outbuf_t out = {.fd = STDOUT_FILENO, .data = text.data, .len = text.len, .cap = text.cap};
+        outbuf_flush(&out);
+        free(d->last);
+        d->last = text.data;
+        d->last_len = text.len;
+        text.data = NULL;
+    }
+    outbuf_free(&text);
+}
+
+static void report(dtail_query_t *d)
+{
+    agg_table_t t;
+    err_t e;
+    err_clear(&e);
+    if (collect(d, &t, &e) < 0)
+        goto failed;
+    const plan_t *plan = d->plan;
+    long long limit = plan->limit_given ? plan->limit : plan->outfile ? -1 : TERMINAL_DEFAULT_ROWS;
+    result_t r;
+    if (result_build(plan, &t, limit, &r, &e) < 0) {
+        agg_table_free(&t);
+        goto failed;
+    }
+    if (plan->outfile) {
+        outfile_info_t info = {.query = d->text, .start = d->start};
+        clock_gettime(CLOCK_REALTIME, &info.end);
+        if ((r.n_rows > 0 || !plan->outfile_append) && outfile_write(plan, &r, &info, &e) < 0) {
+            result_free(&r);
+            agg_table_free(&t);
+            goto failed;
+        }
+    } else {
+        print_table(d, &r);
+    }
+    result_free(&r);
+    agg_table_free(&t);
+    return;
+failed:
+    if (!d->report_failed) {
+        d->report_failed = 1;
+        d->report_err = e;
+    }
+}
+
+static void sleep_ms(long long ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* As DTail: a first report after half an interval, then one per interval. */
+static void *reporter(void *arg)
+{
+    dtail_query_t *d = arg;
+    long long wait = d->plan->interval * 500LL;
+    while (!*d->stop) {
+        for (long long slept = 0; slept < wait && !*d->stop; slept += 50)
+            sleep_ms(50);
+        if (*d->stop)
+            break;
+        report(d);
+        wait = d->plan->interval * 1000LL;
+    }
+    return NULL;
+}
+
+static void local_zone(char *name, size_t name_cap, char *offset, size_t off_cap)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    snprintf(name, name_cap, "%s", tm.tm_zone ? tm.tm_zone : "UTC");
+    snprintf(offset, off_cap, "%ld", (long)tm.tm_gmtoff);
+}
+
+int dtail_query_open(dtail_query_t **out, const cli_opts_t *o, const config_t *cfg,
+                     const char *host, const volatile int *stop, err_t *e)
+{
+    dtail_query_t *d = calloc(1, sizeof *d);
+    if (!d)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    d->text = o->query;
+    if (query_parse(o->query, strlen(o->query), NULL, &d->q, e) < 0) {
+        char buf[4096];
+        query_error_format(o->query, strlen(o->query), e, buf, sizeof buf);
+        err_set(e, ERR_QUERY, "invalid query: %s", buf);
+        free(d);
+        return -1;
+    }
+    d->plan = query_plan(d->q);
+    d->specs = calloc(d->plan->n_select ? d->plan->n_select : 1, sizeof *d->specs);
+    if (!d->specs) {
+        query_free(d->q);
+        free(d);
+        return err_set(e, ERR_NOMEM, "out of memory");
+    }
+    eval_specs(d->plan, d->specs);
+    local_zone(d->tz, sizeof d->tz, d->tzoff, sizeof d->tzoff);
+    d->mo = (map_opts_t){
+        .plan = d->plan,
+        .max_line_len = cfg->max_line_len,
+        .env = {.hostname = host, .timezone = d->tz, .timeoffset = d->tzoff},
+        .n_threads = 1,
+    };
+    d->color = client_colors(o, cfg);
+    d->stop = stop;
+    clock_gettime(CLOCK_REALTIME, &d->start);
+    pthread_mutex_init(&d->mu, NULL);
+    for (size_t i = 0; i < d->plan->n_warnings && log_level >= LOG_WARN; i++)
+        fprintf(stderr, "dtail: warning: %s\n", d->plan->warnings[i].msg);
+    d->reporting = pthread_create(&d->reporter, NULL, reporter, d) == 0;
+    *out = d;
+    return 0;
+}
+
+int dtail_query_follow(dtail_query_t *d, input_t *in, const char *name, const char *source_id,
+                       err_t *e)
+{
+    mapscan_t *ms = calloc(1, sizeof *ms);
+    if (!ms)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    if (mapscan_init(ms, &d->mo, e) < 0) {
+        mapscan_free(ms);
+        free(ms);
+        return -1;
+    }
+    /* No group by: the empty group of the result would show a zero row
+     * in every report; the lines read make the rows. */
+    agg_table_clear(&ms->result);
+    pthread_mutex_lock(&d->mu);
+    if (d->n_scans == d->cap_scans) {
+        size_t cap = d->cap_scans ? d->cap_scans * 2 : 8;
+        mapscan_t **s = realloc(d->scans, cap * sizeof *s);
+        if (!s) {
+            pthread_mutex_unlock(&d->mu);
+            mapscan_free(ms);
+            free(ms);
+            return err_set(e, ERR_NOMEM, "out of memory");
+        }
+        d->scans = s;
+        d->cap_scans = cap;
+    }
+    d->scans[d->n_scans++] = ms;
+    pthread_mutex_unlock(&d->mu);
+    return mapscan_run(ms, in, name, source_id, 0, e);
+}
+
+void dtail_query_close(dtail_query_t *d, client_run_t *rs)
+{
+    if (d->reporting)
+        pthread_join(d->reporter, NULL);
+    report(d);   /* what came in after the last report */
+    if (d->report_failed)
+        client_report(rs, &d->report_err);
+    for (size_t i = 0; i < d->n_scans; i++) {
+        mapscan_free(d->scans[i]);
+        free(d->scans[i]);
+    }
+    free(d->scans);
+    free(d->specs);
+    free(d->last);
+    pthread_mutex_destroy(&d->mu);
+    query_free(d->q);
+    free(d);
+}
