@@ -97,6 +97,60 @@ static int read_ssh_keys(config_t *c, json_t *root, const char *path, err_t *e)
     return 0;
 }
 
+static int is_rule_list(json_t *v)
+{
+    size_t i;
+    json_t *r;
+    if (!json_is_array(v))
+        return 0;
+    json_array_foreach(v, i, r) {
+        if (!json_is_string(r))
+            return 0;
+    }
+    return 1;
+}
+
+/* Server.Permissions: checked here, kept as compact JSON for the server. */
+static int read_permissions(config_t *c, json_t *v, const char *path, err_t *e)
+{
+    if (!v)
+        return 0;
+    const char *key;
+    json_t *val;
+    if (!json_is_object(v))
+        return err_set(e, ERR_CONFIG, "%s: Server.Permissions must be an object", path);
+    json_object_foreach(v, key, val) {
+        if (strcmp(key, "Default") == 0) {
+            if (!is_rule_list(val))
+                return err_set(e, ERR_CONFIG, "%s: Server.Permissions.Default must be a list of strings", path);
+        } else if (strcmp(key, "Users") == 0) {
+            const char *user;
+            json_t *rules;
+            if (!json_is_object(val))
+                return err_set(e, ERR_CONFIG, "%s: Server.Permissions.Users must be an object", path);
+            json_object_foreach(val, user, rules) {
+                if (!is_rule_list(rules))
+                    return err_set(e, ERR_CONFIG, "%s: Server.Permissions.Users.%s must be a list of strings",
+                                   path, user);
+            }
+        } else {
+            LOG_WARN("%s: unknown config key Server.Permissions.%s ignored", path, key);
+        }
+    }
+    char *text = json_dumps(v, JSON_COMPACT);
+    if (!text)
+        return err_set(e, ERR_NOMEM, "out of memory reading Server.Permissions");
+    size_t n = strlen(text);
+    if (n >= sizeof c->permissions) {
+        free(text);
+        return err_set(e, ERR_CONFIG, "%s: Server.Permissions is too large (%zu bytes, at most %zu)",
+                       path, n, sizeof c->permissions - 1);
+    }
+    memcpy(c->permissions, text, n + 1);
+    free(text);
+    return 0;
+}
+
 static int is_known(const char *const *list, const char *key)
 {
     if (strncmp(key, "Output", 6) == 0)
@@ -171,6 +225,11 @@ static int load_file(config_t *c, const char *path, err_t *e)
             return err_set(e, ERR_CONFIG, "%s: Common.LogLevel is not a log level", path);
         }
         snprintf(c->log_level, sizeof c->log_level, "%s", json_string_value(v));
+    }
+    if (read_permissions(c, json_object_get(json_object_get(root, "Server"), "Permissions"),
+                         path, e) < 0) {
+        json_decref(root);
+        return -1;
     }
     if (read_ssh_keys(c, root, path, e) < 0) {
         json_decref(root);

@@ -28,6 +28,10 @@ typedef struct config {
     char host_key_file[1024];     /* Server.HostKeyFile, "" = <CacheDir>/ssh_host_key */
     int host_key_bits;            /* Server.HostKeyBits (RSA), default 4096 */
     size_t max_command_frame_size; /* Server.MaxCommandFrameSize, default 1 MiB */
+    /* Server.Permissions as compact JSON, checked for shape ({"Default":
+     * [rules], "Users": {user: [rules]}}); "" = DTail's default ["^/.*"].
+     * server/permissions.c compiles the rules of one user. */
+    char permissions[16384];
 } config_t;
 
 void config_defaults(config_t *c);

@@ -12,6 +12,8 @@ int outbuf_init(outbuf_t *ob, int fd, size_t cap, err_t *e)
     ob->cap = cap;
     ob->failed = 0;
     ob->write_errno = 0;
+    ob->sink = NULL;
+    ob->sink_ctx = NULL;
     ob->data = malloc(cap);
     if (!ob->data)
         return err_set(e, ERR_NOMEM, "out of memory allocating %zu byte output buffer", cap);
@@ -23,6 +25,23 @@ int outbuf_init_mem(outbuf_t *ob, size_t cap, err_t *e)
     return outbuf_init(ob, -1, cap, e);
 }
 
+int outbuf_init_sink(outbuf_t *ob, size_t cap,
+                     int (*sink)(void *ctx, const char *p, size_t n, int *err), void *ctx,
+                     err_t *e)
+{
+    if (outbuf_init(ob, -1, cap, e) < 0)
+        return -1;
+    ob->sink = sink;
+    ob->sink_ctx = ctx;
+    return 0;
+}
+
+/* In memory: neither a descriptor nor a sink takes the bytes. */
+static int in_memory(const outbuf_t *ob)
+{
+    return ob->fd < 0 && !ob->sink;
+}
+
 void outbuf_free(outbuf_t *ob)
 {
     free(ob->data);
@@ -31,8 +50,17 @@ void outbuf_free(outbuf_t *ob)
 
 static int write_all(outbuf_t *ob, const char *p, size_t n)
 {
-    if (ob->failed || ob->fd < 0)
+    if (ob->failed || in_memory(ob))
         return -1;
+    if (ob->sink) {
+        int err = 0;
+        if (n && ob->sink(ob->sink_ctx, p, n, &err) < 0) {
+            ob->failed = 1;
+            ob->write_errno = err;
+            return -1;
+        }
+        return 0;
+    }
     while (n > 0) {
         ssize_t w = write(ob->fd, p, n);
         if (w < 0) {
@@ -50,7 +78,7 @@ static int write_all(outbuf_t *ob, const char *p, size_t n)
 
 int outbuf_flush(outbuf_t *ob)
 {
-    if (ob->fd < 0)
+    if (in_memory(ob))
         return 0;   /* in memory: the owner takes the bytes */
     int rc = write_all(ob, ob->data, ob->len);
     ob->len = 0;
@@ -59,7 +87,7 @@ int outbuf_flush(outbuf_t *ob)
 
 int outbuf_write_direct(outbuf_t *ob, const char *p, size_t n)
 {
-    if (ob->fd < 0) {
+    if (in_memory(ob)) {
         outbuf_append(ob, p, n);
         return ob->failed ? -1 : 0;
     }
@@ -70,7 +98,7 @@ int outbuf_write_direct(outbuf_t *ob, const char *p, size_t n)
 
 void outbuf_append_slow(outbuf_t *ob, const char *p, size_t n)
 {
-    if (ob->fd < 0) {
+    if (in_memory(ob)) {
         size_t cap = ob->cap;
         while (cap < ob->len + n)
             cap *= 2;

@@ -18,6 +18,10 @@ typedef struct outbuf {
     size_t cap;      /* block size */
     int failed;      /* a write failed (EPIPE etc.); further output is dropped */
     int write_errno; /* errno of the failed write */
+    /* Instead of fd: each flushed block goes to sink (dserver frames it
+     * for the wire); it returns 0, or -1 with an errno value in *err. */
+    int (*sink)(void *ctx, const char *p, size_t n, int *err);
+    void *sink_ctx;  /* passed to sink */
 } outbuf_t;
 
 int outbuf_init(outbuf_t *ob, int fd, size_t cap, err_t *e);
@@ -25,6 +29,11 @@ int outbuf_init(outbuf_t *ob, int fd, size_t cap, err_t *e);
  * outbuf_reset empties it. Used to stage output of work done out of order. */
 int outbuf_init_mem(outbuf_t *ob, size_t cap, err_t *e);
 static inline void outbuf_reset(outbuf_t *ob) { ob->len = 0; }
+/* An outbuf whose flushes call sink(ctx, block, len, &errno) instead of
+ * writing to a descriptor: same appends, same block size, no per-line cost. */
+int outbuf_init_sink(outbuf_t *ob, size_t cap,
+                     int (*sink)(void *ctx, const char *p, size_t n, int *err), void *ctx,
+                     err_t *e);
 void outbuf_free(outbuf_t *ob);
 /* Writes everything pending; returns 0 or -1 (ob->failed set). */
 int outbuf_flush(outbuf_t *ob);

@@ -1,0 +1,25 @@
+/* limits.h: server-wide limits shared by every session: at most
+ * MaxConcurrentCats files read by cat/grep/map requests and at most
+ * MaxConcurrentTails followed at once. A read beyond the limit waits its
+ * turn (DTail queues them too) rather than failing. */
+#ifndef DTAIL_SERVER_LIMITS_H
+#define DTAIL_SERVER_LIMITS_H
+
+#include "base/config.h"
+#include "base/err.h"
+
+typedef struct server_limits server_limits_t;
+
+server_limits_t *server_limits_create(const config_t *cfg, err_t *e);
+void server_limits_free(server_limits_t *l);
+
+enum limit_kind { LIMIT_CAT = 0, LIMIT_TAIL = 1 };
+
+/* Waits for a slot; returns 0 with the slot taken, or -1 when *stopping
+ * became non-zero while waiting (no slot taken). stopping may be NULL. */
+int server_limits_acquire(server_limits_t *l, enum limit_kind k, const volatile int *stopping);
+void server_limits_release(server_limits_t *l, enum limit_kind k);
+/* Slots in use (for tests and logs). */
+int server_limits_used(server_limits_t *l, enum limit_kind k);
+
+#endif

@@ -1,0 +1,215 @@
+/* permissions.c: rule lists (PCRE2), the mode-bit check, the safe open. */
+#include "server/permissions.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <jansson.h>
+#include <limits.h>
+#include <pcre2.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct perm_rule {
+    pcre2_code *re;        /* compiled pattern */
+    int deny;              /* a `!` rule */
+} perm_rule_t;
+
+struct perm_rules {
+    perm_rule_t *rules;    /* in config order */
+    size_t n;              /* count */
+    pcre2_match_data *md;  /* reused for every match */
+};
+
+void perm_rules_free(perm_rules_t *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++)
+        pcre2_code_free(r->rules[i].re);
+    free(r->rules);
+    pcre2_match_data_free(r->md);
+    free(r);
+}
+
+/* Adds one `[type:][!]REGEX` rule; rules of other types than readfiles
+ * are not about reading and are skipped. */
+static int add_rule(perm_rules_t *r, const char *text, err_t *e)
+{
+    const char *re = text;
+    if (strncmp(re, "readfiles:", 10) == 0) {
+        re += 10;
+    } else {
+        size_t word = strspn(re, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ");
+        if (word > 0 && re[word] == ':')
+            return 0;
+    }
+    int deny = 0;
+    if (*re == '!') {
+        deny = 1;
+        re++;
+    }
+    int code;
+    PCRE2_SIZE off;
+    pcre2_code *c = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &code, &off, NULL);
+    if (!c) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(code, msg, sizeof msg);
+        return err_set(e, ERR_CONFIG, "Server.Permissions rule \"%s\": invalid regex at offset %zu: %s",
+                       text, (size_t)off, (const char *)msg);
+    }
+    r->rules[r->n++] = (perm_rule_t){c, deny};
+    return 0;
+}
+
+perm_rules_t *perm_rules_new(const config_t *cfg, const char *user, err_t *e)
+{
+    perm_rules_t *r = calloc(1, sizeof *r);
+    if (!r) {
+        err_set(e, ERR_NOMEM, "out of memory for permissions");
+        return NULL;
+    }
+    const char *text = cfg->permissions[0] ? cfg->permissions : "{\"Default\":[\"^/.*\"]}";
+    json_error_t je;
+    json_t *root = json_loads(text, 0, &je);
+    json_t *list = json_object_get(json_object_get(root, "Users"), user ? user : "");
+    if (!list)
+        list = json_object_get(root, "Default");
+    size_t n = json_array_size(list);
+    r->rules = calloc(n ? n : 1, sizeof *r->rules);
+    r->md = pcre2_match_data_create(1, NULL);
+    if (!root || !r->rules || !r->md) {
+        err_set(e, root ? ERR_NOMEM : ERR_CONFIG, "Server.Permissions: %s",
+                root ? "out of memory" : je.text);
+        goto fail;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *s = json_string_value(json_array_get(list, i));
+        if (!s) {
+            err_set(e, ERR_CONFIG, "Server.Permissions: rule %zu is not a string", i + 1);
+            goto fail;
+        }
+        if (add_rule(r, s, e) < 0)
+            goto fail;
+    }
+    json_decref(root);
+    return r;
+fail:
+    json_decref(root);
+    perm_rules_free(r);
+    return NULL;
+}
+
+int perm_rules_allow(const perm_rules_t *r, const char *path)
+{
+    int allowed = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        int rc = pcre2_match(r->rules[i].re, (PCRE2_SPTR)path, strlen(path), 0, 0, r->md, NULL);
+        if (rc < 0)
+            continue;
+        if (r->rules[i].deny)
+            return 0;   /* deny wins */
+        allowed = 1;
+    }
+    return allowed;
+}
+
+void perm_user_lookup(const char *user, perm_user_t *u)
+{
+    memset(u, 0, sizeof *u);
+    struct passwd pw, *res = NULL;
+    char buf[16384];
+    if (!user || getpwnam_r(user, &pw, buf, sizeof buf, &res) != 0 || !res)
+        return;
+    u->uid = pw.pw_uid;
+    u->gid = pw.pw_gid;
+    int n = (int)(sizeof u->groups / sizeof u->groups[0]);
+    if (getgrouplist(user, pw.pw_gid, u->groups, &n) < 0)
+        n = (int)(sizeof u->groups / sizeof u->groups[0]);   /* the first 256 */
+    u->n_groups = n;
+    u->known = 1;
+}
+
+int perm_os_may_read(const perm_user_t *u, const struct stat *st)
+{
+    if (!u->known)
+        return 0;
+    /* As the kernel: the owner class decides for the owner, the group
+     * class for members, other for the rest (no root override: dserver
+     * answers for the user, whatever its own privileges). */
+    if (st->st_uid == u->uid)
+        return (st->st_mode & S_IRUSR) != 0;
+    int member = st->st_gid == u->gid;
+    for (int i = 0; !member && i < u->n_groups; i++)
+        member = u->groups[i] == st->st_gid;
+    if (member)
+        return (st->st_mode & S_IRGRP) != 0;
+    return (st->st_mode & S_IROTH) != 0;
+}
+
+/* An absolute, lexically cleaned path for a file that does not exist
+ * (so the rules can still decide whether to say "not found"). */
+static void lexical_absolute(const char *asked, char *out, size_t cap)
+{
+    char cwd[PATH_MAX] = "/";
+    if (asked[0] != '/' && !getcwd(cwd, sizeof cwd))
+        snprintf(cwd, sizeof cwd, "/");
+    snprintf(out, cap, "%s%s%s", asked[0] == '/' ? "" : cwd,
+             asked[0] == '/' || cwd[strlen(cwd) - 1] == '/' ? "" : "/", asked);
+}
+
+enum perm_result perm_open(const perm_rules_t *r, const perm_user_t *u, const char *asked,
+                           int *fd, char *canonical, size_t cap, char *detail, size_t detail_cap)
+{
+    *fd = -1;
+    char rp[PATH_MAX];
+    if (!realpath(asked, rp)) {
+        int err = errno;
+        lexical_absolute(asked, canonical, cap);
+        snprintf(detail, detail_cap, "%s: %s", asked, strerror(err));
+        if (err == ENOENT || err == ENOTDIR)
+            return perm_rules_allow(r, canonical) ? PERM_NOT_FOUND : PERM_DENIED;
+        return PERM_DENIED;
+    }
+    snprintf(canonical, cap, "%s", rp);
+    if (!perm_rules_allow(r, rp)) {
+        snprintf(detail, detail_cap, "%s: no rule of Server.Permissions allows %s", asked, rp);
+        return PERM_DENIED;
+    }
+    int f = open(rp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (f < 0) {
+        int err = errno;
+        snprintf(detail, detail_cap, "%s: opening %s: %s", asked, rp, strerror(err));
+        return err == ENOENT ? PERM_NOT_FOUND : PERM_DENIED;
+    }
+    /* The descriptor must be the file that was checked: a directory
+     * component swapped for a symlink since realpath shows up here. */
+    char link[64], actual[PATH_MAX];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", f);
+    ssize_t n = readlink(link, actual, sizeof actual - 1);
+    if (n < 0 || (actual[n] = '\0', strcmp(actual, rp) != 0)) {
+        snprintf(detail, detail_cap, "%s: %s changed while it was opened", asked, rp);
+        close(f);
+        return PERM_DENIED;
+    }
+    struct stat st;
+    if (fstat(f, &st) < 0 || !perm_os_may_read(u, &st)) {
+        snprintf(detail, detail_cap, "%s: the user may not read %s (mode %04o)", asked, rp,
+                 (unsigned)(st.st_mode & 07777));
+        close(f);
+        return PERM_DENIED;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(detail, detail_cap, "%s: not a regular file", asked);
+        close(f);
+        return PERM_NOT_REGULAR;
+    }
+    /* Reading goes on in blocking mode. */
+    fcntl(f, F_SETFL, fcntl(f, F_GETFL) & ~O_NONBLOCK);
+    *fd = f;
+    return PERM_OK;
+}

@@ -1,0 +1,65 @@
+/* permissions.h: may this SSH user read this file (shared reference §5.5)?
+ *
+ * Two checks, both must pass:
+ *  - the config rules: Server.Permissions.Users[user] if present, else
+ *    Default; each `[readfiles:][!]REGEX` (PCRE2, unanchored unless the rule
+ *    anchors itself) matched against the canonical (symlink-resolved,
+ *    absolute) path; any matching deny rule rejects, otherwise at least one
+ *    allow rule must match;
+ *  - the operating system's answer for that user: owner, group (the user's
+ *    primary and supplementary groups) and other read bits of the file.
+ *    POSIX ACLs are not consulted yet (libacl is not in the build).
+ * Only regular files are served.
+ *
+ * perm_open does both and opens the file so that a symlink swapped in
+ * after the check cannot redirect it: the canonical path is opened with
+ * O_NOFOLLOW and the kernel's path of the opened descriptor must equal the
+ * path that was checked; the OS check runs on the descriptor's own fstat.
+ * A denial never says whether the file exists. */
+#ifndef DTAIL_SERVER_PERMISSIONS_H
+#define DTAIL_SERVER_PERMISSIONS_H
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "base/config.h"
+#include "base/err.h"
+
+typedef struct perm_rules perm_rules_t;
+
+/* Compiles the rules that apply to user. An invalid rule is an error
+ * naming it (DTail: an invalid regex denies). */
+perm_rules_t *perm_rules_new(const config_t *cfg, const char *user, err_t *e);
+void perm_rules_free(perm_rules_t *r);
+/* 1 if the rules allow reading canonical_path, else 0. */
+int perm_rules_allow(const perm_rules_t *r, const char *canonical_path);
+
+typedef struct perm_user {
+    uid_t uid;                /* of the SSH user */
+    gid_t gid;                /* primary group */
+    gid_t groups[256];        /* supplementary groups (getgrouplist) */
+    int n_groups;             /* used */
+    int known;                /* the user exists on this host */
+} perm_user_t;
+
+/* Looks the user up (getpwnam_r, getgrouplist). An unknown user is not an
+ * error: known stays 0 and every OS check denies. */
+void perm_user_lookup(const char *user, perm_user_t *u);
+/* Whether u may read a file with this stat by its mode bits. */
+int perm_os_may_read(const perm_user_t *u, const struct stat *st);
+
+enum perm_result {
+    PERM_OK = 0,          /* *fd is open for reading */
+    PERM_NOT_FOUND,       /* allowed by rule, but no such file */
+    PERM_DENIED,          /* by rule, by the OS check, or a swapped path */
+    PERM_NOT_REGULAR,     /* a directory, device, fifo... */
+};
+
+/* Checks and opens `asked` (relative to the server's working directory)
+ * for u. On PERM_OK *fd is the open descriptor and canonical (cap bytes)
+ * the path checked. detail receives a reason for the server's log; it
+ * must not be sent to the client for PERM_DENIED. */
+enum perm_result perm_open(const perm_rules_t *r, const perm_user_t *u, const char *asked,
+                           int *fd, char *canonical, size_t cap, char *detail, size_t detail_cap);
+
+#endif

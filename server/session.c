@@ -1,0 +1,552 @@
+/* session.c: HELLO, then requests: cat/grep through linescan into LINES
+ * frames, map through mapscan into AGGREGATE frames, health. */
+#include "server/session.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/outbuf.h"
+#include "exec/linescan.h"
+#include "exec/mapscan.h"
+#include "exec/scan/targets.h"
+#include "parser/parser.h"
+#include "server/permissions.h"
+#include "wire/batch.h"
+#include "wire/frame.h"
+#include "wire/msg.h"
+
+/* DTail sends lines in 64 KiB writes; so do we (a plain cat's mapped
+ * regions go out whole, see wire/batch.h). */
+#define LINE_BATCH (64 * 1024)
+#define ZSTD_LEVEL 1
+
+typedef struct session {
+    stream_t *s;                 /* the connection */
+    const session_env_t *env;    /* process-wide state */
+    pthread_mutex_t send_mu;     /* one frame at a time on s */
+    wire_buf_t small;            /* encoding of small frames (under send_mu) */
+    perm_rules_t *rules;         /* the user's Permissions rules */
+    perm_user_t user;            /* for the OS check */
+    uint32_t client_caps;        /* from the client's HELLO */
+    int broken;                  /* a write failed: the client is gone */
+    err_t send_err;              /* why */
+} session_t;
+
+/* Per-file work of a request. */
+typedef int (*file_fn_t)(session_t *ss, void *ctx, input_t *in, const target_t *t,
+                         unsigned index, err_t *e);
+
+static int send_small(session_t *ss, void (*encode)(session_t *, void *), void *arg)
+{
+    pthread_mutex_lock(&ss->send_mu);
+    int rc = -1;
+    if (!ss->broken) {
+        encode(ss, arg);
+        rc = wire_buf_send(&ss->small, ss->s, &ss->send_err);
+        if (rc < 0)
+            ss->broken = 1;
+    }
+    pthread_mutex_unlock(&ss->send_mu);
+    return rc;
+}
+
+typedef struct status_args {
+    uint8_t status;              /* file status, end status or level */
+    const char *name;            /* file name */
+    const char *text;            /* detail or message */
+} status_args_t;
+
+static void enc_file_status(session_t *ss, void *a)
+{
+    status_args_t *x = a;
+    wire_encode_file_status(&ss->small, x->status, x->name, x->text);
+}
+
+static void enc_end(session_t *ss, void *a)
+{
+    status_args_t *x = a;
+    wire_encode_end(&ss->small, x->status, x->text);
+}
+
+static void enc_message(session_t *ss, void *a)
+{
+    status_args_t *x = a;
+    wire_encode_message(&ss->small, x->status, x->text);
+}
+
+static int send_file_status(session_t *ss, uint8_t st, const char *name, const char *detail)
+{
+    return send_small(ss, enc_file_status, &(status_args_t){st, name, detail});
+}
+
+static int send_end(session_t *ss, uint8_t st, const char *message)
+{
+    return send_small(ss, enc_end, &(status_args_t){st, NULL, message});
+}
+
+static int send_message(session_t *ss, enum log_level level, const char *text)
+{
+    return send_small(ss, enc_message, &(status_args_t){(uint8_t)level, NULL, text});
+}
+
+/* The client is told that its file was denied, by the name it asked for,
+ * in the same words whether or not the file exists. */
+static const char denied_text[] = "No permission to read file, or it does not exist";
+
+/* Opens, checks and processes one expanded target; returns the status
+ * reported for it. */
+static uint8_t serve_target(session_t *ss, const target_t *t, const char *asked, unsigned index,
+                            file_fn_t fn, void *ctx)
+{
+    const session_env_t *env = ss->env;
+    if (env->limits && server_limits_acquire(env->limits, LIMIT_CAT, env->stopping) < 0)
+        return WIRE_FILE_ERROR;
+    char canonical[4096], detail[8192];
+    int fd = -1;
+    enum perm_result pr = perm_open(ss->rules, &ss->user, t->path, &fd, canonical,
+                                    sizeof canonical, detail, sizeof detail);
+    uint8_t st = WIRE_FILE_OK;
+    err_t e;
+    err_clear(&e);
+    if (pr == PERM_DENIED) {
+        LOG_WARN("No permission to read file|%s|%s@%s|%s", asked, env->user, env->hostname, detail);
+        st = WIRE_FILE_DENIED;
+        send_file_status(ss, st, asked, denied_text);
+    } else if (pr == PERM_NOT_FOUND || pr == PERM_NOT_REGULAR) {
+        st = pr == PERM_NOT_FOUND ? WIRE_FILE_NOT_FOUND : WIRE_FILE_ERROR;
+        send_file_status(ss, st, t->path, pr == PERM_NOT_FOUND ? "No such file" : "Not a regular file");
+    } else {
+        /* Reopening the descriptor's magic link gives the exec/ input the
+         * very file that was checked, whatever happens to the path. */
+        char link[64];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        LOG_INFO("Start reading|%s|%s", canonical, t->source_id);
+        input_t *in = input_open(link, &e);
+        if (!in || fn(ss, ctx, in, t, index, &e) < 0) {
+            st = WIRE_FILE_ERROR;
+            LOG_WARN("Reading failed|%s|%s", canonical, e.msg);
+            /* e.msg names the /proc link; the client knows the file by its name. */
+            send_file_status(ss, st, t->path, "Unable to read file, check server logs");
+        } else {
+            LOG_INFO("File processing complete|%s", canonical);
+            send_file_status(ss, st, t->path, "");
+        }
+        if (in)
+            input_close(in);
+        close(fd);
+    }
+    if (env->limits)
+        server_limits_release(env->limits, LIMIT_CAT);
+    return st;
+}
+
+typedef struct glob_miss {
+    session_t *ss;               /* session */
+    int missed;                  /* the spec matched nothing */
+} glob_miss_t;
+
+static void note_miss(void *ctx, const err_t *e)
+{
+    (void)e;
+    ((glob_miss_t *)ctx)->missed = 1;
+}
+
+/* Runs fn over every file of the comma list `files`; returns the number of
+ * files that failed (missing, denied, unreadable), or -1 if the client is
+ * gone or the server stops. */
+static int for_each_file(session_t *ss, const char *files, file_fn_t fn, void *ctx)
+{
+    int failed = 0;
+    unsigned index = 0;
+    const char *p = files;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        char spec[4096];
+        snprintf(spec, sizeof spec, "%.*s", (int)(n < sizeof spec ? n : sizeof spec - 1), p);
+        p += n + (p[n] == ',');
+        char *s = spec;
+        while (*s == ' ')
+            s++;
+        size_t sl = strlen(s);
+        while (sl && s[sl - 1] == ' ')
+            s[--sl] = '\0';
+        if (!*s)
+            continue;
+        if (ss->broken || (ss->env->stopping && *ss->env->stopping))
+            return -1;
+        target_list_t tl;
+        target_list_init(&tl);
+        glob_miss_t gm = {ss, 0};
+        err_t e;
+        if (strcmp(s, "-") == 0 || target_list_add_spec(&tl, s, note_miss, &gm, &e) < 0 || gm.missed) {
+            /* Nothing matched; for a pattern outside what the user may
+             * read that is a denial (it says nothing about the files). */
+            char canonical[4096], detail[256];
+            int fd;
+            enum perm_result pr = strcmp(s, "-") == 0 ? PERM_DENIED
+                : perm_open(ss->rules, &ss->user, s, &fd, canonical, sizeof canonical, detail, sizeof detail);
+            if (pr == PERM_OK)
+                close(fd);
+            send_file_status(ss, pr == PERM_DENIED ? WIRE_FILE_DENIED : WIRE_FILE_NOT_FOUND, s,
+                             pr == PERM_DENIED ? denied_text : "No file matches");
+            failed++;
+        }
+        int denied_reported = 0;
+        for (size_t i = 0; i < tl.n && !ss->broken; i++) {
+            uint8_t st = serve_target(ss, &tl.items[i], s, index++, fn, ctx);
+            if (st == WIRE_FILE_DENIED && denied_reported)
+                continue;
+            denied_reported |= st == WIRE_FILE_DENIED;
+            failed += st != WIRE_FILE_OK;
+        }
+        target_list_free(&tl);
+    }
+    return ss->broken ? -1 : failed;
+}
+
+/* cat and grep */
+
+typedef struct scan_ctx {
+    const wire_request_t *rq;    /* the request */
+    linescan_opts_t lo;          /* plan */
+    linescan_t scan;             /* reusable state */
+    line_sink_t sink;            /* renders lines */
+    outbuf_t out;                /* 64 KiB blocks into the batch */
+    wire_batch_t batch;          /* LINES frames */
+    int n_threads;               /* for the parallel scan */
+} scan_ctx_t;
+
+static int scan_file(session_t *ss, void *ctx, input_t *in, const target_t *t, unsigned index,
+                     err_t *e)
+{
+    (void)index;
+    scan_ctx_t *sc = ctx;
+    linescan_stats_t stats = {0};
+    line_sink_set_source(&sc->sink, t->source_id);
+    int rc = linescan_parallel_eligible(&sc->lo, &sc->sink, in)
+        ? linescan_run_parallel(&sc->lo, in, t->path, &sc->sink, sc->n_threads, &stats, e)
+        : linescan_run(&sc->scan, in, t->path, &sc->sink, &stats, e);
+    outbuf_flush(&sc->out);
+    if (sc->out.failed) {
+        ss->broken = 1;
+        ss->send_err = sc->batch.err;
+    }
+    return rc;
+}
+
+static int n_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static int run_scan(session_t *ss, const wire_request_t *rq, err_t *e)
+{
+    scan_ctx_t sc;
+    memset(&sc, 0, sizeof sc);
+    sc.rq = rq;
+    sc.n_threads = n_cpus();
+    matcher_t m;
+    if (matcher_init(&m, rq->kind == WIRE_KIND_GREP ? rq->regex : "", e) < 0)
+        return send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;
+    LOG_INFO("Using %s matching for pattern:|%s", matcher_strategy(&m), m.pattern);
+    int zlevel = (rq->flags & WIRE_REQ_ZSTD) ? ZSTD_LEVEL : 0;
+    int rc = -1;
+    sc.lo = (linescan_opts_t){
+        .matcher = &m,
+        .invert = (rq->flags & WIRE_REQ_INVERT) != 0,
+        .before = (unsigned)(rq->before > 1000000 ? 1000000 : rq->before),
+        .after = (unsigned)(rq->after > 1000000 ? 1000000 : rq->after),
+        .max = rq->max,
+        .max_line_len = ss->env->cfg ? ss->env->cfg->max_line_len : 1024 * 1024,
+    };
+    if (wire_batch_init(&sc.batch, ss->s, &ss->send_mu, zlevel, e) < 0)
+        goto out_m;
+    if (outbuf_init_sink(&sc.out, LINE_BATCH, wire_batch_sink, &sc.batch, e) < 0)
+        goto out_b;
+    if (line_sink_init(&sc.sink, &sc.out, (enum line_format)rq->render, ss->env->hostname) < 0) {
+        err_set(e, ERR_NOMEM, "out of memory");
+        goto out_o;
+    }
+    if (linescan_init(&sc.scan, &sc.lo, e) < 0)
+        goto out_s;
+    int failed = for_each_file(ss, rq->files, scan_file, &sc);
+    if (failed >= 0 && wire_batch_finish(&sc.batch, e) < 0)
+        failed = -1;
+    if (ss->env->counters) {
+        atomic_fetch_add(&ss->env->counters->lines_served, sc.sink.n_lines);
+        atomic_fetch_add(&ss->env->counters->bytes_served, sc.batch.bytes);
+    }
+    if (failed < 0) {
+        rc = ss->broken ? err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg) : 0;
+        if (!ss->broken)
+            rc = send_end(ss, WIRE_END_FAILED, "server is shutting down");
+    } else {
+        rc = send_end(ss, failed ? WIRE_END_PARTIAL : WIRE_END_OK, "");
+    }
+    linescan_free(&sc.scan);
+out_s:
+    line_sink_free(&sc.sink);
+out_o:
+    outbuf_free(&sc.out);
+out_b:
+    wire_batch_free(&sc.batch);
+out_m:
+    matcher_free(&m);
+    return rc;
+}
+
+/* map */
+
+typedef struct map_ctx {
+    session_t *ss;               /* for sending partials */
+    const plan_t *plan;          /* the query */
+    mapscan_t ms;                /* the engine */
+    pthread_mutex_t mu;          /* guards done */
+    pthread_cond_t cv;           /* wakes the reporter */
+    int done;                    /* every file read */
+} map_ctx_t;
+
+typedef struct agg_args {
+    const unsigned char *p;      /* serialized table */
+    size_t len;                  /* bytes */
+    int final;                   /* end of input */
+} agg_args_t;
+
+static void enc_aggregate(session_t *ss, void *a)
+{
+    agg_args_t *x = a;
+    wire_encode_aggregate(&ss->small, x->final, x->p, x->len);
+}
+
+/* Sends table t: the whole result so far (it replaces the previous one). */
+static int send_table(session_t *ss, const agg_table_t *t, int final)
+{
+    size_t len;
+    unsigned char *p = agg_table_serialize(t, &len);
+    if (!p)
+        return send_message(ss, LOG_ERROR, "out of memory serializing the result");
+    int rc = send_small(ss, enc_aggregate, &(agg_args_t){p, len, final});
+    free(p);
+    return rc;
+}
+
+static void *map_reporter(void *arg)
+{
+    map_ctx_t *mc = arg;
+    pthread_mutex_lock(&mc->mu);
+    for (;;) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += mc->plan->interval > 0 ? mc->plan->interval : 5;
+        while (!mc->done && pthread_cond_timedwait(&mc->cv, &mc->mu, &until) == 0)
+            ;
+        if (mc->done)
+            break;
+        pthread_mutex_unlock(&mc->mu);
+        agg_table_t snap;
+        err_t e;
+        if (agg_table_init(&snap, mc->ms.specs, mc->plan->n_select, &e) == 0) {
+            if (mapscan_snapshot(&mc->ms, &snap) == 0)
+                send_table(mc->ss, &snap, 0);
+            agg_table_free(&snap);
+        }
+        pthread_mutex_lock(&mc->mu);
+    }
+    pthread_mutex_unlock(&mc->mu);
+    return NULL;
+}
+
+static int map_file(session_t *ss, void *ctx, input_t *in, const target_t *t, unsigned index,
+                    err_t *e)
+{
+    (void)ss;
+    map_ctx_t *mc = ctx;
+    return mapscan_run(&mc->ms, in, t->path, t->source_id, index, e);
+}
+
+static int run_map(session_t *ss, const wire_request_t *rq, err_t *e)
+{
+    query_t *q = NULL;
+    if (query_parse(rq->query, strlen(rq->query), NULL, &q, e) < 0) {
+        char buf[4096];
+        query_error_format(rq->query, strlen(rq->query), e, buf, sizeof buf);
+        return send_end(ss, WIRE_END_FAILED, buf) < 0 ? -1 : 0;
+    }
+    map_ctx_t mc;
+    memset(&mc, 0, sizeof mc);
+    mc.ss = ss;
+    mc.plan = query_plan(q);
+    char tz[64], tzoff[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    snprintf(tz, sizeof tz, "%s", tm.tm_zone ? tm.tm_zone : "UTC");
+    snprintf(tzoff, sizeof tzoff, "%ld", (long)tm.tm_gmtoff);
+    map_opts_t mo = {
+        .plan = mc.plan,
+        .max_line_len = ss->env->cfg ? ss->env->cfg->max_line_len : 1024 * 1024,
+        .env = {.hostname = ss->env->hostname, .timezone = tz, .timeoffset = tzoff},
+        .n_threads = n_cpus(),
+    };
+    if (mapscan_init(&mc.ms, &mo, e) < 0) {
+        mapscan_free(&mc.ms);
+        query_free(q);
+        return send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;
+    }
+    pthread_mutex_init(&mc.mu, NULL);
+    pthread_cond_init(&mc.cv, NULL);
+    pthread_t rep;
+    int reporting = pthread_create(&rep, NULL, map_reporter, &mc) == 0;
+    int failed = for_each_file(ss, rq->files, map_file, &mc);
+    if (reporting) {
+        pthread_mutex_lock(&mc.mu);
+        mc.done = 1;
+        pthread_cond_signal(&mc.cv);
+        pthread_mutex_unlock(&mc.mu);
+        pthread_join(rep, NULL);
+    }
+    int rc;
+    if (mc.ms.result.failed)
+        send_message(ss, LOG_ERROR, "out of memory: the result is incomplete");
+    if (failed < 0 && ss->broken) {
+        rc = err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
+    } else {
+        /* The final table goes out even on shutdown: what was read counts. */
+        rc = send_table(ss, &mc.ms.result, 1);
+        if (rc == 0)
+            rc = send_end(ss, failed < 0 ? WIRE_END_FAILED : failed ? WIRE_END_PARTIAL : WIRE_END_OK,
+                          failed < 0 ? "server is shutting down" : "");
+        if (rc < 0)
+            err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
+    }
+    if (ss->env->counters) {
+        map_stats_t st;
+        mapscan_stats(&mc.ms, &st);
+        atomic_fetch_add(&ss->env->counters->lines_served, st.lines_read);
+    }
+    pthread_mutex_destroy(&mc.mu);
+    pthread_cond_destroy(&mc.cv);
+    mapscan_free(&mc.ms);
+    query_free(q);
+    return rc;
+}
+
+static int run_request(session_t *ss, const wire_request_t *rq, err_t *e)
+{
+    if (ss->env->counters)
+        atomic_fetch_add(&ss->env->counters->requests, 1);
+    LOG_INFO("Request|%s@%s|%s|%s", ss->env->user, ss->env->hostname, wire_kind_name(rq->kind),
+             rq->files);
+    switch (rq->kind) {
+    case WIRE_KIND_HEALTH:
+        if (send_message(ss, LOG_INFO, "OK") < 0)
+            return err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
+        return send_end(ss, WIRE_END_OK, "");
+    case WIRE_KIND_CAT:
+    case WIRE_KIND_GREP:
+        return run_scan(ss, rq, e);
+    case WIRE_KIND_MAP:
+        return run_map(ss, rq, e);
+    default:
+        return send_end(ss, WIRE_END_FAILED, "tail requests are not served by this dserver yet");
+    }
+}
+
+static void enc_hello(session_t *ss, void *a)
+{
+    wire_encode_hello(&ss->small, a);
+}
+
+/* A DTail 4.1 client starts with the text "protocol 4.1 base64 ...;". */
+static int is_dtail_text(const wire_decoder_t *d)
+{
+    static const char prefix[] = "protocol ";
+    size_t have = d->len - d->off;
+    size_t n = have < sizeof prefix - 1 ? have : sizeof prefix - 1;
+    return n > 0 && memcmp(d->buf + d->off, prefix, n) == 0;
+}
+
+static int handshake(session_t *ss, wire_reader_t *r, err_t *e)
+{
+    wire_frame_t f;
+    int rc = wire_read_frame(r, &f, e);
+    if (rc == 0)
+        return err_set(e, ERR_INPUT, "client closed the connection before HELLO");
+    if (rc < 0) {
+        if (is_dtail_text(&r->dec)) {
+            static const char msg[] = "SERVER|dserver|ERROR|this dserver speaks the DTail C wire "
+                                      "protocol (docs/protocol.md), not DTail protocol 4.1\n\xac";
+            err_t ignored;
+            stream_write(ss->s, msg, sizeof msg - 1, &ignored);
+            return err_set(e, ERR_INPUT, "a DTail 4.1 client connected; its protocol is not served yet");
+        }
+        return -1;
+    }
+    wire_hello_t client;
+    if (wire_decode_hello(&f, &client, e) < 0)
+        return -1;
+    ss->client_caps = client.caps;
+    wire_hello_t mine;
+    wire_hello_init(&mine, ss->env->hostname);
+    if (send_small(ss, enc_hello, &mine) < 0)
+        return err_set(e, ERR_IO, "sending HELLO: %s", ss->send_err.msg);
+    return 0;
+}
+
+int session_serve(stream_t *s, const session_env_t *env, err_t *e)
+{
+    session_t ss;
+    memset(&ss, 0, sizeof ss);
+    ss.s = s;
+    ss.env = env;
+    pthread_mutex_init(&ss.send_mu, NULL);
+    perm_user_lookup(env->user, &ss.user);
+    wire_reader_t r;
+    int rc = -1;
+    if (wire_reader_init(&r, s, env->cfg && env->cfg->max_command_frame_size
+                                    ? env->cfg->max_command_frame_size : WIRE_MAX_PAYLOAD, e) < 0)
+        goto out;
+    ss.rules = perm_rules_new(env->cfg, env->user, e);
+    if (!ss.rules) {
+        /* Still answer: the client learns why nothing can be read. */
+        handshake(&ss, &r, &(err_t){0});
+        send_message(&ss, LOG_ERROR, e->msg);
+        goto out_r;
+    }
+    if (handshake(&ss, &r, e) < 0)
+        goto out_r;
+    for (;;) {
+        wire_frame_t f;
+        int got = wire_read_frame(&r, &f, e);
+        if (got == 0) {
+            rc = 0;
+            break;
+        }
+        wire_request_t rq;
+        if (got < 0 || wire_decode_request(&f, &rq, e) < 0) {
+            char msg[1100];
+            snprintf(msg, sizeof msg, "protocol error: %s", e->msg);
+            send_message(&ss, LOG_ERROR, msg);
+            send_end(&ss, WIRE_END_FAILED, msg);
+            break;
+        }
+        rc = run_request(&ss, &rq, e);
+        wire_request_free(&rq);
+        if (rc < 0 || (env->stopping && *env->stopping))
+            break;
+    }
+out_r:
+    perm_rules_free(ss.rules);
+    wire_reader_free(&r);
+out:
+    wire_buf_free(&ss.small);
+    pthread_mutex_destroy(&ss.send_mu);
+    return rc;
+}

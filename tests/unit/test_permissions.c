@@ -1,0 +1,215 @@
+/* test_permissions.c: Server.Permissions rules (deny wins, per-user lists,
+ * invalid regexes), the OS mode-bit check for a user, and perm_open: the
+ * canonical path, symlinks out of the allowed tree, non-regular files,
+ * and a denial that does not reveal whether the file exists. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/config.h"
+#include "server/permissions.h"
+
+static char dir[256];
+
+static void write_file(const char *path, mode_t mode)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("hello\n", f);
+    fclose(f);
+    chmod(path, mode);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/test_permissions.XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    char *resolved = realpath(dir, NULL);
+    snprintf(dir, sizeof dir, "%s", resolved);
+    free(resolved);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd);
+}
+
+static perm_rules_t *rules_for(const char *json, const char *user)
+{
+    config_t c;
+    config_defaults(&c);
+    snprintf(c.permissions, sizeof c.permissions, "%s", json);
+    err_t e;
+    perm_rules_t *r = perm_rules_new(&c, user, &e);
+    assert_non_null(r);
+    return r;
+}
+
+static void test_rules(void **state)
+{
+    (void)state;
+    perm_rules_t *r = rules_for("{\"Default\":[\"readfiles:^/var/log/\",\"readfiles:!^/var/log/secret\","
+                                "\"^/tmp/.*\\\\.log$\",\"otherkind:^/etc/\"],"
+                                "\"Users\":{\"alice\":[\"^/home/alice/\"]}}", "bob");
+    assert_true(perm_rules_allow(r, "/var/log/syslog"));
+    assert_false(perm_rules_allow(r, "/var/log/secret.log"));   /* deny wins */
+    assert_true(perm_rules_allow(r, "/tmp/x.log"));             /* no type: readfiles */
+    assert_false(perm_rules_allow(r, "/tmp/x.txt"));
+    assert_false(perm_rules_allow(r, "/etc/passwd"));           /* other types are not read rules */
+    perm_rules_free(r);
+    /* A user with an entry gets that list only (not merged with Default). */
+    r = rules_for("{\"Default\":[\"^/var/log/\"],\"Users\":{\"alice\":[\"^/home/alice/\"]}}", "alice");
+    assert_true(perm_rules_allow(r, "/home/alice/a.log"));
+    assert_false(perm_rules_allow(r, "/var/log/syslog"));
+    perm_rules_free(r);
+    /* DTail's default allows every absolute path. */
+    r = rules_for("", "anyone");
+    assert_true(perm_rules_allow(r, "/etc/hostname"));
+    perm_rules_free(r);
+    /* No rule: deny. */
+    r = rules_for("{\"Default\":[]}", "x");
+    assert_false(perm_rules_allow(r, "/etc/hostname"));
+    perm_rules_free(r);
+    /* An invalid regex is an error naming the rule. */
+    config_t c;
+    config_defaults(&c);
+    snprintf(c.permissions, sizeof c.permissions, "{\"Default\":[\"readfiles:^/var/(log\"]}");
+    err_t e;
+    assert_null(perm_rules_new(&c, "x", &e));
+    assert_non_null(strstr(e.msg, "^/var/(log"));
+}
+
+static void test_os_bits(void **state)
+{
+    (void)state;
+    perm_user_t u = {.uid = 1000, .gid = 100, .groups = {100, 20}, .n_groups = 2, .known = 1};
+    struct stat st = {.st_uid = 1000, .st_gid = 5, .st_mode = S_IFREG | 0400};
+    assert_true(perm_os_may_read(&u, &st));
+    st.st_mode = S_IFREG | 0044;   /* the owner class decides for the owner */
+    assert_false(perm_os_may_read(&u, &st));
+    st.st_uid = 1;
+    st.st_gid = 20;                /* a supplementary group */
+    st.st_mode = S_IFREG | 0040;
+    assert_true(perm_os_may_read(&u, &st));
+    st.st_mode = S_IFREG | 0004;   /* member of the group class: other bits do not apply */
+    assert_false(perm_os_may_read(&u, &st));
+    st.st_gid = 7;
+    assert_true(perm_os_may_read(&u, &st));
+    st.st_mode = S_IFREG | 0660;
+    assert_false(perm_os_may_read(&u, &st));
+    u.known = 0;                   /* an unknown user reads nothing */
+    st.st_mode = S_IFREG | 0444;
+    assert_false(perm_os_may_read(&u, &st));
+}
+
+static enum perm_result try_open(const perm_rules_t *r, const perm_user_t *u, const char *path,
+                                 char *detail)
+{
+    char canonical[4096];
+    int fd = -1;
+    enum perm_result pr = perm_open(r, u, path, &fd, canonical, sizeof canonical, detail, 1024);
+    if (pr == PERM_OK) {
+        assert_true(fd >= 0);
+        close(fd);
+    } else {
+        assert_int_equal(fd, -1);
+    }
+    return pr;
+}
+
+static void test_open(void **state)
+{
+    (void)state;
+    struct passwd *pw = getpwuid(getuid());
+    assert_non_null(pw);
+    perm_user_t u;
+    perm_user_lookup(pw->pw_name, &u);
+    assert_true(u.known);
+    char allowed[512], outside[512], path[1024], json[1024], detail[1024];
+    snprintf(allowed, sizeof allowed, "%s/allowed", dir);
+    snprintf(outside, sizeof outside, "%s/outside", dir);
+    mkdir(allowed, 0755);
+    mkdir(outside, 0755);
+    snprintf(json, sizeof json, "{\"Default\":[\"^%s/\"]}", allowed);
+    perm_rules_t *r = rules_for(json, pw->pw_name);
+
+    snprintf(path, sizeof path, "%s/ok.log", allowed);
+    write_file(path, 0644);
+    assert_int_equal(try_open(r, &u, path, detail), PERM_OK);
+    /* Mode bits: the owner may not read. */
+    snprintf(path, sizeof path, "%s/wo.log", allowed);
+    write_file(path, 0200);
+    assert_int_equal(try_open(r, &u, path, detail), PERM_DENIED);
+    assert_non_null(strstr(detail, "may not read"));
+    /* A file of another owner without read for others. */
+    snprintf(path, sizeof path, "%s/other.log", allowed);
+    write_file(path, 0640);
+    if (chown(path, 54321, 54321) == 0)
+        assert_int_equal(try_open(r, &u, path, detail), PERM_DENIED);
+    /* Outside the rules: denied whether or not it exists. */
+    char secret[1024];
+    snprintf(secret, sizeof secret, "%s/secret.log", outside);
+    write_file(secret, 0644);
+    assert_int_equal(try_open(r, &u, secret, detail), PERM_DENIED);
+    snprintf(path, sizeof path, "%s/missing.log", outside);
+    assert_int_equal(try_open(r, &u, path, detail), PERM_DENIED);
+    /* Inside the rules, missing: not found. */
+    snprintf(path, sizeof path, "%s/missing.log", allowed);
+    assert_int_equal(try_open(r, &u, path, detail), PERM_NOT_FOUND);
+    /* A symlink in the allowed tree pointing out of it. */
+    snprintf(path, sizeof path, "%s/link.log", allowed);
+    assert_int_equal(symlink(secret, path), 0);
+    assert_int_equal(try_open(r, &u, path, detail), PERM_DENIED);
+    /* A directory symlink pointing out of it. */
+    snprintf(path, sizeof path, "%s/dirlink", allowed);
+    assert_int_equal(symlink(outside, path), 0);
+    snprintf(path, sizeof path, "%s/dirlink/secret.log", allowed);
+    assert_int_equal(try_open(r, &u, path, detail), PERM_DENIED);
+    /* A symlink inside the tree to a file inside it is fine. */
+    snprintf(path, sizeof path, "%s/good.link", allowed);
+    snprintf(secret, sizeof secret, "%s/ok.log", allowed);
+    assert_int_equal(symlink(secret, path), 0);
+    assert_int_equal(try_open(r, &u, path, detail), PERM_OK);
+    /* Not a regular file. */
+    snprintf(path, sizeof path, "%s/sub", allowed);
+    mkdir(path, 0755);
+    assert_int_equal(try_open(r, &u, path, detail), PERM_NOT_REGULAR);
+    /* A relative name resolves from the working directory. */
+    char cwd[1024];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(allowed), 0);
+    assert_int_equal(try_open(r, &u, "ok.log", detail), PERM_OK);
+    assert_int_equal(chdir(cwd), 0);
+    perm_rules_free(r);
+    /* A user unknown to the system reads nothing. */
+    perm_user_t nobody;
+    perm_user_lookup("no-such-user-dtail-test", &nobody);
+    r = rules_for("", "x");
+    snprintf(path, sizeof path, "%s/ok.log", allowed);
+    assert_int_equal(try_open(r, &nobody, path, detail), PERM_DENIED);
+    perm_rules_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_os_bits),
+        cmocka_unit_test(test_open),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

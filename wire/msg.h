@@ -1,0 +1,112 @@
+/* msg.h: the messages of the wire protocol and their payload layouts
+ * (docs/protocol.md). Encoders append a whole frame to a wire_buf_t;
+ * decoders read a frame's payload and reject anything short, malformed or
+ * out of range with an error naming the message and the field.
+ *
+ * Forward compatibility: a decoder ignores bytes after the fields it knows,
+ * so a later minor version may append fields to any message. */
+#ifndef DTAIL_WIRE_MSG_H
+#define DTAIL_WIRE_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "wire/frame.h"
+
+#define WIRE_MAGIC "DTAIL-W"          /* first bytes of a HELLO payload */
+#define WIRE_MAGIC_LEN 7
+#define WIRE_VERSION 1                /* incompatible changes bump it */
+
+/* HELLO capabilities (bits). */
+#define WIRE_CAP_ZSTD 0x1u            /* can send/receive compressed LINES */
+
+typedef struct wire_hello {
+    uint16_t version;         /* WIRE_VERSION of the sender */
+    uint32_t caps;            /* WIRE_CAP_* */
+    char host[256];           /* sender's short host name (server: shown in output) */
+    char software[64];        /* e.g. "DTail 4.3.2-c" */
+} wire_hello_t;
+
+enum wire_kind {
+    WIRE_KIND_CAT = 1,
+    WIRE_KIND_GREP = 2,
+    WIRE_KIND_TAIL = 3,
+    WIRE_KIND_MAP = 4,
+    WIRE_KIND_HEALTH = 5,
+};
+
+/* How the server renders LINES (exec/sink/lines.h line_format). */
+enum wire_render {
+    WIRE_RENDER_PLAIN = 0,    /* raw line + '\n' */
+    WIRE_RENDER_REMOTE = 1,   /* REMOTE|host|100|n|source|line */
+    WIRE_RENDER_COLOR = 2,    /* the same in DTail's colours */
+};
+
+/* REQUEST flags. */
+#define WIRE_REQ_INVERT 0x1u   /* select lines that do not match */
+#define WIRE_REQ_QUIET 0x2u    /* --quiet */
+#define WIRE_REQ_ZSTD 0x4u     /* compress LINES (only if the server has WIRE_CAP_ZSTD) */
+
+typedef struct wire_request {
+    uint8_t kind;             /* enum wire_kind */
+    uint8_t render;           /* enum wire_render */
+    uint32_t flags;           /* WIRE_REQ_* */
+    uint64_t before;          /* context lines before a hit */
+    uint64_t after;           /* context lines after a hit */
+    uint64_t max;             /* stop a file after this many hits; 0 = all */
+    uint32_t timeout_s;       /* server deadline; 0 = none */
+    char *files;              /* comma list of paths/globs (owned) */
+    char *regex;              /* grep/tail pattern, "" for none (owned) */
+    char *query;              /* map query text, "" for none (owned) */
+} wire_request_t;
+
+enum wire_file_status {
+    WIRE_FILE_OK = 0,         /* opened and read */
+    WIRE_FILE_NOT_FOUND = 1,  /* no such file, or a glob matched nothing */
+    WIRE_FILE_DENIED = 2,     /* by rule or OS permission; says nothing of existence */
+    WIRE_FILE_ERROR = 3,      /* failed while reading, or not a regular file */
+};
+
+enum wire_end_status {
+    WIRE_END_OK = 0,          /* every file read */
+    WIRE_END_PARTIAL = 1,     /* some files failed (see FILE_STATUS) */
+    WIRE_END_FAILED = 2,      /* the request could not run (see message) */
+};
+
+typedef struct wire_view {
+    const char *p;            /* into the frame payload */
+    size_t len;               /* bytes */
+} wire_view_t;
+
+/* Decoded server->client messages: views into the frame payload. */
+typedef struct wire_msg {
+    uint8_t type;             /* the frame type */
+    uint8_t level;            /* MESSAGE: enum log_level */
+    uint8_t status;           /* FILE_STATUS / END status; AGGREGATE: 1 = final */
+    wire_view_t name;         /* FILE_STATUS: the name asked for */
+    wire_view_t text;         /* MESSAGE text, FILE_STATUS detail, END message */
+    wire_view_t data;         /* LINES bytes, AGGREGATE serialized table */
+} wire_msg_t;
+
+void wire_hello_init(wire_hello_t *h, const char *host);
+void wire_encode_hello(wire_buf_t *b, const wire_hello_t *h);
+int wire_decode_hello(const wire_frame_t *f, wire_hello_t *h, err_t *e);
+
+void wire_encode_request(wire_buf_t *b, const wire_request_t *r);
+/* Fills r (strings owned: wire_request_free). */
+int wire_decode_request(const wire_frame_t *f, wire_request_t *r, err_t *e);
+void wire_request_free(wire_request_t *r);
+const char *wire_kind_name(uint8_t kind);
+
+/* LINES: the header of a frame whose `len` payload bytes (whole lines)
+ * the caller sends next, so large batches go out without a copy. */
+void wire_encode_lines_head(wire_buf_t *b, size_t len, uint8_t flags);
+void wire_encode_aggregate(wire_buf_t *b, int final, const void *table, size_t len);
+void wire_encode_message(wire_buf_t *b, uint8_t level, const char *text);
+void wire_encode_file_status(wire_buf_t *b, uint8_t status, const char *name, const char *detail);
+void wire_encode_end(wire_buf_t *b, uint8_t status, const char *message);
+/* Decodes LINES, AGGREGATE, MESSAGE, FILE_STATUS and END. */
+int wire_decode_msg(const wire_frame_t *f, wire_msg_t *m, err_t *e);
+
+#endif
