@@ -261,6 +261,7 @@ static char *slurp(const char *p, size_t *len)
     rewind(f);
     char *b = malloc(*len + 1);
     assert_int_equal(fread(b, 1, *len, f), *len);
+    b[*len] = '\0';
     fclose(f);
     return b;
 }
