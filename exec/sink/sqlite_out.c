@@ -133,6 +133,9 @@ typedef struct out_db {
 
 static int db_fail(out_db_t *o, const char *what)
 {
+    if (o->db && (sqlite3_extended_errcode(o->db) & 0xff) == SQLITE_NOTADB)
+        return err_set(o->e, ERR_IO, "outfile %s: not an SQLite database; the file was left "
+                                     "unchanged", o->path);
     return err_set(o->e, ERR_IO, "outfile %s: %s: %s", o->path, what,
                    o->db ? sqlite3_errmsg(o->db) : "cannot open");
 }

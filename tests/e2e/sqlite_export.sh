@@ -167,7 +167,7 @@ case $mode in
     printf 'a,b\n1,2\n' >"$T/c.db"
     run m3 dmap --cfg none --query "$Q1 outfile append $T/c.db" "$M"
     expect_rc m3 1
-    expect_contains "not a database" "$ERR" "$T/c.db"
+    expect_contains "not a database" "$ERR" "outfile $T/c.db: not an SQLite database"
     [ "$(cat "$T/c.db")" = "$(printf 'a,b\n1,2')" ] || fail "the CSV file changed"
     left=$(cd "$T" && ls -A | grep -v -e '\.out$' -e '\.err$' -e '^m\.sqlite$' -e '^c\.db$')
     [ -z "$left" ] || fail "files left behind: $left"

@@ -320,7 +320,7 @@ static void test_not_a_database(void **state)
     err_t e;
     assert_int_equal(write_plan(query_plan(q), 1, cells, 1, &e), -1);
     assert_non_null(strstr(e.msg, path));
-    assert_non_null(strstr(e.msg, "not a database"));
+    assert_non_null(strstr(e.msg, "not an SQLite database"));
     expect_unchanged("count,host\n1,a\n", 15);
     assert_int_equal(dir_entries(), 1);
     query_free(q);
