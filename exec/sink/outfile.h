@@ -24,6 +24,8 @@ typedef struct outfile_info {
     const target_t *files;       /* the inputs read, in order (may be NULL) */
     size_t n_files;              /* their count */
     const char *server;          /* host the files were read on; NULL = here */
+    const char *const *servers;  /* every server the run read from (may be NULL) */
+    size_t n_servers;            /* their count */
     const map_stats_t *stats;    /* line counts; NULL when unknown */
 } outfile_info_t;
 

@@ -345,6 +345,27 @@ static void bind_count(sqlite3_stmt *st, int idx, const map_stats_t *ms, unsigne
         sqlite3_bind_null(st, idx);
 }
 
+/* A JSON array of n strings (sqlite3_malloc'd), for json_each(). */
+static char *json_strings(const char *const *v, size_t n)
+{
+    sqlite3_str *s = sqlite3_str_new(NULL);
+    sqlite3_str_appendall(s, "[");
+    for (size_t i = 0; i < n; i++) {
+        sqlite3_str_appendall(s, i ? ",\"" : "\"");
+        for (const unsigned char *p = (const unsigned char *)v[i]; *p; p++) {
+            if (*p == '"' || *p == '\\')
+                sqlite3_str_appendf(s, "\\%c", *p);
+            else if (*p < 0x20)
+                sqlite3_str_appendf(s, "\\u%04x", *p);
+            else
+                sqlite3_str_appendchar(s, 1, (char)*p);
+        }
+        sqlite3_str_appendall(s, "\"");
+    }
+    sqlite3_str_appendall(s, "]");
+    return sqlite3_str_finish(s);
+}
+
 static int insert_query(out_db_t *o, const schema_t *s, const result_t *r,
                         const outfile_info_t *info, sqlite3_int64 run_id)
 {
@@ -368,8 +389,9 @@ static int insert_query(out_db_t *o, const schema_t *s, const result_t *r,
         "INSERT INTO queries VALUES (?1, ?2, ?3, ?4, ?5, "
         "(SELECT json_group_array(file) FROM "
         "  (SELECT file FROM query_inputs WHERE run_id = ?1 ORDER BY seq)), "
-        "(SELECT json_group_array(server) FROM (SELECT DISTINCT server FROM query_inputs "
-        "  WHERE run_id = ?1 AND server IS NOT NULL ORDER BY server)), "
+        "(SELECT json_group_array(server) FROM (SELECT server FROM query_inputs "
+        "  WHERE run_id = ?1 AND server IS NOT NULL UNION SELECT ?13 WHERE ?13 IS NOT NULL "
+        "  UNION SELECT value FROM json_each(?14) ORDER BY 1)), "
         "?6, ?7, ?8, ?9, ?10, ?11, ?12)";
     if (sqlite3_prepare_v2(o->db, sql, -1, &st, NULL) != SQLITE_OK)
         return db_fail(o, "preparing the queries insert");
@@ -389,6 +411,13 @@ static int insert_query(out_db_t *o, const schema_t *s, const result_t *r,
     bind_count(st, 10, ms, ms ? ms->lines_unparsed : 0);
     bind_count(st, 11, ms, ms ? ms->lines_selected : 0);
     bind_count(st, 12, ms, ms ? ms->bytes_read : 0);
+    sqlite3_bind_text(st, 13, info->server, -1, SQLITE_STATIC);
+    char *servers = json_strings(info->servers, info->n_servers);
+    if (!servers) {
+        sqlite3_finalize(st);
+        return err_set(o->e, ERR_NOMEM, "outfile %s: out of memory", o->path);
+    }
+    sqlite3_bind_text(st, 14, servers, -1, sqlite3_free);
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : db_fail(o, "recording the query");

@@ -392,6 +392,32 @@ static void test_missing_directory(void **state)
     query_free(q);
 }
 
+/* Servers: the one the files were read on, and every server of the run,
+ * once each, sorted; the query_inputs rows name the server. */
+static void test_servers(void **state)
+{
+    (void)state;
+    query_t *q = parse("select count($line) outfile x.sqlite");
+    static const char *const cells[] = {"1"};
+    static const char *const servers[] = {"web\"2", "web1", "db\\1"};
+    outfile_info_t info = {.query = "q", .files = FILES, .n_files = 2, .server = "web1",
+                           .servers = servers, .n_servers = 3};
+    result_t r = make_result(query_plan(q), cells, 1);
+    err_t e;
+    assert_int_equal(sqlite_out_write(query_plan(q), path, 0, &r, &info, &e), 0);
+    expect_sql("SELECT servers, json_array_length(servers) FROM queries",
+               "[\"db\\\\1\",\"web\\\"2\",\"web1\"]|3");
+    expect_sql("SELECT group_concat(server || ':' || file, ' ') FROM query_inputs",
+               "web1:/var/log/a.log web1:/var/log/b,c.log");
+    /* A server and no files (a remote run that names no paths). */
+    info.n_files = 0;
+    info.n_servers = 0;
+    assert_int_equal(sqlite_out_write(query_plan(q), path, 0, &r, &info, &e), 0);
+    expect_sql("SELECT files, servers FROM queries", "[]|[\"web1\"]");
+    drop_result(&r);
+    query_free(q);
+}
+
 /* outfile_write picks the writer by the plan's format. */
 static void test_dispatch(void **state)
 {
@@ -432,6 +458,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_not_a_database, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_write_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_directory, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_servers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
