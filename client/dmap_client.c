@@ -12,6 +12,7 @@
 #include "base/outbuf.h"
 #include "client/cli.h"
 #include "client/client_common.h"
+#include "client/remote.h"
 #include "exec/mapscan.h"
 #include "exec/scan/targets.h"
 #include "exec/sink/outfile.h"
@@ -184,6 +185,13 @@ int dmap_client_main(int argc, char **argv)
     for (size_t i = 0; i < plan->n_warnings && log_level >= LOG_WARN; i++)
         fprintf(stderr, "dmap: warning: %s\n", plan->warnings[i].msg);
 
+    if (remote_wanted(&o)) {   /* parsed here, run on the server */
+        client_run_t run = {"dmap", 0};
+        int status = remote_map_main(&o, &cfg, plan, query, query_pos, client_colors(&o, &cfg), &run);
+        query_free(q);
+        cli_free(&o);
+        return status;
+    }
     dmap_run_t rs = {.run = {"dmap", 0}, .plan = plan, .query = query, .quiet = o.quiet || o.plain};
     rs.color = client_colors(&o, &cfg);
     rs.group_key = calloc(plan->n_select ? plan->n_select : 1, 1);

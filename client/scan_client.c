@@ -9,6 +9,7 @@
 
 #include "base/config.h"
 #include "client/client_common.h"
+#include "client/remote.h"
 #include "base/outbuf.h"
 #include "exec/linescan.h"
 #include "exec/scan/targets.h"
@@ -66,6 +67,12 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
     LOG_DEBUG("Using %s matching for pattern:|%s", matcher_strategy(&m), m.pattern);
 
     client_run_t rs = {.tool = name, .status = 0};
+    if (remote_wanted(&o)) {   /* the pattern was checked here, it runs there */
+        int status = remote_scan_main(&o, tool, &cfg, &rs);
+        matcher_free(&m);
+        cli_free(&o);
+        return status;
+    }
     target_list_t targets;
     target_list_init(&targets);
     if (client_targets(&o, -1, &targets, &rs, &e) < 0)

@@ -1,0 +1,189 @@
+/* remote.c: connection, request, frame loop and rendering. */
+#include "client/remote.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "client/ssh_client.h"
+
+#define DEFAULT_PORT 2222
+
+int remote_wanted(const cli_opts_t *o)
+{
+    return o->servers && *o->servers && strcasecmp(o->servers, "serverless") != 0;
+}
+
+char *remote_files(const cli_opts_t *o, int skip, err_t *e)
+{
+    size_t n = o->files ? strlen(o->files) + 1 : 1;
+    for (int i = 0; i < o->n_positional; i++)
+        n += strlen(o->positional[i]) + 1;
+    char *s = calloc(1, n);
+    if (!s) {
+        err_set(e, ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (o->files)
+        strcpy(s, o->files);
+    for (int i = 0; i < o->n_positional; i++) {
+        if (i == skip)
+            continue;
+        if (*s)
+            strcat(s, ",");
+        strcat(s, o->positional[i]);
+    }
+    if (!*s) {
+        free(s);
+        err_set(e, ERR_USAGE, "no input: give the files to read on the server with --files or as "
+                              "arguments (stdin cannot be read through a server)");
+        return NULL;
+    }
+    return s;
+}
+
+int remote_connect(remote_conn_t *c, const cli_opts_t *o, const config_t *cfg, err_t *e)
+{
+    memset(c, 0, sizeof *c);
+    c->plain = o->plain;
+    if (strchr(o->servers, ',') || access(o->servers, F_OK) == 0)
+        return err_set(e, ERR_USAGE, "--servers %s: one server (host[:port]) is supported for now",
+                       o->servers);
+    char host[256];
+    int port;
+    int def_port = o->port ? (int)o->port : cfg->ssh_port ? cfg->ssh_port : DEFAULT_PORT;
+    if (ssh_client_parse_server(o->servers, def_port, host,
+                                sizeof host, &port, e) < 0)
+        return -1;
+    snprintf(c->name, sizeof c->name, "%s:%d", host, port);
+    ssh_client_opts_t so = {
+        .user = o->user,
+        .key_path = o->key,
+        .trust_all_hosts = o->trust_all_hosts,
+        .connect_timeout_ms = cfg->ssh_connect_timeout_ms,
+    };
+    if (ssh_client_open(host, port, &so, &c->s, e) < 0)
+        return -1;
+    if (wire_reader_init(&c->r, &c->s, 0, e) < 0) {
+        stream_close(&c->s);
+        return -1;
+    }
+    c->open = 1;
+    wire_buf_t b = {0};
+    wire_hello_t mine;
+    char me[256];
+    cli_host_name(me, sizeof me);
+    wire_hello_init(&mine, me);
+    wire_encode_hello(&b, &mine);
+    int rc = wire_buf_send(&b, &c->s, e);
+    wire_buf_free(&b);
+    wire_frame_t f;
+    if (rc == 0) {
+        rc = wire_read_frame(&c->r, &f, e);
+        if (rc == 0)
+            rc = err_set(e, ERR_IO, "%s: the server closed the connection before its HELLO", c->name);
+        else if (rc > 0)
+            rc = wire_decode_hello(&f, &c->server, e);
+    }
+    if (rc < 0) {
+        char why[sizeof e->msg];
+        snprintf(why, sizeof why, "%s", e->msg);
+        err_set(e, ERR_IO, "%s: %s", c->name, why);
+        remote_close(c);
+        return -1;
+    }
+    return 0;
+}
+
+void remote_close(remote_conn_t *c)
+{
+    if (!c->open)
+        return;
+    wire_reader_free(&c->r);
+    stream_close(&c->s);
+    c->open = 0;
+}
+
+/* SERVER|host|LEVEL|text on stderr (plain: the text only, empty dropped). */
+static void print_server(const remote_conn_t *c, enum log_level level, const char *text, size_t len)
+{
+    if (c->plain) {
+        if (len)
+            fprintf(stderr, "%.*s\n", (int)len, text);
+        return;
+    }
+    fprintf(stderr, "SERVER|%s|%s|%.*s\n", c->server.host, log_level_name(level), (int)len, text);
+}
+
+static void file_problem(const remote_conn_t *c, const wire_msg_t *m, client_run_t *rs)
+{
+    char text[8192];
+    snprintf(text, sizeof text, "%.*s|%.*s", (int)m->text.len, m->text.p, (int)m->name.len, m->name.p);
+    if (log_level >= LOG_ERROR)
+        print_server(c, LOG_ERROR, text, strlen(text));
+    if (rs->status < 1)
+        rs->status = 1;   /* as a local input that cannot be read */
+}
+
+int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
+                   const remote_handler_t *h, client_run_t *rs, err_t *e)
+{
+    wire_buf_t b = {0};
+    wire_encode_request(&b, rq);
+    int rc = wire_buf_send(&b, &c->s, e);
+    wire_buf_free(&b);
+    if (rc < 0)
+        return -1;
+    for (;;) {
+        wire_frame_t f;
+        rc = wire_read_frame(&c->r, &f, e);
+        if (rc == 0)
+            return err_set(e, ERR_IO, "%s: the connection ended before the end of the stream", c->name);
+        if (rc < 0)
+            return -1;
+        if (f.type >= WIRE_OPTIONAL_FIRST && f.type <= WIRE_OPTIONAL_LAST)
+            continue;   /* an extension this client does not know */
+        wire_msg_t m;
+        if (wire_decode_msg(&f, &m, e) < 0)
+            return -1;
+        switch (m.type) {
+        case WIRE_LINES:
+            if (m.data.len >= out->cap / 2)
+                outbuf_write_direct(out, m.data.p, m.data.len);
+            else
+                outbuf_append(out, m.data.p, m.data.len);
+            break;
+        case WIRE_MESSAGE:
+            if (m.level <= (log_level > LOG_WARN ? log_level : LOG_WARN)) {
+                outbuf_flush(out);
+                print_server(c, m.level, m.text.p, m.text.len);
+            }
+            if (m.level <= LOG_ERROR && rs->status < 1)
+                rs->status = 1;
+            break;
+        case WIRE_FILE_STATUS:
+            if (m.status != WIRE_FILE_OK) {
+                outbuf_flush(out);
+                file_problem(c, &m, rs);
+            }
+            break;
+        case WIRE_AGGREGATE:
+            if (h && h->on_aggregate &&
+                h->on_aggregate(h->ctx, c, (const unsigned char *)m.data.p, m.data.len, m.status, e) < 0)
+                return -1;
+            break;
+        case WIRE_END:
+            outbuf_flush(out);
+            if (m.status == WIRE_END_FAILED) {
+                if (log_level >= LOG_ERROR)
+                    print_server(c, LOG_ERROR, m.text.p, m.text.len);
+                if (rs->status < 1)
+                    rs->status = 1;
+            }
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,72 @@
+/* remote.h: the clients' side of the wire protocol (docs/protocol.md):
+ * connect to a dserver over SSH (client/ssh_client.h), exchange HELLO,
+ * send one REQUEST and receive its frames until END, rendering them as
+ * DTail does in server mode (shared reference §4.8): LINES are written to
+ * stdout as they come (the server rendered them in the format asked for:
+ * plain, REMOTE|host|..., or coloured), server messages and per-file
+ * problems go to stderr as `SERVER|host|LEVEL|text` (plain mode: the text
+ * only) and raise the exit status, AGGREGATE partials go to a callback.
+ *
+ * One server for now; the connection is a value, so several can run side
+ * by side later. */
+#ifndef DTAIL_CLIENT_REMOTE_H
+#define DTAIL_CLIENT_REMOTE_H
+
+#include <stddef.h>
+
+#include "base/config.h"
+#include "base/err.h"
+#include "base/outbuf.h"
+#include "client/cli.h"
+#include "client/client_common.h"
+#include "wire/frame.h"
+#include "wire/msg.h"
+#include "wire/stream.h"
+
+typedef struct remote_conn {
+    stream_t s;                  /* the SSH channel */
+    wire_reader_t r;             /* frames from it */
+    wire_hello_t server;         /* the server's HELLO */
+    char name[300];              /* host:port as given, for messages */
+    int plain;                   /* --plain: messages without SERVER|host| */
+    int open;                    /* s and r need closing */
+} remote_conn_t;
+
+typedef struct remote_handler {
+    void *ctx;                                        /* passed back */
+    /* A partial table: the whole result so far of this server (replaces
+     * the previous one); final marks the end of input. */
+    int (*on_aggregate)(void *ctx, const remote_conn_t *c, const unsigned char *p, size_t len,
+                        int final, err_t *e);
+} remote_handler_t;
+
+/* Whether --servers asks for server mode (not empty, not "serverless"). */
+int remote_wanted(const cli_opts_t *o);
+/* --files and the positional arguments (except index skip) as one comma
+ * list for the server to expand; malloc'd. NULL with e set when empty. */
+char *remote_files(const cli_opts_t *o, int skip, err_t *e);
+
+/* Connects to the one server of o->servers and exchanges HELLO. */
+int remote_connect(remote_conn_t *c, const cli_opts_t *o, const config_t *cfg, err_t *e);
+void remote_close(remote_conn_t *c);
+/* Sends rq and handles frames until END; LINES go to out. Problems the
+ * server reports are printed and raise rs->status. Returns 0, or -1 with e
+ * set when the connection or protocol failed. */
+int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
+                   const remote_handler_t *h, client_run_t *rs, err_t *e);
+
+/* dcat and dgrep through a server (after the flags and the pattern were
+ * checked); returns the exit status. */
+int remote_scan_main(const cli_opts_t *o, enum cli_tool tool, const config_t *cfg,
+                     client_run_t *rs);
+
+#include "parser/plan.h"
+
+/* dmap through a server: the plan was parsed here (errors exit 2 before
+ * connecting); the server runs it and sends partial tables; the final one
+ * is rendered or written to the outfile as serverless. Returns the exit
+ * status. */
+int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan,
+                    const char *query, int query_pos, int color, client_run_t *rs);
+
+#endif
