@@ -85,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         xc_extract(&run, b, m);
         for (size_t r = 0; r < m; r++) {
             const uint8_t st = run.st[r];
-            xc_check_status(st);
+            xc_check_status(&run, st);
             if (st == EXTRACT_SKIP)
                 abort();
             roots[r] = NULL;
