@@ -389,6 +389,7 @@ static int plan_outfile(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q)
     p->outfile = w->text;
     p->outfile_append = c->append;
     p->outfile_format = ends_with_ci(w->text, w->text_len, ".sqlite") ||
+                                ends_with_ci(w->text, w->text_len, ".sqlite3") ||
                                 ends_with_ci(w->text, w->text_len, ".db")
                             ? PLAN_OUT_SQLITE : PLAN_OUT_CSV;
     return 0;

@@ -177,9 +177,8 @@ case $mode in
     [ "$(sq "$X" "SELECT count(*) FROM STATS")" = 203 ] || fail "replace: want 203 rows"
     ;;
   suffixes)
-    # .db is SQLite too, in any case; other names stay CSV. (.sqlite3 needs
-    # the parser to say so: parser/plan.c checks .sqlite and .db only.)
-    for s in db SQLITE DB; do
+    # .db and .sqlite3 are SQLite too, in any case; other names stay CSV.
+    for s in db SQLITE DB sqlite3; do
       run "s$s" dmap --cfg none --query "$Q1 outfile $T/x.$s" "$M"
       expect_rc "s$s" 0
       got=$(sq "$T/x.$s" "SELECT \"count(\$line)\" FROM STATS" 2>&1)
