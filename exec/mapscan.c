@@ -206,7 +206,10 @@ static void scan_region(map_worker_t *w, const char *p, const char *end, long lo
 static int scan_reader(map_worker_t *w, long long stop, err_t *e)
 {
     region_t reg;
+    const volatile sig_atomic_t *cancel = w->ms->o.cancel;
     for (;;) {
+        if (cancel && *cancel)
+            return err_set(e, ERR_INPUT, "cancelled");
         int got = reader_next(&w->reader, &reg, e);
         if (got <= 0)
             return got;

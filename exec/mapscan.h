@@ -8,6 +8,7 @@
 #define DTAIL_EXEC_MAPSCAN_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,9 @@ typedef struct map_opts {
     size_t max_line_len;         /* long lines are split (§4.2) */
     extract_env_t env;           /* common variables */
     int n_threads;               /* workers for large plain files */
+    const volatile sig_atomic_t *cancel; /* non-zero (set from a signal
+                                    handler) stops a run between regions
+                                    with the error "cancelled"; NULL: never */
 } map_opts_t;
 
 typedef struct map_worker map_worker_t;

@@ -105,7 +105,10 @@ static int setup_decoder(input_t *in, err_t *e)
     return 0;
 }
 
-input_t *input_open(const char *path, err_t *e)
+static input_t *input_setup(input_t *in, int is_stdin, err_t *e);
+
+/* A new input named path, read with read() until set up otherwise. */
+static input_t *input_alloc(const char *path, err_t *e)
 {
     input_t *in = calloc(1, sizeof *in);
     if (!in) {
@@ -115,6 +118,14 @@ input_t *input_open(const char *path, err_t *e)
     in->path = path;
     in->plain_size = -1;
     in->slice_pos = -1;
+    return in;
+}
+
+input_t *input_open(const char *path, err_t *e)
+{
+    input_t *in = input_alloc(path, e);
+    if (!in)
+        return NULL;
     int is_stdin = strcmp(path, "-") == 0;
     if (is_stdin) {
         in->fd = STDIN_FILENO;
@@ -127,6 +138,23 @@ input_t *input_open(const char *path, err_t *e)
         }
         in->owns_fd = 1;
     }
+    return input_setup(in, is_stdin, e);
+}
+
+input_t *input_open_fd(int fd, const char *name, err_t *e)
+{
+    input_t *in = input_alloc(name, e);
+    if (!in)
+        return NULL;
+    in->slice_pos = 0;   /* positional: the shared offset of fd stays put */
+    in->fd = fd;
+    return input_setup(in, 0, e);
+}
+
+/* Checks the opened descriptor and sets up decoding; closes in on failure. */
+static input_t *input_setup(input_t *in, int is_stdin, err_t *e)
+{
+    const char *path = in->path;
     struct stat st;
     if (fstat(in->fd, &st) < 0) {
         err_set(e, ERR_INPUT, "%s: %s", path, strerror(errno));

@@ -386,7 +386,7 @@ static void csv_value(outbuf_t *out, const char *s)
     outbuf_putc(out, '"');
 }
 
-static void csv_rows(const result_t *r, outbuf_t *out, int header)
+void result_render_csv(const result_t *r, outbuf_t *out, int header)
 {
     if (header) {
         for (size_t c = 0; c < r->n_cols; c++) {
@@ -422,7 +422,7 @@ static int write_atomic(const char *path, const result_t *r, const char *text, e
         return -1;
     }
     if (r)
-        csv_rows(r, &out, 1);
+        result_render_csv(r, &out, 1);
     else
         outbuf_append(&out, text, strlen(text));
     outbuf_flush(&out);
@@ -464,7 +464,7 @@ int result_write_csv(const result_t *r, const char *path, int append, const char
         close(fd);
         return -1;
     }
-    csv_rows(r, &out, header);
+    result_render_csv(r, &out, header);
     outbuf_flush(&out);
     int failed = out.failed, err = out.write_errno;
     outbuf_free(&out);

@@ -39,6 +39,9 @@ static inline const char *result_cell(const result_t *r, size_t row, size_t col)
  * column or -1; group_key[c] marks group-by columns (may be NULL). */
 void result_render_table(const result_t *r, outbuf_t *out, int color, int sort_col,
                          const unsigned char *group_key);
+/* The result as CSV text (the header first when header is set), quoted as
+ * result_write_csv quotes it. */
+void result_render_csv(const result_t *r, outbuf_t *out, int header);
 /* Writes the result as CSV. Not append: PATH.query (the query text) and
  * PATH, each through a temporary name and a rename. Append: rows added to
  * PATH, the header only when PATH is new or empty. Values are quoted only
