@@ -49,7 +49,7 @@ static int on_pubkey(ssh_session s, const char *user, struct ssh_key_struct *key
         if (state == SSH_PUBLICKEY_STATE_VALID)
             LOG_WARN("%s", e.msg);
         else
-            LOG_DEBUG("%s", e.msg);
+            LOG_INFO("%s", e.msg);   /* a probe: the client may have other keys */
         return SSH_AUTH_DENIED;
     }
     if (state == SSH_PUBLICKEY_STATE_VALID) {
@@ -139,13 +139,30 @@ static ssh_channel on_channel_open(ssh_session s, void *ud)
 static int handshake(conn_t *c, int timeout_ms, const char **why)
 {
     long long deadline = now_ms() + timeout_ms;
-    long timeout_s = (timeout_ms + 999) / 1000;
-    ssh_options_set(c->sess, SSH_OPTIONS_TIMEOUT, &timeout_s);
-    if (ssh_handle_key_exchange(c->sess) != SSH_OK) {
-        const char *err = ssh_get_error(c->sess);
-        *why = err && *err ? err : "key exchange failed (client closed or timed out)";
-        return -1;
+    /* The key exchange runs non-blocking so that the deadline and a
+     * shutdown are noticed while a client dawdles in it. */
+    ssh_set_blocking(c->sess, 0);
+    for (;;) {
+        int rc = ssh_handle_key_exchange(c->sess);
+        if (rc == SSH_OK)
+            break;
+        if (rc == SSH_ERROR) {
+            const char *err = ssh_get_error(c->sess);
+            *why = err && *err ? err : "key exchange failed (client closed)";
+            return -1;
+        }
+        long long left = deadline - now_ms();
+        if (left <= 0 || *c->o->stopping) {
+            *why = left <= 0 ? "handshake deadline passed" : "server stopping";
+            return -1;
+        }
+        struct pollfd p = {.fd = ssh_get_fd(c->sess), .events = POLLIN};
+        if (poll(&p, 1, left < 100 ? (int)left : 100) < 0 && errno != EINTR) {
+            *why = "poll failed during the key exchange";
+            return -1;
+        }
     }
+    ssh_set_blocking(c->sess, 1);
     ssh_event ev = ssh_event_new();
     if (!ev || ssh_event_add_session(ev, c->sess) != SSH_OK) {
         if (ev)
