@@ -27,11 +27,18 @@ struct ssh_server {
     pthread_mutex_t mu;    /* guards n_threads */
     pthread_cond_t idle;   /* signalled when n_threads drops */
     int n_threads;         /* connection threads still running */
+    struct conn_start *threads; /* started, not joined (accept loop only) */
 };
 
+/* One connection thread. Threads are joined, not detached: a thread's
+ * thread-local state (OpenSSL's per-thread random generator among it) is
+ * released only once it has fully ended, which join waits for. */
 typedef struct conn_start {
-    ssh_server_t *srv;     /* the server */
-    ssh_session sess;      /* bound to the accepted socket */
+    ssh_server_t *srv;           /* the server */
+    ssh_session sess;            /* bound to the accepted socket */
+    pthread_t th;                /* the thread */
+    atomic_int done;             /* the thread is about to return */
+    struct conn_start *next;     /* list of threads not joined yet */
 } conn_start_t;
 
 void ssh_server_limit_message(char *out, size_t cap, int max, unsigned long long current,
@@ -109,14 +116,31 @@ int ssh_server_port(const ssh_server_t *s)
 
 static void *conn_thread(void *arg)
 {
-    conn_start_t cs = *(conn_start_t *)arg;
-    free(arg);
-    ssh_conn_run(cs.sess, &cs.srv->o);
-    pthread_mutex_lock(&cs.srv->mu);
-    cs.srv->n_threads--;
-    pthread_cond_broadcast(&cs.srv->idle);
-    pthread_mutex_unlock(&cs.srv->mu);
+    conn_start_t *cs = arg;
+    ssh_server_t *srv = cs->srv;
+    ssh_conn_run(cs->sess, &srv->o);
+    pthread_mutex_lock(&srv->mu);
+    srv->n_threads--;
+    atomic_store(&cs->done, 1);
+    pthread_cond_broadcast(&srv->idle);
+    pthread_mutex_unlock(&srv->mu);
     return NULL;
+}
+
+/* Joins the threads that have finished (all of them with wait_all). */
+static void reap_threads(ssh_server_t *s, int wait_all)
+{
+    conn_start_t **pp = &s->threads;
+    while (*pp) {
+        conn_start_t *cs = *pp;
+        if (wait_all || atomic_load(&cs->done)) {
+            pthread_join(cs->th, NULL);
+            *pp = cs->next;
+            free(cs);
+        } else {
+            pp = &cs->next;
+        }
+    }
 }
 
 /* Over the limit: DTail's message as a pre-banner line, then close. */
@@ -166,11 +190,7 @@ static void accept_one(ssh_server_t *s)
     atomic_fetch_add(&c->lifetime_connections, 1);
     if (s->o.changed)
         s->o.changed(s->o.tick_ctx);
-    conn_start_t *cs = malloc(sizeof *cs);
-    pthread_t th;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    conn_start_t *cs = calloc(1, sizeof *cs);
     pthread_mutex_lock(&s->mu);
     s->n_threads++;
     pthread_mutex_unlock(&s->mu);
@@ -178,7 +198,7 @@ static void accept_one(ssh_server_t *s)
         cs->srv = s;
         cs->sess = sess;
     }
-    if (!cs || pthread_create(&th, &attr, conn_thread, cs) != 0) {
+    if (!cs || pthread_create(&cs->th, NULL, conn_thread, cs) != 0) {
         LOG_ERROR("cannot start a connection thread");
         free(cs);
         ssh_free(sess);   /* closes fd */
@@ -186,8 +206,10 @@ static void accept_one(ssh_server_t *s)
         pthread_mutex_lock(&s->mu);
         s->n_threads--;
         pthread_mutex_unlock(&s->mu);
+        return;
     }
-    pthread_attr_destroy(&attr);
+    cs->next = s->threads;
+    s->threads = cs;
 }
 
 int ssh_server_run(ssh_server_t *s, err_t *e)
@@ -200,6 +222,7 @@ int ssh_server_run(ssh_server_t *s, err_t *e)
             accept_one(s);
         if (s->o.tick)
             s->o.tick(s->o.tick_ctx);
+        reap_threads(s, 0);
     }
     close(s->listen_fd);
     s->listen_fd = -1;
@@ -230,6 +253,8 @@ int ssh_server_run(ssh_server_t *s, err_t *e)
     pthread_mutex_unlock(&s->mu);
     if (left > 0)
         LOG_WARN("%d connections still open at shutdown", left);
+    else
+        reap_threads(s, 1);
     return 0;
 }
 
@@ -245,6 +270,7 @@ void ssh_server_free(ssh_server_t *s)
     /* Threads still running use bind's options and s: leak rather than
      * free under them (only after the bounded wait above gave up). */
     if (left == 0) {
+        reap_threads(s, 1);
         if (s->bind)
             ssh_bind_free(s->bind);
         pthread_mutex_destroy(&s->mu);
