@@ -1,6 +1,6 @@
 /* session.c: HELLO, then requests: cat/grep through linescan into LINES
  * frames, map through mapscan into AGGREGATE frames, health. */
-#include "server/session.h"
+#include "server/session_int.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -25,18 +25,6 @@
  * regions go out whole, see wire/batch.h). */
 #define LINE_BATCH (64 * 1024)
 #define ZSTD_LEVEL 1
-
-typedef struct session {
-    stream_t *s;                 /* the connection */
-    const session_env_t *env;    /* process-wide state */
-    pthread_mutex_t send_mu;     /* one frame at a time on s */
-    wire_buf_t small;            /* encoding of small frames (under send_mu) */
-    perm_rules_t *rules;         /* the user's Permissions rules */
-    perm_user_t user;            /* for the OS check */
-    uint32_t client_caps;        /* from the client's HELLO */
-    int broken;                  /* a write failed: the client is gone */
-    err_t send_err;              /* why */
-} session_t;
 
 /* Per-file work of a request. */
 typedef int (*file_fn_t)(session_t *ss, void *ctx, input_t *in, const target_t *t,
@@ -80,24 +68,60 @@ static void enc_message(session_t *ss, void *a)
     wire_encode_message(&ss->small, x->status, x->text);
 }
 
-static int send_file_status(session_t *ss, uint8_t st, const char *name, const char *detail)
+int session_send_file_status(session_t *ss, uint8_t st, const char *name, const char *detail)
 {
     return send_small(ss, enc_file_status, &(status_args_t){st, name, detail});
 }
 
-static int send_end(session_t *ss, uint8_t st, const char *message)
+int session_send_end(session_t *ss, uint8_t st, const char *message)
 {
     return send_small(ss, enc_end, &(status_args_t){st, NULL, message});
 }
 
-static int send_message(session_t *ss, enum log_level level, const char *text)
+int session_send_message(session_t *ss, enum log_level level, const char *text)
 {
     return send_small(ss, enc_message, &(status_args_t){(uint8_t)level, NULL, text});
 }
 
-/* The client is told that its file was denied, by the name it asked for,
- * in the same words whether or not the file exists. */
-static const char denied_text[] = "No permission to read file, or it does not exist";
+const char session_denied_text[] = "No permission to read file, or it does not exist";
+
+int session_stopping(const session_t *ss)
+{
+    return ss->env->stopping && *ss->env->stopping;
+}
+
+int session_zlevel(const wire_request_t *rq)
+{
+    return (rq->flags & WIRE_REQ_ZSTD) ? ZSTD_LEVEL : 0;
+}
+
+size_t session_max_line_len(const session_t *ss)
+{
+    return ss->env->cfg ? ss->env->cfg->max_line_len : 1024 * 1024;
+}
+
+int session_next_spec(const char **pp, char *spec, size_t cap)
+{
+    const char *p = *pp;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        const char *s = p, *end = p + n;
+        p += n + (p[n] == ',');
+        while (s < end && *s == ' ')
+            s++;
+        while (end > s && end[-1] == ' ')
+            end--;
+        if (end == s)
+            continue;
+        size_t len = (size_t)(end - s) < cap ? (size_t)(end - s) : cap - 1;
+        memcpy(spec, s, len);
+        spec[len] = '\0';
+        *pp = p;
+        return 1;
+    }
+    *pp = p;
+    return 0;
+}
 
 /* Opens, checks and processes one expanded target; returns the status
  * reported for it. */
@@ -117,10 +141,10 @@ static uint8_t serve_target(session_t *ss, const target_t *t, const char *asked,
     if (pr == PERM_DENIED) {
         LOG_WARN("No permission to read file|%s|%s@%s|%s", asked, env->user, env->hostname, detail);
         st = WIRE_FILE_DENIED;
-        send_file_status(ss, st, asked, denied_text);
+        session_send_file_status(ss, st, asked, session_denied_text);
     } else if (pr == PERM_NOT_FOUND || pr == PERM_NOT_REGULAR) {
         st = pr == PERM_NOT_FOUND ? WIRE_FILE_NOT_FOUND : WIRE_FILE_ERROR;
-        send_file_status(ss, st, t->path, pr == PERM_NOT_FOUND ? "No such file" : "Not a regular file");
+        session_send_file_status(ss, st, t->path, pr == PERM_NOT_FOUND ? "No such file" : "Not a regular file");
     } else {
         /* Reopening the descriptor's magic link gives the exec/ input the
          * very file that was checked, whatever happens to the path. */
@@ -132,10 +156,10 @@ static uint8_t serve_target(session_t *ss, const target_t *t, const char *asked,
             st = WIRE_FILE_ERROR;
             LOG_WARN("Reading failed|%s|%s", canonical, e.msg);
             /* e.msg names the /proc link; the client knows the file by its name. */
-            send_file_status(ss, st, t->path, "Unable to read file, check server logs");
+            session_send_file_status(ss, st, t->path, "Unable to read file, check server logs");
         } else {
             LOG_INFO("File processing complete|%s", canonical);
-            send_file_status(ss, st, t->path, "");
+            session_send_file_status(ss, st, t->path, "");
         }
         if (in)
             input_close(in);
@@ -165,20 +189,9 @@ static int for_each_file(session_t *ss, const char *files, file_fn_t fn, void *c
     int failed = 0;
     unsigned index = 0;
     const char *p = files;
-    while (*p) {
-        size_t n = strcspn(p, ",");
-        char spec[4096];
-        snprintf(spec, sizeof spec, "%.*s", (int)(n < sizeof spec ? n : sizeof spec - 1), p);
-        p += n + (p[n] == ',');
-        char *s = spec;
-        while (*s == ' ')
-            s++;
-        size_t sl = strlen(s);
-        while (sl && s[sl - 1] == ' ')
-            s[--sl] = '\0';
-        if (!*s)
-            continue;
-        if (ss->broken || (ss->env->stopping && *ss->env->stopping))
+    char s[4096];
+    while (session_next_spec(&p, s, sizeof s)) {
+        if (ss->broken || session_stopping(ss))
             return -1;
         target_list_t tl;
         target_list_init(&tl);
@@ -193,8 +206,8 @@ static int for_each_file(session_t *ss, const char *files, file_fn_t fn, void *c
                 : perm_open(ss->rules, &ss->user, s, &fd, canonical, sizeof canonical, detail, sizeof detail);
             if (pr == PERM_OK)
                 close(fd);
-            send_file_status(ss, pr == PERM_DENIED ? WIRE_FILE_DENIED : WIRE_FILE_NOT_FOUND, s,
-                             pr == PERM_DENIED ? denied_text : "No file matches");
+            session_send_file_status(ss, pr == PERM_DENIED ? WIRE_FILE_DENIED : WIRE_FILE_NOT_FOUND, s,
+                             pr == PERM_DENIED ? session_denied_text : "No file matches");
             failed++;
         }
         int denied_reported = 0;
@@ -240,7 +253,7 @@ static int scan_file(session_t *ss, void *ctx, input_t *in, const target_t *t, u
     return rc;
 }
 
-static int n_cpus(void)
+int session_n_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
@@ -251,12 +264,12 @@ static int run_scan(session_t *ss, const wire_request_t *rq, err_t *e)
     scan_ctx_t sc;
     memset(&sc, 0, sizeof sc);
     sc.rq = rq;
-    sc.n_threads = n_cpus();
+    sc.n_threads = session_n_cpus();
     matcher_t m;
     if (matcher_init(&m, rq->kind == WIRE_KIND_GREP ? rq->regex : "", e) < 0)
-        return send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;
+        return session_send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;
     LOG_INFO("Using %s matching for pattern:|%s", matcher_strategy(&m), m.pattern);
-    int zlevel = (rq->flags & WIRE_REQ_ZSTD) ? ZSTD_LEVEL : 0;
+    int zlevel = session_zlevel(rq);
     int rc = -1;
     sc.lo = (linescan_opts_t){
         .matcher = &m,
@@ -264,7 +277,7 @@ static int run_scan(session_t *ss, const wire_request_t *rq, err_t *e)
         .before = (unsigned)(rq->before > 1000000 ? 1000000 : rq->before),
         .after = (unsigned)(rq->after > 1000000 ? 1000000 : rq->after),
         .max = rq->max,
-        .max_line_len = ss->env->cfg ? ss->env->cfg->max_line_len : 1024 * 1024,
+        .max_line_len = session_max_line_len(ss),
     };
     if (wire_batch_init(&sc.batch, ss->s, &ss->send_mu, zlevel, e) < 0)
         goto out_m;
@@ -286,9 +299,9 @@ static int run_scan(session_t *ss, const wire_request_t *rq, err_t *e)
     if (failed < 0) {
         rc = ss->broken ? err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg) : 0;
         if (!ss->broken)
-            rc = send_end(ss, WIRE_END_FAILED, "server is shutting down");
+            rc = session_send_end(ss, WIRE_END_FAILED, "server is shutting down");
     } else {
-        rc = send_end(ss, failed ? WIRE_END_PARTIAL : WIRE_END_OK, "");
+        rc = session_send_end(ss, failed ? WIRE_END_PARTIAL : WIRE_END_OK, "");
     }
     linescan_free(&sc.scan);
 out_s:
@@ -326,12 +339,12 @@ static void enc_aggregate(session_t *ss, void *a)
 }
 
 /* Sends table t: the whole result so far (it replaces the previous one). */
-static int send_table(session_t *ss, const agg_table_t *t, int final)
+int session_send_table(session_t *ss, const agg_table_t *t, int final)
 {
     size_t len;
     unsigned char *p = agg_table_serialize(t, &len);
     if (!p)
-        return send_message(ss, LOG_ERROR, "out of memory serializing the result");
+        return session_send_message(ss, LOG_ERROR, "out of memory serializing the result");
     int rc = send_small(ss, enc_aggregate, &(agg_args_t){p, len, final});
     free(p);
     return rc;
@@ -354,7 +367,7 @@ static void *map_reporter(void *arg)
         err_t e;
         if (agg_table_init(&snap, mc->ms.specs, mc->plan->n_select, &e) == 0) {
             if (mapscan_snapshot(&mc->ms, &snap) == 0)
-                send_table(mc->ss, &snap, 0);
+                session_send_table(mc->ss, &snap, 0);
             agg_table_free(&snap);
         }
         pthread_mutex_lock(&mc->mu);
@@ -371,34 +384,50 @@ static int map_file(session_t *ss, void *ctx, input_t *in, const target_t *t, un
     return mapscan_run(&mc->ms, in, t->path, t->source_id, index, e);
 }
 
+int session_parse_query(session_t *ss, const char *text, query_t **q)
+{
+    err_t e;
+    *q = NULL;
+    if (query_parse(text, strlen(text), NULL, q, &e) == 0)
+        return 0;
+    char buf[4096];
+    query_error_format(text, strlen(text), &e, buf, sizeof buf);
+    return session_send_end(ss, WIRE_END_FAILED, buf) < 0 ? -1 : 1;
+}
+
+void session_map_opts(const session_t *ss, const plan_t *plan, session_zone_t *z, int n_threads,
+                      map_opts_t *mo)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    snprintf(z->tz, sizeof z->tz, "%s", tm.tm_zone ? tm.tm_zone : "UTC");
+    snprintf(z->tzoff, sizeof z->tzoff, "%ld", (long)tm.tm_gmtoff);
+    *mo = (map_opts_t){
+        .plan = plan,
+        .max_line_len = session_max_line_len(ss),
+        .env = {.hostname = ss->env->hostname, .timezone = z->tz, .timeoffset = z->tzoff},
+        .n_threads = n_threads,
+    };
+}
+
 static int run_map(session_t *ss, const wire_request_t *rq, err_t *e)
 {
-    query_t *q = NULL;
-    if (query_parse(rq->query, strlen(rq->query), NULL, &q, e) < 0) {
-        char buf[4096];
-        query_error_format(rq->query, strlen(rq->query), e, buf, sizeof buf);
-        return send_end(ss, WIRE_END_FAILED, buf) < 0 ? -1 : 0;
-    }
+    query_t *q;
+    int parsed = session_parse_query(ss, rq->query, &q);
+    if (parsed != 0)
+        return parsed < 0 ? err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg) : 0;
     map_ctx_t mc;
     memset(&mc, 0, sizeof mc);
     mc.ss = ss;
     mc.plan = query_plan(q);
-    char tz[64], tzoff[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    localtime_r(&now, &tm);
-    snprintf(tz, sizeof tz, "%s", tm.tm_zone ? tm.tm_zone : "UTC");
-    snprintf(tzoff, sizeof tzoff, "%ld", (long)tm.tm_gmtoff);
-    map_opts_t mo = {
-        .plan = mc.plan,
-        .max_line_len = ss->env->cfg ? ss->env->cfg->max_line_len : 1024 * 1024,
-        .env = {.hostname = ss->env->hostname, .timezone = tz, .timeoffset = tzoff},
-        .n_threads = n_cpus(),
-    };
+    session_zone_t zone;
+    map_opts_t mo;
+    session_map_opts(ss, mc.plan, &zone, session_n_cpus(), &mo);
     if (mapscan_init(&mc.ms, &mo, e) < 0) {
         mapscan_free(&mc.ms);
         query_free(q);
-        return send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;
+        return session_send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;
     }
     pthread_mutex_init(&mc.mu, NULL);
     pthread_cond_init(&mc.cv, NULL);
@@ -414,14 +443,14 @@ static int run_map(session_t *ss, const wire_request_t *rq, err_t *e)
     }
     int rc;
     if (mc.ms.result.failed)
-        send_message(ss, LOG_ERROR, "out of memory: the result is incomplete");
+        session_send_message(ss, LOG_ERROR, "out of memory: the result is incomplete");
     if (failed < 0 && ss->broken) {
         rc = err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
     } else {
         /* The final table goes out even on shutdown: what was read counts. */
-        rc = send_table(ss, &mc.ms.result, 1);
+        rc = session_send_table(ss, &mc.ms.result, 1);
         if (rc == 0)
-            rc = send_end(ss, failed < 0 ? WIRE_END_FAILED : failed ? WIRE_END_PARTIAL : WIRE_END_OK,
+            rc = session_send_end(ss, failed < 0 ? WIRE_END_FAILED : failed ? WIRE_END_PARTIAL : WIRE_END_OK,
                           failed < 0 ? "server is shutting down" : "");
         if (rc < 0)
             err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
@@ -446,16 +475,18 @@ static int run_request(session_t *ss, const wire_request_t *rq, err_t *e)
              rq->files);
     switch (rq->kind) {
     case WIRE_KIND_HEALTH:
-        if (send_message(ss, LOG_INFO, "OK") < 0)
+        if (session_send_message(ss, LOG_INFO, "OK") < 0)
             return err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
-        return send_end(ss, WIRE_END_OK, "");
+        return session_send_end(ss, WIRE_END_OK, "");
     case WIRE_KIND_CAT:
     case WIRE_KIND_GREP:
         return run_scan(ss, rq, e);
     case WIRE_KIND_MAP:
         return run_map(ss, rq, e);
+    case WIRE_KIND_TAIL:
+        return session_run_tail(ss, rq, e);
     default:
-        return send_end(ss, WIRE_END_FAILED, "tail requests are not served by this dserver yet");
+        return session_send_end(ss, WIRE_END_FAILED, "unknown request kind");
     }
 }
 
@@ -517,14 +548,23 @@ int session_serve(stream_t *s, const session_env_t *env, err_t *e)
     if (!ss.rules) {
         /* Still answer: the client learns why nothing can be read. */
         handshake(&ss, &r, &(err_t){0});
-        send_message(&ss, LOG_ERROR, e->msg);
+        session_send_message(&ss, LOG_ERROR, e->msg);
         goto out_r;
     }
     if (handshake(&ss, &r, e) < 0)
         goto out_r;
+    ss.r = &r;
     for (;;) {
         wire_frame_t f;
-        int got = wire_read_frame(&r, &f, e);
+        int got;
+        if (ss.pending) {   /* read while a tail ran */
+            ss.pending = 0;
+            got = ss.pending_rc;
+            f = ss.pending_frame;
+            *e = ss.pending_err;
+        } else {
+            got = wire_read_frame(&r, &f, e);
+        }
         if (got == 0) {
             rc = 0;
             break;
@@ -533,8 +573,8 @@ int session_serve(stream_t *s, const session_env_t *env, err_t *e)
         if (got < 0 || wire_decode_request(&f, &rq, e) < 0) {
             char msg[1100];
             snprintf(msg, sizeof msg, "protocol error: %s", e->msg);
-            send_message(&ss, LOG_ERROR, msg);
-            send_end(&ss, WIRE_END_FAILED, msg);
+            session_send_message(&ss, LOG_ERROR, msg);
+            session_send_end(&ss, WIRE_END_FAILED, msg);
             break;
         }
         rc = run_request(&ss, &rq, e);

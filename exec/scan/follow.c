@@ -56,11 +56,16 @@ static int stopping(const follow_t *f)
     return f->o.stop && *f->o.stop;
 }
 
+static int open_path(const follow_t *f)
+{
+    return f->o.open ? f->o.open(f->o.open_ctx, f->path) : open(f->path, O_RDONLY | O_CLOEXEC);
+}
+
 /* Opens the path as the file to read; from_start or at its end. Returns 1
  * when opened, 0 when there is no regular file there (yet), -1 on error. */
 static int open_current(follow_t *f, int from_start, err_t *e)
 {
-    int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+    int fd = open_path(f);
     if (fd < 0) {
         if (errno == ENOENT)
             return 0;
@@ -101,7 +106,7 @@ static void note_path(follow_t *f)
     struct stat st;
     if (stat(f->path, &st) < 0 || (st.st_dev == f->dev && st.st_ino == f->ino))
         return;
-    int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+    int fd = open_path(f);
     struct stat fst;
     if (fd < 0)
         return;

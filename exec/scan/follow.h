@@ -32,6 +32,13 @@ typedef struct follow_opts {
     void (*idle)(void *ctx);      /* called before each wait */
     void *idle_ctx;
     int poll_ms;                  /* longest wait between looks; 0: 250 */
+    /* Opens the path for reading (NULL: open(2)); returns a descriptor, or
+     * -1 with errno set, ENOENT meaning no file there yet. Every file the
+     * source reads is opened through it, also one a rotation brings:
+     * dserver checks its permissions there. A file it refuses is not
+     * read; the source looks again later. */
+    int (*open)(void *ctx, const char *path);
+    void *open_ctx;
 } follow_opts_t;
 
 /* Follows path. A missing file is waited for. The options are copied. */

@@ -1,0 +1,74 @@
+/* session_int.h: what the parts of a session share (session.c: handshake,
+ * cat/grep/map; session_tail.c: tail). Not for use outside server/session*.c. */
+#ifndef DTAIL_SERVER_SESSION_INT_H
+#define DTAIL_SERVER_SESSION_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "base/log.h"
+#include "exec/agg/table.h"
+#include "exec/mapscan.h"
+#include "parser/parser.h"
+#include "server/permissions.h"
+#include "server/session.h"
+#include "wire/frame.h"
+#include "wire/msg.h"
+
+typedef struct session {
+    stream_t *s;                 /* the connection */
+    const session_env_t *env;    /* process-wide state */
+    pthread_mutex_t send_mu;     /* one frame at a time on s */
+    wire_buf_t small;            /* encoding of small frames (under send_mu) */
+    perm_rules_t *rules;         /* the user's Permissions rules */
+    perm_user_t user;            /* for the OS check */
+    uint32_t client_caps;        /* from the client's HELLO */
+    volatile int broken;         /* a write failed: the client is gone */
+    err_t send_err;              /* why */
+    wire_reader_t *r;            /* frames from the client */
+    /* A frame read while a tail ran (the client's next request, or its
+     * close): session_serve handles it before reading again. */
+    int pending;                 /* pending_rc and pending_frame hold one */
+    int pending_rc;              /* wire_read_frame's result */
+    wire_frame_t pending_frame;  /* the frame (into r's buffer) */
+    err_t pending_err;           /* its error */
+} session_t;
+
+/* The client is told that its file was denied, by the name it asked for,
+ * in the same words whether or not the file exists. */
+extern const char session_denied_text[];
+
+int session_send_file_status(session_t *ss, uint8_t st, const char *name, const char *detail);
+int session_send_end(session_t *ss, uint8_t st, const char *message);
+int session_send_message(session_t *ss, enum log_level level, const char *text);
+/* AGGREGATE with t serialized. */
+int session_send_table(session_t *ss, const agg_table_t *t, int final);
+
+/* Copies the next trimmed entry of the comma list *p into spec and moves
+ * *p past it; returns 0 at the end of the list. Empty entries are skipped. */
+int session_next_spec(const char **p, char *spec, size_t cap);
+/* Whether the server stops: a request must end now. */
+int session_stopping(const session_t *ss);
+int session_n_cpus(void);
+/* Zstd level for LINES of this request (0: off). */
+int session_zlevel(const wire_request_t *rq);
+size_t session_max_line_len(const session_t *ss);
+
+typedef struct session_zone {
+    char tz[64];                 /* $timezone */
+    char tzoff[32];              /* $timeoffset */
+} session_zone_t;
+/* Parses a map query: 0 with *q set, 1 when it is invalid (the client got
+ * an END saying why), -1 when the client is gone. */
+int session_parse_query(session_t *ss, const char *text, query_t **q);
+/* mapscan options for plan with this server's common variables (z holds
+ * the strings they point to). */
+void session_map_opts(const session_t *ss, const plan_t *plan, session_zone_t *z, int n_threads,
+                      map_opts_t *mo);
+
+/* TAIL: follows the files until the client closes or sends another frame,
+ * the request's timeout passes, or the server stops (session_tail.c). */
+int session_run_tail(session_t *ss, const wire_request_t *rq, err_t *e);
+
+#endif
