@@ -393,8 +393,9 @@ static int editor_init(repl_t *r)
     el_set(r->el, EL_EDITOR, "emacs");
     el_set(r->el, EL_PROMPT, prompt);
     el_set(r->el, EL_HIST, history, r->hist);
-    el_set(r->el, EL_ADDFN, "dmap-complete", "complete a keyword, function, format or field",
-           complete);
+    /* The wide call: the narrow one copies the names and never frees them. */
+    el_wset(r->el, EL_ADDFN, L"dmap-complete", L"complete a keyword, function, format or field",
+            complete);
     el_set(r->el, EL_BIND, "^I", "dmap-complete", NULL);
     return 0;
 }

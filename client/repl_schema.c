@@ -41,7 +41,8 @@ static int has_field(const repl_schema_t *s, const char *name, size_t n)
 
 static int add_field(repl_schema_t *s, const char *name, size_t n)
 {
-    if (n == 0 || has_field(s, name, n))
+    /* A query cannot name a field holding a NUL byte: not offered. */
+    if (n == 0 || memchr(name, '\0', n) || has_field(s, name, n))
         return 0;
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 64;

@@ -110,7 +110,8 @@ static int step_expect(drive_t *d, const char *text, size_t n)
 {
     double until = now() + d->timeout;
     for (;;) {
-        char *hit = d->len >= d->mark ? memmem(d->out + d->mark, d->len - d->mark, text, n) : NULL;
+        char *hit = d->out && d->len >= d->mark
+                        ? memmem(d->out + d->mark, d->len - d->mark, text, n) : NULL;
         if (hit) {
             d->mark = (size_t)(hit - d->out) + n;
             return 0;
