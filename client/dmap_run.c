@@ -10,6 +10,7 @@
 
 #include "base/log.h"
 #include "base/outbuf.h"
+#include "exec/agg/spill_result.h"
 #include "exec/mapscan.h"
 #include "exec/sink/outfile.h"
 
@@ -33,24 +34,39 @@ static void write_stdout(outbuf_t *text)
     outbuf_flush(&out);
 }
 
-/* Renders table t to stdout (terminal form). As DTail, a table identical
- * to the one printed last is not printed again (an interim table that
- * already showed the final result is not repeated at the end). */
-static void print_table(dmap_state_t *rs, const agg_table_t *t, int final)
+/* Rows the terminal shows. */
+static long long terminal_limit(const dmap_state_t *rs)
 {
     const plan_t *plan = rs->job->plan;
-    int table = rs->job->show == DMAP_SHOW_TABLE;
-    long long limit = plan->limit_given ? plan->limit : table ? TERMINAL_DEFAULT_ROWS : -1;
+    return plan->limit_given ? plan->limit : rs->job->show == DMAP_SHOW_TABLE ? TERMINAL_DEFAULT_ROWS : -1;
+}
+
+static void show_result(dmap_state_t *rs, result_t *r, int final);
+
+/* Renders table t to stdout (terminal form). */
+static void print_table(dmap_state_t *rs, const agg_table_t *t, int final)
+{
     result_t r;
     err_t e;
-    if (result_build(plan, t, limit, &r, &e) < 0) {
+    if (result_build(rs->job->plan, t, terminal_limit(rs), &r, &e) < 0) {
         client_report(rs->run, &e);
         return;
     }
+    show_result(rs, &r, final);
+}
+
+/* Writes r to stdout in the terminal form and frees it. As DTail, a table
+ * identical to the one printed last is not printed again (an interim table
+ * that already showed the final result is not repeated at the end). */
+static void show_result(dmap_state_t *rs, result_t *r, int final)
+{
+    const plan_t *plan = rs->job->plan;
+    int table = rs->job->show == DMAP_SHOW_TABLE;
+    err_t e;
     outbuf_t text;
     if (outbuf_init_mem(&text, 64 * 1024, &e) == 0) {
         if (!table) {
-            dmap_show_text(&r, plan, rs->job->show, &text);
+            dmap_show_text(r, plan, rs->job->show, &text);
         } else {
             if (rs->job->color) {
                 /* DTail shows the query above each table, cyan on black, dim. */
@@ -60,7 +76,7 @@ static void print_table(dmap_state_t *rs, const agg_table_t *t, int final)
                 outbuf_append(&text, rs->job->query, strlen(rs->job->query));
                 outbuf_append(&text, close_q, sizeof close_q - 1);
             }
-            result_render_table(&r, &text, rs->job->color, plan->order_index, rs->group_key);
+            result_render_table(r, &text, rs->job->color, plan->order_index, rs->group_key);
         }
         if (!text.failed && !(rs->last_table && rs->last_len == text.len &&
                               memcmp(rs->last_table, text.data, text.len) == 0)) {
@@ -72,10 +88,10 @@ static void print_table(dmap_state_t *rs, const agg_table_t *t, int final)
         }
         outbuf_free(&text);
     }
-    if (final && table && !plan->limit_given && r.n_groups > TERMINAL_DEFAULT_ROWS)
+    if (final && table && !plan->limit_given && r->n_groups > TERMINAL_DEFAULT_ROWS)
         fprintf(stderr, "Got %zu results but limited terminal output to %d rows! "
-                        "Use 'limit' clause to override!\n", r.n_groups, TERMINAL_DEFAULT_ROWS);
-    result_free(&r);
+                        "Use 'limit' clause to override!\n", r->n_groups, TERMINAL_DEFAULT_ROWS);
+    result_free(r);
 }
 
 /* Interim tables every interval while inputs are read (DTail prints the
@@ -93,6 +109,12 @@ static void *reporter(void *arg)
         if (rs->done)
             break;
         pthread_mutex_unlock(&rs->mu);
+        if (mapscan_spilled(&rs->ms)) {
+            /* A snapshot would load every spilled group back into memory:
+             * interim tables stop once groups spill. */
+            pthread_mutex_lock(&rs->mu);
+            continue;
+        }
         agg_table_t snap;
         err_t e;
         if (agg_table_init(&snap, rs->ms.specs, rs->job->plan->n_select, &e) == 0) {
@@ -115,7 +137,7 @@ void dmap_local_zone(char *name, size_t name_cap, char *offset, size_t off_cap)
     snprintf(offset, off_cap, "%ld", (long)tm.tm_gmtoff);
 }
 
-static void print_summary(dmap_state_t *rs, const map_stats_t *st, double seconds)
+static void print_summary(dmap_state_t *rs, const map_stats_t *st, size_t n_groups, double seconds)
 {
     int quiet = rs->job->quiet;
     if (!quiet && log_level >= LOG_WARN) {
@@ -125,7 +147,7 @@ static void print_summary(dmap_state_t *rs, const map_stats_t *st, double second
         fprintf(stderr, "dmap: %llu lines read, %llu matched%s, %llu parsed, %llu not for this "
                         "format, %llu unparsed, %llu selected, %zu groups, %.3f s\n",
                 st->lines_read, st->lines_matched, table, st->lines_parsed, st->lines_skipped,
-                st->lines_unparsed, st->lines_selected, rs->ms.result.n_groups, seconds);
+                st->lines_unparsed, st->lines_selected, n_groups, seconds);
     }
     if (st->lines_unparsed && log_level >= LOG_WARN && !quiet && log_level < LOG_DEBUG)
         fprintf(stderr, "dmap: %llu lines could not be parsed as log format %s "
@@ -161,22 +183,86 @@ static int read_inputs(dmap_state_t *rs)
     return job->cancel && *job->cancel;
 }
 
-static void write_outfile(dmap_state_t *rs, const map_stats_t *st, struct timespec start)
+/* Rows of a spilled result on their way into a CSV outfile. */
+typedef struct csv_stream {
+    result_csv_t w;             /* the file */
+    size_t n_groups;            /* groups merged so far */
+} csv_stream_t;
+
+static int csv_chunk(const result_t *r, void *arg, err_t *e)
+{
+    (void)e;
+    csv_stream_t *cs = arg;
+    result_csv_put(&cs->w, r);
+    cs->n_groups = r->n_groups;
+    return 0;
+}
+
+/* A spilled result into a CSV outfile chunk by chunk, so memory stays
+ * bounded by a chunk, not by the groups (same bytes as result_write_csv). */
+static int write_spilled_csv(const dmap_job_t *job, spill_t *sp, size_t *n_groups, err_t *e)
+{
+    const plan_t *plan = job->plan;
+    if (!plan->outfile_append && result_csv_write_query(plan->outfile, job->query, e) < 0)
+        return -1;
+    csv_stream_t cs = {.n_groups = 0};
+    if (result_csv_open(&cs.w, plan->outfile, plan->outfile_append, e) < 0)
+        return -1;
+    int rc = spill_result_each(plan, sp, plan->limit_given ? plan->limit : -1, 65536, csv_chunk,
+                               &cs, e);
+    err_t ce;
+    err_clear(&ce);
+    if (result_csv_close(&cs.w, rc == 0, &ce) < 0 && rc == 0) {
+        *e = ce;
+        rc = -1;
+    }
+    *n_groups = cs.n_groups;
+    return rc;
+}
+
+/* sp: the spill holding the whole result, or NULL when it is all in
+ * ms.result. Sets *n_groups to the groups of the result. */
+static void write_outfile(dmap_state_t *rs, const map_stats_t *st, struct timespec start,
+                          spill_t *sp, size_t *n_groups)
 {
     const dmap_job_t *job = rs->job;
     const plan_t *plan = job->plan;
     outfile_info_t info = {.query = job->query, .start = start, .files = job->targets,
                            .n_files = job->n_targets, .stats = st};
     clock_gettime(CLOCK_REALTIME, &info.end);
-    result_t r;
+    long long limit = plan->limit_given ? plan->limit : -1;
+    result_t r = {0};
     err_t e;
     err_clear(&e);
-    if (result_build(plan, &rs->ms.result, plan->limit_given ? plan->limit : -1, &r, &e) < 0 ||
-        outfile_write(plan, &r, &info, &e) < 0)
+    int rc;
+    if (sp && plan->outfile_format != PLAN_OUT_SQLITE) {
+        rc = write_spilled_csv(job, sp, n_groups, &e);
+    } else {
+        rc = sp ? spill_result_build(plan, sp, limit, &r, &e)
+                : result_build(plan, &rs->ms.result, limit, &r, &e);
+        *n_groups = r.n_groups;
+        if (rc == 0)
+            rc = outfile_write(plan, &r, &info, &e);
+    }
+    if (rc < 0)
         client_report(rs->run, &e);
     else
         LOG_INFO("%s to outfile|%s", plan->outfile_append ? "Appended" : "Wrote", plan->outfile);
     result_free(&r);
+}
+
+/* The final table of a spilled run: only the rows shown are rendered. */
+static void print_spilled(dmap_state_t *rs, spill_t *sp, size_t *n_groups)
+{
+    result_t r;
+    err_t e;
+    err_clear(&e);
+    if (spill_result_build(rs->job->plan, sp, terminal_limit(rs), &r, &e) < 0) {
+        client_report(rs->run, &e);
+        return;
+    }
+    *n_groups = r.n_groups;
+    show_result(rs, &r, 1);
 }
 
 int dmap_run(const dmap_job_t *job, client_run_t *run)
@@ -194,6 +280,7 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
         .env = {.hostname = job->host, .timezone = tz, .timeoffset = tzoff},
         .n_threads = ncpu > 0 ? (int)ncpu : 1,
         .cancel = job->cancel,
+        .memory_limit = job->memory_limit ? job->memory_limit : mapscan_default_memory_limit(),
     };
     rs.group_key = calloc(plan->n_select ? plan->n_select : 1, 1);
     if (!rs.group_key || mapscan_init(&rs.ms, &mo, &e) < 0) {
@@ -231,12 +318,26 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
         }
         map_stats_t st;
         mapscan_stats(&rs.ms, &st);
-        if (plan->outfile)
-            write_outfile(&rs, &st, start);
-        else
+        size_t n_groups = rs.ms.result.n_groups;
+        spill_t *sp = NULL;
+        int lost = 0;   /* groups left split between memory and disk */
+        if (mapscan_spilled(&rs.ms)) {
+            sp = mapscan_spill_rest(&rs.ms, &e);
+            lost = !sp;
+            if (lost)
+                client_report(run, &e);
+            else
+                LOG_INFO("spill|%zu runs, %llu group rows in a temporary database",
+                         spill_total_runs(sp), (unsigned long long)spill_n_rows(sp));
+        }
+        if (!lost && plan->outfile)
+            write_outfile(&rs, &st, start, sp, &n_groups);
+        else if (!lost && sp)
+            print_spilled(&rs, sp, &n_groups);
+        else if (!lost)
             print_table(&rs, &rs.ms.result, 1);
-        print_summary(&rs, &st, (double)(t1.tv_sec - t0.tv_sec) +
-                                    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+        print_summary(&rs, &st, n_groups, (double)(t1.tv_sec - t0.tv_sec) +
+                                              (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
     }
     mapscan_free(&rs.ms);
     free(rs.group_key);

@@ -37,6 +37,8 @@ typedef struct dmap_job {
     int color;                   /* paint the table (and the query above it) */
     dmap_show_t show;            /* terminal form */
     const volatile sig_atomic_t *cancel; /* set asynchronously to stop; may be NULL */
+    size_t memory_limit;         /* bytes for group tables before they spill
+                                    (--memory-limit); 0: a quarter of RAM */
 } dmap_job_t;
 
 /* Runs job. Errors (unreadable inputs, an outfile that cannot be written)

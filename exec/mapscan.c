@@ -45,6 +45,25 @@ struct map_worker {
     pthread_t thread;            /* when running on its own thread */
 };
 
+/* Writes table t to the spill (opened on first use) and clears it. A
+ * failed spill leaves the groups in memory (the result stays right) and is
+ * kept in ms->spill_err for mapscan_run to report. Takes spill_mu. */
+static void table_spill(mapscan_t *ms, agg_table_t *t)
+{
+    pthread_mutex_lock(&ms->spill_mu);
+    if (ms->spill_err.code == ERR_NONE) {
+        err_t e;
+        err_clear(&e);
+        if (!ms->spill)
+            ms->spill = spill_open(ms->specs, ms->o.plan->n_select, &e);
+        if (ms->spill && spill_write(ms->spill, t, &e) == 0)
+            agg_table_clear(t);
+        else
+            ms->spill_err = e;
+    }
+    pthread_mutex_unlock(&ms->spill_mu);
+}
+
 static void flush_batch(map_worker_t *w)
 {
     if (!w->n)
@@ -75,6 +94,9 @@ static void flush_batch(map_worker_t *w)
     w->stats.lines_parsed += nr;
     pthread_mutex_lock(&w->mu);
     w->stats.lines_selected += eval_batch(&w->ev, &w->table, w->rows, nr, w->seq);
+    /* The memory budget: one comparison per batch. */
+    if (agg_table_bytes(&w->table) > w->ms->table_budget)
+        table_spill(w->ms, &w->table);
     pthread_mutex_unlock(&w->mu);
     w->n = 0;
 }
@@ -301,6 +323,13 @@ int mapscan_init(mapscan_t *ms, const map_opts_t *o, err_t *e)
     if (ms->o.n_threads > MAP_MAX_THREADS)
         ms->o.n_threads = MAP_MAX_THREADS;
     pthread_mutex_init(&ms->result_mu, NULL);
+    pthread_mutex_init(&ms->spill_mu, NULL);
+    err_clear(&ms->spill_err);
+    /* Every worker's table and the result share the limit; a third of each
+     * share leaves room for the doubling of a table's arrays past its
+     * share and for SQLite's cache and the readers' buffers. */
+    ms->table_budget = o->memory_limit ? o->memory_limit / (3 * ((size_t)ms->o.n_threads + 1))
+                                       : SIZE_MAX;
     ms->specs = calloc(o->plan->n_select, sizeof *ms->specs);
     ms->workers = calloc((size_t)ms->o.n_threads, sizeof *ms->workers);
     if (!ms->specs || !ms->workers)
@@ -339,7 +368,9 @@ void mapscan_free(mapscan_t *ms)
     free(ms->specs);
     agg_table_free(&ms->result);
     matcher_free(&ms->filter);
+    spill_close(ms->spill);
     pthread_mutex_destroy(&ms->result_mu);
+    pthread_mutex_destroy(&ms->spill_mu);
     memset(ms, 0, sizeof *ms);
 }
 
@@ -446,6 +477,8 @@ static int fold_workers(mapscan_t *ms, err_t *e)
             rc = err_set(e, ERR_NOMEM, "out of memory aggregating groups");
         agg_table_clear(&w->table);
         pthread_mutex_unlock(&w->mu);
+        if (agg_table_bytes(&ms->result) > ms->table_budget)
+            table_spill(ms, &ms->result);
     }
     pthread_mutex_unlock(&ms->result_mu);
     return rc;
@@ -484,37 +517,93 @@ int mapscan_run(mapscan_t *ms, input_t *in, const char *name, const char *source
         *e = fe;
         rc = -1;
     }
+    pthread_mutex_lock(&ms->spill_mu);
+    if (ms->spill_err.code != ERR_NONE && !ms->spill_reported) {
+        if (rc == 0) {
+            *e = ms->spill_err;
+            rc = -1;
+        }
+        ms->spill_reported = 1;   /* once; spilling stays off */
+    }
+    pthread_mutex_unlock(&ms->spill_mu);
     return rc;
+}
+
+/* Merges everything folded so far into `into`, emptying it when take is
+ * set. Every table is locked at once (result, workers, then the spill:
+ * the order workers take them in), so a table spilling meanwhile is seen
+ * exactly once. */
+static int collect(mapscan_t *ms, agg_table_t *into, int take)
+{
+    int rc = 0;
+    pthread_mutex_lock(&ms->result_mu);
+    for (int i = 0; i < ms->o.n_threads; i++)
+        pthread_mutex_lock(&ms->workers[i].mu);
+    pthread_mutex_lock(&ms->spill_mu);
+    rc |= agg_table_merge(into, &ms->result);
+    for (int i = 0; i < ms->o.n_threads; i++)
+        rc |= agg_table_merge(into, &ms->workers[i].table);
+    if (ms->spill && spill_n_runs(ms->spill)) {
+        err_t e;
+        err_clear(&e);
+        rc |= spill_merge_into(ms->spill, into, &e);
+        if (take)
+            rc |= spill_reset(ms->spill, &e);
+    }
+    if (take) {
+        agg_table_clear(&ms->result);
+        for (int i = 0; i < ms->o.n_threads; i++)
+            agg_table_clear(&ms->workers[i].table);
+    }
+    pthread_mutex_unlock(&ms->spill_mu);
+    for (int i = ms->o.n_threads; i-- > 0;)
+        pthread_mutex_unlock(&ms->workers[i].mu);
+    pthread_mutex_unlock(&ms->result_mu);
+    return rc ? -1 : 0;
 }
 
 int mapscan_snapshot(mapscan_t *ms, agg_table_t *into)
 {
-    int rc = 0;
-    pthread_mutex_lock(&ms->result_mu);
-    rc |= agg_table_merge(into, &ms->result);
-    for (int i = 0; i < ms->o.n_threads; i++) {
-        pthread_mutex_lock(&ms->workers[i].mu);
-        rc |= agg_table_merge(into, &ms->workers[i].table);
-        pthread_mutex_unlock(&ms->workers[i].mu);
-    }
-    pthread_mutex_unlock(&ms->result_mu);
-    return rc ? -1 : 0;
+    return collect(ms, into, 0);
 }
 
 int mapscan_take(mapscan_t *ms, agg_table_t *into)
 {
+    return collect(ms, into, 1);
+}
+
+int mapscan_spilled(const mapscan_t *ms)
+{
+    return ms->spill && spill_n_runs(ms->spill) > 0;
+}
+
+spill_t *mapscan_spill_rest(mapscan_t *ms, err_t *e)
+{
+    if (!mapscan_spilled(ms)) {
+        err_set(e, ERR_IO, "nothing was spilled");
+        return NULL;
+    }
     int rc = 0;
     pthread_mutex_lock(&ms->result_mu);
-    rc |= agg_table_merge(into, &ms->result);
-    agg_table_clear(&ms->result);
-    for (int i = 0; i < ms->o.n_threads; i++) {
-        pthread_mutex_lock(&ms->workers[i].mu);
-        rc |= agg_table_merge(into, &ms->workers[i].table);
-        agg_table_clear(&ms->workers[i].table);
-        pthread_mutex_unlock(&ms->workers[i].mu);
+    for (int i = 0; i < ms->o.n_threads && rc == 0; i++)
+        rc = spill_write(ms->spill, &ms->workers[i].table, e);
+    if (rc == 0)
+        rc = spill_write(ms->spill, &ms->result, e);
+    if (rc == 0) {
+        for (int i = 0; i < ms->o.n_threads; i++)
+            agg_table_clear(&ms->workers[i].table);
+        agg_table_clear(&ms->result);
     }
     pthread_mutex_unlock(&ms->result_mu);
-    return rc ? -1 : 0;
+    return rc == 0 ? ms->spill : NULL;
+}
+
+size_t mapscan_default_memory_limit(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)
+        return (size_t)1 << 30;   /* unknown: 1 GiB */
+    return (size_t)pages / 4 * (size_t)page;
 }
 
 void mapscan_stats(const mapscan_t *ms, map_stats_t *out)

@@ -14,6 +14,7 @@
 
 #include "base/err.h"
 #include "exec/agg/eval.h"
+#include "exec/agg/spill.h"
 #include "exec/agg/table.h"
 #include "exec/extract/extract.h"
 #include "exec/filter/matcher.h"
@@ -44,6 +45,9 @@ typedef struct map_opts {
     const volatile sig_atomic_t *cancel; /* non-zero (set from a signal
                                     handler) stops a run between regions
                                     with the error "cancelled"; NULL: never */
+    size_t memory_limit;         /* bytes the group tables may hold; beyond
+                                    it groups spill to a temporary SQLite
+                                    database (exec/agg/spill.h); 0: none */
 } map_opts_t;
 
 typedef struct map_worker map_worker_t;
@@ -57,6 +61,14 @@ typedef struct mapscan {
     int has_filter;              /* from TABLE applies */
     int fused_filter;            /* ... and the extractor applies it */
     pthread_mutex_t result_mu;   /* guards result during snapshots */
+    size_t table_budget;         /* bytes one table may hold before it
+                                    spills (SIZE_MAX: never) */
+    spill_t *spill;              /* spilled groups; NULL until the first spill */
+    pthread_mutex_t spill_mu;    /* guards spill and spill_err (taken after
+                                    result_mu and the workers' mu) */
+    err_t spill_err;             /* a spill that failed (the groups stay in
+                                    memory); reported once by mapscan_run */
+    int spill_reported;          /* ... and was reported */
 } mapscan_t;
 
 int mapscan_init(mapscan_t *ms, const map_opts_t *o, err_t *e);
@@ -72,6 +84,16 @@ int mapscan_snapshot(mapscan_t *ms, agg_table_t *into);
  * take sees only what was read after this one (dtail's per-interval,
  * non-cumulative reports). */
 int mapscan_take(mapscan_t *ms, agg_table_t *into);
+/* Whether groups were spilled (since init, or the last mapscan_take). */
+int mapscan_spilled(const mapscan_t *ms);
+/* After the last input of a spilled run: writes the groups still in memory
+ * as a last run, so the spill holds the whole result (read it with
+ * spill_iter_* or exec/agg/spill_result.h). Returns the spill, or NULL
+ * with e set. */
+spill_t *mapscan_spill_rest(mapscan_t *ms, err_t *e);
+/* The memory limit used when none is given: a quarter of physical memory. */
+size_t mapscan_default_memory_limit(void);
+
 /* Statistics summed over workers. */
 void mapscan_stats(const mapscan_t *ms, map_stats_t *out);
 

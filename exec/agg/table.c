@@ -85,6 +85,7 @@ void agg_table_clear(agg_table_t *t)
     memset(t->slots, 0, (t->mask + 1) * sizeof *t->slots);
     t->n_groups = 0;
     t->keys_len = 0;
+    t->heap_bytes = 0;
 }
 
 uint64_t agg_hash(const char *p, size_t len)
@@ -237,6 +238,7 @@ static void last_set(agg_table_t *t, agg_last_t *l, const char *p, uint32_t len,
             t->failed = 1;
             return;
         }
+        t->heap_bytes += cap - l->cap;
         l->p = np;
         l->cap = cap;
     }
@@ -244,6 +246,12 @@ static void last_set(agg_table_t *t, agg_last_t *l, const char *p, uint32_t len,
         memcpy(l->p, p, len);
     l->len = len;
     l->seq = seq;
+}
+
+/* Bytes a sketch holds, for agg_table_bytes. */
+static inline size_t sketch_bytes(const sketch_t *sk)
+{
+    return sizeof *sk + ((size_t)sk->pos.n + sk->neg.n) * sizeof(uint64_t);
 }
 
 #define STATE(g, T) ((T *)(void *)(t->states + (size_t)(g) * t->state_size + off))
@@ -294,12 +302,17 @@ void agg_table_update(agg_table_t *t, size_t spec, const uint32_t *gid, const sv
         for (size_t i = 0; i < n; i++) {
             if (val[i].len != SV_MISSING && num_parse(val[i].p, val[i].len, &v)) {
                 sketch_t **sk = STATE(gid[i], sketch_t *);
-                if (!*sk && !(*sk = sketch_new())) {
-                    t->failed = 1;
-                    continue;
+                if (!*sk) {
+                    if (!(*sk = sketch_new())) {
+                        t->failed = 1;
+                        continue;
+                    }
+                    t->heap_bytes += sketch_bytes(*sk);
                 }
+                uint32_t buckets = (*sk)->pos.n + (*sk)->neg.n;
                 if (sketch_add(*sk, v) < 0)
                     t->failed = 1;
+                t->heap_bytes += ((size_t)(*sk)->pos.n + (*sk)->neg.n - buckets) * sizeof(uint64_t);
             }
         }
         break;
@@ -344,9 +357,12 @@ static int merge_state(agg_table_t *t, size_t s, unsigned char *dst, const unsig
             if (!a)
                 return -1;
             memcpy(dst, &a, sizeof a);
+            t->heap_bytes += sizeof *a;
         }
+        size_t before = sketch_bytes(a);
         if (sketch_merge(a, b) < 0)
             return -1;
+        t->heap_bytes += sketch_bytes(a) - before;
         break;
     }
     default: {
@@ -397,16 +413,13 @@ int agg_table_merge(agg_table_t *into, const agg_table_t *from)
 
 /* ---- serialization ---------------------------------------------------- */
 
-typedef struct wbuf {
-    unsigned char *p;   /* data */
-    size_t len, cap;    /* used, allocated */
-    int failed;         /* allocation failed */
-} wbuf_t;
+typedef agg_bytes_t wbuf_t;
 
-static void wput(wbuf_t *w, const void *v, size_t n)
+/* Room for n more bytes at the end of w, or NULL (w->failed set). */
+static unsigned char *wspace(wbuf_t *w, size_t n)
 {
-    if (w->failed || n == 0)
-        return;
+    if (w->failed)
+        return NULL;
     if (w->len + n > w->cap) {
         size_t cap = w->cap ? w->cap * 2 : 4096;
         while (cap < w->len + n)
@@ -414,13 +427,53 @@ static void wput(wbuf_t *w, const void *v, size_t n)
         unsigned char *np = realloc(w->p, cap);
         if (!np) {
             w->failed = 1;
-            return;
+            return NULL;
         }
         w->p = np;
         w->cap = cap;
     }
-    memcpy(w->p + w->len, v, n);
+    unsigned char *at = w->p + w->len;
     w->len += n;
+    return at;
+}
+
+static void wput(wbuf_t *w, const void *v, size_t n)
+{
+    unsigned char *at = n ? wspace(w, n) : NULL;
+    if (at)
+        memcpy(at, v, n);
+}
+
+void agg_group_encode(const agg_table_t *t, size_t g, agg_bytes_t *w)
+{
+    for (size_t s = 0; s < t->n_specs; s++) {
+        const unsigned char *st = agg_table_state(t, g, s);
+        switch (t->specs[s].agg) {
+        case PLAN_AGG_COUNT: case PLAN_AGG_MIN: case PLAN_AGG_MAX:
+            wput(w, st, 8);
+            break;
+        case PLAN_AGG_LAST: case PLAN_AGG_LEN: {
+            const agg_last_t *l = (const agg_last_t *)(const void *)st;
+            wput(w, &l->seq, 8);
+            wput(w, &l->len, 4);
+            wput(w, l->p, l->seq ? l->len : 0);
+            break;
+        }
+        case PLAN_AGG_QUANTILE: {
+            sketch_t *sk;
+            memcpy(&sk, st, sizeof sk);
+            uint32_t n = sk ? (uint32_t)sketch_encoded_size(sk) : 0;
+            wput(w, &n, 4);
+            unsigned char *at = sk ? wspace(w, n) : NULL;
+            if (at)
+                sketch_encode(sk, at);
+            break;
+        }
+        default:
+            wput(w, st, sizeof(agg_sum_t));
+            break;
+        }
+    }
 }
 
 unsigned char *agg_table_serialize(const agg_table_t *t, size_t *len)
@@ -442,41 +495,7 @@ unsigned char *agg_table_serialize(const agg_table_t *t, size_t *len)
         uint32_t kl = t->groups[g].key_len;
         wput(&w, &kl, 4);
         wput(&w, agg_table_key(t, g), kl);
-        for (size_t s = 0; s < t->n_specs; s++) {
-            const unsigned char *st = agg_table_state(t, g, s);
-            switch (t->specs[s].agg) {
-            case PLAN_AGG_COUNT: case PLAN_AGG_MIN: case PLAN_AGG_MAX:
-                wput(&w, st, 8);
-                break;
-            case PLAN_AGG_LAST: case PLAN_AGG_LEN: {
-                const agg_last_t *l = (const agg_last_t *)(const void *)st;
-                wput(&w, &l->seq, 8);
-                wput(&w, &l->len, 4);
-                wput(&w, l->p, l->seq ? l->len : 0);
-                break;
-            }
-            case PLAN_AGG_QUANTILE: {
-                sketch_t *sk;
-                memcpy(&sk, st, sizeof sk);
-                uint32_t n = sk ? (uint32_t)sketch_encoded_size(sk) : 0;
-                wput(&w, &n, 4);
-                if (sk && !w.failed) {
-                    unsigned char *tmp = malloc(n);
-                    if (!tmp) {
-                        w.failed = 1;
-                        break;
-                    }
-                    sketch_encode(sk, tmp);
-                    wput(&w, tmp, n);
-                    free(tmp);
-                }
-                break;
-            }
-            default:
-                wput(&w, st, sizeof(agg_sum_t));
-                break;
-            }
-        }
+        agg_group_encode(t, g, &w);
     }
     if (w.failed) {
         free(w.p);
@@ -524,9 +543,6 @@ int agg_table_merge_serialized(agg_table_t *t, const unsigned char *buf, size_t 
     uint64_t n_groups;
     if (rget(&r, &n_groups, 8) < 0)
         return err_set(e, ERR_INPUT, "partial aggregate: truncated");
-    unsigned char *tmp = malloc(t->state_size);
-    if (!tmp)
-        return err_set(e, ERR_NOMEM, "out of memory");
     int rc = 0;
     for (uint64_t g = 0; g < n_groups && rc == 0; g++) {
         uint32_t kl;
@@ -541,72 +557,86 @@ int agg_table_merge_serialized(agg_table_t *t, const unsigned char *buf, size_t 
             rc = err_set(e, ERR_NOMEM, "out of memory merging a partial aggregate");
             break;
         }
-        for (size_t s = 0; s < t->n_specs && rc == 0; s++) {
-            unsigned char *dst = t->states + (size_t)d * t->state_size + t->specs[s].off;
-            init_state(t, tmp);
-            unsigned char *src = tmp + t->specs[s].off;
-            switch (t->specs[s].agg) {
-            case PLAN_AGG_COUNT: case PLAN_AGG_MIN: case PLAN_AGG_MAX:
-                if (rget(&r, src, 8) < 0)
-                    rc = -1;
-                else
-                    merge_state(t, s, dst, src);
-                break;
-            case PLAN_AGG_LAST: case PLAN_AGG_LEN: {
-                agg_last_t l = {0};
-                if (rget(&r, &l.seq, 8) < 0 || rget(&r, &l.len, 4) < 0) {
-                    rc = -1;
-                    break;
-                }
-                size_t n = l.seq ? l.len : 0;
-                if (r.len - r.pos < n) {
-                    rc = -1;
-                    break;
-                }
-                l.p = (char *)(r.p + r.pos);
-                r.pos += n;
-                if (l.seq)
-                    last_set(t, (agg_last_t *)(void *)dst, l.p, l.len, l.seq);
-                break;
-            }
-            case PLAN_AGG_QUANTILE: {
-                uint32_t n;
-                if (rget(&r, &n, 4) < 0 || r.len - r.pos < n) {
-                    rc = -1;
-                    break;
-                }
-                if (n == 0)
-                    break;
-                sketch_t *a;
-                memcpy(&a, dst, sizeof a);
-                if (!a) {
-                    a = sketch_new();
-                    if (!a) {
-                        rc = -1;
-                        break;
-                    }
-                    memcpy(dst, &a, sizeof a);
-                }
-                if (sketch_decode(a, r.p + r.pos, n) != (long)n)
-                    rc = -1;
-                r.pos += n;
-                break;
-            }
-            default:
-                if (rget(&r, src, sizeof(agg_sum_t)) < 0)
-                    rc = -1;
-                else
-                    merge_state(t, s, dst, src);
-                break;
-            }
-            if (rc < 0 && e->code == ERR_NONE)
-                err_set(e, ERR_INPUT, "partial aggregate: truncated or malformed state");
-        }
+        long used = agg_group_merge_encoded(t, (size_t)d, r.p + r.pos, r.len - r.pos, e);
+        if (used < 0)
+            rc = -1;
+        else
+            r.pos += (size_t)used;
     }
-    free(tmp);
     if (rc == 0 && r.pos != r.len)
         rc = err_set(e, ERR_INPUT, "partial aggregate: %zu trailing bytes", r.len - r.pos);
     return rc;
+}
+
+long agg_group_merge_encoded(agg_table_t *t, size_t d, const unsigned char *p, size_t len,
+                             err_t *e)
+{
+    rbuf_t r = {p, len, 0};
+    int rc = 0;
+    for (size_t s = 0; s < t->n_specs && rc == 0; s++) {
+        unsigned char *dst = t->states + d * t->state_size + t->specs[s].off;
+        unsigned char src[sizeof(agg_sum_t)];   /* the largest fixed-size state */
+        switch (t->specs[s].agg) {
+        case PLAN_AGG_COUNT: case PLAN_AGG_MIN: case PLAN_AGG_MAX:
+            if (rget(&r, src, 8) < 0)
+                rc = -1;
+            else
+                merge_state(t, s, dst, src);
+            break;
+        case PLAN_AGG_LAST: case PLAN_AGG_LEN: {
+            agg_last_t l = {0};
+            if (rget(&r, &l.seq, 8) < 0 || rget(&r, &l.len, 4) < 0) {
+                rc = -1;
+                break;
+            }
+            size_t n = l.seq ? l.len : 0;
+            if (r.len - r.pos < n) {
+                rc = -1;
+                break;
+            }
+            l.p = (char *)(r.p + r.pos);
+            r.pos += n;
+            if (l.seq)
+                last_set(t, (agg_last_t *)(void *)dst, l.p, l.len, l.seq);
+            break;
+        }
+        case PLAN_AGG_QUANTILE: {
+            uint32_t n;
+            if (rget(&r, &n, 4) < 0 || r.len - r.pos < n) {
+                rc = -1;
+                break;
+            }
+            if (n == 0)
+                break;
+            sketch_t *a;
+            memcpy(&a, dst, sizeof a);
+            if (!a) {
+                a = sketch_new();
+                if (!a) {
+                    rc = -1;
+                    break;
+                }
+                memcpy(dst, &a, sizeof a);
+                t->heap_bytes += sizeof *a;
+            }
+            size_t before = sketch_bytes(a);
+            if (sketch_decode(a, r.p + r.pos, n) != (long)n)
+                rc = -1;
+            t->heap_bytes += sketch_bytes(a) - before;
+            r.pos += n;
+            break;
+        }
+        default:
+            if (rget(&r, src, sizeof(agg_sum_t)) < 0)
+                rc = -1;
+            else
+                merge_state(t, s, dst, src);
+            break;
+        }
+    }
+    if (rc < 0)
+        return err_set(e, ERR_INPUT, "partial aggregate: truncated or malformed state");
+    return (long)r.pos;
 }
 
 double agg_state_number(const agg_spec_t *spec, const unsigned char *st)

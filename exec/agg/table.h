@@ -53,6 +53,8 @@ typedef struct agg_table {
     size_t keys_len;        /* bytes used */
     size_t keys_cap;        /* bytes allocated */
     int failed;             /* an allocation failed; results are incomplete */
+    size_t heap_bytes;      /* held by last()/len() copies and sketches
+                               (what agg_table_bytes adds to the arrays) */
 } agg_table_t;
 
 /* Specs are copied and their offsets assigned. */
@@ -84,6 +86,30 @@ unsigned char *agg_table_serialize(const agg_table_t *t, size_t *len);
 /* Folds a serialized partial into t. Malformed input (wrong version, specs
  * that differ, truncated data) is an error naming what was wrong. */
 int agg_table_merge_serialized(agg_table_t *t, const unsigned char *buf, size_t len, err_t *e);
+
+/* Bytes the table holds: its arrays plus the states' own allocations. Cheap
+ * (no walk over groups): the spill check calls it once per batch. */
+static inline size_t agg_table_bytes(const agg_table_t *t)
+{
+    return (t->mask + 1) * sizeof *t->slots + t->cap_groups * sizeof *t->groups +
+           t->cap_states * t->state_size + t->keys_cap + t->heap_bytes;
+}
+
+/* A growable byte buffer for encoded states. */
+typedef struct agg_bytes {
+    unsigned char *p;       /* data */
+    size_t len, cap;        /* used, allocated */
+    int failed;             /* an allocation failed */
+} agg_bytes_t;
+
+/* Appends the states of group g, encoded as agg_table_serialize writes
+ * them (spill stores groups one by one in this form). Sets out->failed
+ * when out of memory. */
+void agg_group_encode(const agg_table_t *t, size_t g, agg_bytes_t *out);
+/* Folds states encoded by agg_group_encode (p, len bytes) into group d.
+ * Returns the bytes read, or -1 with e set for malformed input. */
+long agg_group_merge_encoded(agg_table_t *t, size_t d, const unsigned char *p, size_t len,
+                             err_t *e);
 
 /* Accessors for rendering. */
 static inline const unsigned char *agg_table_state(const agg_table_t *t, size_t g, size_t spec)

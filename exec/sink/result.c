@@ -115,11 +115,7 @@ static char *display_key(const agg_table_t *t, size_t g, char *out, size_t *len)
     return out;
 }
 
-typedef struct col_totals {
-    double sum;             /* percentage: sum over groups */
-    double *sorted;         /* percentile: sorted group sums */
-    size_t n;               /* groups */
-} col_totals_t;
+typedef result_col_totals_t col_totals_t;
 
 static double percentile_rank(const col_totals_t *ct, double x)
 {
@@ -137,7 +133,15 @@ static double percentile_rank(const col_totals_t *ct, double x)
     return (double)lo / (double)ct->n * 100.0;
 }
 
-static int format_cell(char *buf, size_t cap, const agg_spec_t *spec, const unsigned char *st,
+size_t result_cell_need(const agg_spec_t *spec, const unsigned char *st)
+{
+    size_t need = 64;
+    if (spec->agg == PLAN_AGG_LAST)
+        need += ((const agg_last_t *)(const void *)st)->len;
+    return need;
+}
+
+int result_format_cell(char *buf, size_t cap, const agg_spec_t *spec, const unsigned char *st,
                        const col_totals_t *ct)
 {
     switch (spec->agg) {
@@ -235,9 +239,7 @@ int result_build(const plan_t *plan, const agg_table_t *t, long long limit, resu
         for (size_t c = 0; c < nc; c++) {
             const unsigned char *st = agg_table_state(t, rows[i].group, c);
             const agg_spec_t *spec = &t->specs[c];
-            size_t need = 64;
-            if (spec->agg == PLAN_AGG_LAST)
-                need += ((const agg_last_t *)(const void *)st)->len;
+            size_t need = result_cell_need(spec, st);
             if (len + need > cap) {
                 while (len + need > cap)
                     cap *= 2;
@@ -249,7 +251,7 @@ int result_build(const plan_t *plan, const agg_table_t *t, long long limit, resu
                 r->text = nt;
             }
             offs[i * nc + c] = len;
-            len += (size_t)format_cell(r->text + len, need, spec, st, &ct[c]) + 1;
+            len += (size_t)result_format_cell(r->text + len, need, spec, st, &ct[c]) + 1;
         }
     }
     for (size_t k = 0; k < keep * nc; k++)
@@ -406,73 +408,91 @@ void result_render_csv(const result_t *r, outbuf_t *out, int header)
     }
 }
 
-/* Writes bytes produced by fill into path through path.tmp and a rename. */
-static int write_atomic(const char *path, const result_t *r, const char *text, err_t *e)
+/* Opens path for writing: path.tmp (renamed at the end), or path itself
+ * when appending. */
+int result_csv_open(result_csv_t *w, const char *path, int append, err_t *e)
 {
-    char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+    w->append = append;
+    if (snprintf(w->path, sizeof w->path, "%s", path) >= (int)sizeof w->path ||
+        snprintf(w->tmp, sizeof w->tmp, "%s.tmp", path) >= (int)sizeof w->tmp)
         return err_set(e, ERR_IO, "%s: path too long", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return err_set(e, ERR_IO, "%s: %s", tmp, strerror(errno));
-    outbuf_t out;
-    if (outbuf_init(&out, fd, 256 * 1024, e) < 0) {
-        close(fd);
-        unlink(tmp);
+    const char *file = append ? w->path : w->tmp;
+    int flags = append ? O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC : O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+    w->fd = open(file, flags, 0644);
+    if (w->fd < 0)
+        return err_set(e, ERR_IO, "%s: %s", file, strerror(errno));
+    struct stat st;
+    w->header = !append || (fstat(w->fd, &st) == 0 && st.st_size == 0);
+    if (outbuf_init(&w->out, w->fd, 256 * 1024, e) < 0) {
+        close(w->fd);
+        if (!append)
+            unlink(w->tmp);
+        w->fd = -1;
         return -1;
-    }
-    if (r)
-        result_render_csv(r, &out, 1);
-    else
-        outbuf_append(&out, text, strlen(text));
-    outbuf_flush(&out);
-    int failed = out.failed, err = out.write_errno;
-    outbuf_free(&out);
-    if (close(fd) < 0 && !failed) {
-        failed = 1;
-        err = errno;
-    }
-    if (failed) {
-        unlink(tmp);
-        return err_set(e, ERR_IO, "%s: write failed: %s", tmp, strerror(err));
-    }
-    if (rename(tmp, path) < 0) {
-        int re = errno;
-        unlink(tmp);
-        return err_set(e, ERR_IO, "%s: cannot rename into place: %s", path, strerror(re));
     }
     return 0;
 }
 
-int result_write_csv(const result_t *r, const char *path, int append, const char *query, err_t *e)
+void result_csv_put(result_csv_t *w, const result_t *r)
 {
-    if (!append) {
-        char qpath[4200];
-        if (snprintf(qpath, sizeof qpath, "%s.query", path) >= (int)sizeof qpath)
-            return err_set(e, ERR_IO, "%s: path too long", path);
-        if (write_atomic(qpath, NULL, query, e) < 0)
-            return -1;
-        return write_atomic(path, r, NULL, e);
-    }
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return err_set(e, ERR_IO, "%s: %s", path, strerror(errno));
-    struct stat st;
-    int header = fstat(fd, &st) == 0 && st.st_size == 0;
-    outbuf_t out;
-    if (outbuf_init(&out, fd, 256 * 1024, e) < 0) {
-        close(fd);
-        return -1;
-    }
-    result_render_csv(r, &out, header);
-    outbuf_flush(&out);
-    int failed = out.failed, err = out.write_errno;
-    outbuf_free(&out);
-    if (close(fd) < 0 && !failed) {
+    result_render_csv(r, &w->out, w->header);
+    w->header = 0;
+}
+
+int result_csv_close(result_csv_t *w, int keep, err_t *e)
+{
+    if (w->fd < 0)
+        return keep ? -1 : 0;
+    outbuf_flush(&w->out);
+    int failed = w->out.failed, err = w->out.write_errno;
+    outbuf_free(&w->out);
+    if (close(w->fd) < 0 && !failed) {
         failed = 1;
         err = errno;
     }
-    if (failed)
-        return err_set(e, ERR_IO, "%s: append failed: %s", path, strerror(err));
+    w->fd = -1;
+    const char *file = w->append ? w->path : w->tmp;
+    if (!keep || failed) {
+        if (!w->append)
+            unlink(w->tmp);
+        return keep ? err_set(e, ERR_IO, "%s: %s failed: %s", file,
+                              w->append ? "append" : "write", strerror(err)) : 0;
+    }
+    if (!w->append && rename(w->tmp, w->path) < 0) {
+        int re = errno;
+        unlink(w->tmp);
+        return err_set(e, ERR_IO, "%s: cannot rename into place: %s", w->path, strerror(re));
+    }
     return 0;
+}
+
+/* Writes text into path through path.tmp and a rename. */
+static int write_atomic(const char *path, const char *text, err_t *e)
+{
+    result_csv_t w;
+    if (result_csv_open(&w, path, 0, e) < 0)
+        return -1;
+    outbuf_append(&w.out, text, strlen(text));
+    return result_csv_close(&w, 1, e);
+}
+
+int result_csv_write_query(const char *path, const char *query, err_t *e)
+{
+    char qpath[4200];
+    if (snprintf(qpath, sizeof qpath, "%s.query", path) >= (int)sizeof qpath)
+        return err_set(e, ERR_IO, "%s: path too long", path);
+    return write_atomic(qpath, query, e);
+}
+
+int result_write_csv(const result_t *r, const char *path, int append, const char *query, err_t *e)
+{
+    if (!append && result_csv_write_query(path, query, e) < 0)
+        return -1;
+    result_csv_t w;
+    if (result_csv_open(&w, path, append, e) < 0)
+        return -1;
+    result_csv_put(&w, r);
+    return result_csv_close(&w, 1, e);
 }

@@ -24,6 +24,20 @@ typedef struct result {
     char *text;             /* storage behind cells */
 } result_t;
 
+/* What percentage() and percentile() of a column need from all groups. */
+typedef struct result_col_totals {
+    double sum;             /* percentage: sum over groups */
+    double *sorted;         /* percentile: sorted group sums */
+    size_t n;               /* groups */
+} result_col_totals_t;
+
+/* One cell as result_build renders it: state st of select item spec, with
+ * the column's totals (needed for percentage and percentile only). buf has
+ * at least result_cell_need(spec, st) bytes. Returns the text length. */
+int result_format_cell(char *buf, size_t cap, const agg_spec_t *spec, const unsigned char *st,
+                       const result_col_totals_t *ct);
+size_t result_cell_need(const agg_spec_t *spec, const unsigned char *st);
+
 /* limit < 0: all rows. */
 int result_build(const plan_t *plan, const agg_table_t *t, long long limit, result_t *r, err_t *e);
 void result_free(result_t *r);
@@ -48,5 +62,23 @@ void result_render_csv(const result_t *r, outbuf_t *out, int header);
  * when they contain a comma, a quote or a line break. */
 int result_write_csv(const result_t *r, const char *path, int append, const char *query,
                      err_t *e);
+
+/* The same CSV written piece by piece (a spilled result streams its rows
+ * in chunks): open, put every chunk in order (the header goes before the
+ * first when result_write_csv would write it), close. close with keep = 0
+ * discards a new file (nothing is renamed into place). Not append: the
+ * caller writes PATH.query first with result_csv_write_query. */
+typedef struct result_csv {
+    int fd;                 /* the file being written, -1 when closed */
+    outbuf_t out;           /* buffered output */
+    int append;             /* rows added to path itself */
+    int header;             /* the next put writes the header */
+    char path[4200];        /* the destination */
+    char tmp[4200];         /* path.tmp, renamed onto path by close */
+} result_csv_t;
+int result_csv_open(result_csv_t *w, const char *path, int append, err_t *e);
+void result_csv_put(result_csv_t *w, const result_t *r);
+int result_csv_close(result_csv_t *w, int keep, err_t *e);
+int result_csv_write_query(const char *path, const char *query, err_t *e);
 
 #endif

@@ -1,0 +1,329 @@
+/* spill_result.c: result rows from the merged runs of a spill. */
+#include "exec/agg/spill_result.h"
+
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Rendered rows waiting to be emitted: cell texts back to back, each
+ * NUL-terminated, and their offsets. */
+typedef struct rowbuf {
+    char *text;             /* cell texts */
+    size_t len, cap;        /* used, allocated */
+    size_t *offs;           /* offset of each cell in text */
+    size_t n_cells, cap_cells; /* used, allocated */
+    size_t n_rows;          /* complete rows */
+} rowbuf_t;
+
+static void rowbuf_free(rowbuf_t *rb)
+{
+    free(rb->text);
+    free(rb->offs);
+    memset(rb, 0, sizeof *rb);
+}
+
+/* Room for a cell of up to need bytes; NULL when out of memory. */
+static char *rowbuf_cell(rowbuf_t *rb, size_t need)
+{
+    if (rb->len + need > rb->cap) {
+        size_t cap = rb->cap ? rb->cap : 4096;
+        while (rb->len + need > cap)
+            cap *= 2;
+        char *t = realloc(rb->text, cap);
+        if (!t)
+            return NULL;
+        rb->text = t;
+        rb->cap = cap;
+    }
+    if (rb->n_cells == rb->cap_cells) {
+        size_t cap = rb->cap_cells ? rb->cap_cells * 2 : 256;
+        size_t *o = realloc(rb->offs, cap * sizeof *o);
+        if (!o)
+            return NULL;
+        rb->offs = o;
+        rb->cap_cells = cap;
+    }
+    rb->offs[rb->n_cells++] = rb->len;
+    return rb->text + rb->len;
+}
+
+/* Renders group 0 of acc as one row, exactly as result_build does. */
+static int rowbuf_render(rowbuf_t *rb, const agg_table_t *acc, const result_col_totals_t *ct)
+{
+    for (size_t c = 0; c < acc->n_specs; c++) {
+        const unsigned char *st = agg_table_state(acc, 0, c);
+        size_t need = result_cell_need(&acc->specs[c], st);
+        char *at = rowbuf_cell(rb, need);
+        if (!at)
+            return -1;
+        rb->len += (size_t)result_format_cell(at, need, &acc->specs[c], st, &ct[c]) + 1;
+    }
+    rb->n_rows++;
+    return 0;
+}
+
+/* Appends a row stored as n_cols NUL-terminated cells back to back. */
+static int rowbuf_add_packed(rowbuf_t *rb, const char *p, size_t len, size_t n_cols)
+{
+    for (size_t c = 0; c < n_cols; c++) {
+        size_t n = strnlen(p, len);
+        char *at = rowbuf_cell(rb, n + 1);
+        if (!at)
+            return -1;
+        memcpy(at, p, n);
+        at[n] = '\0';
+        rb->len += n + 1;
+        p += n < len ? n + 1 : n;
+        len -= n < len ? n + 1 : n;
+    }
+    rb->n_rows++;
+    return 0;
+}
+
+/* Hands the buffered rows to emit as a result_t and empties the buffer. */
+static int rowbuf_emit(rowbuf_t *rb, const plan_t *plan, size_t n_groups, spill_emit_fn emit,
+                       void *arg, err_t *e)
+{
+    result_t r = {.n_cols = plan->n_select, .n_rows = rb->n_rows, .n_groups = n_groups};
+    r.headers = calloc(plan->n_select ? plan->n_select : 1, sizeof *r.headers);
+    r.cells = calloc(rb->n_cells + 1, sizeof *r.cells);
+    if (!r.headers || !r.cells) {
+        result_free(&r);
+        return err_set(e, ERR_NOMEM, "out of memory rendering spilled groups");
+    }
+    for (size_t c = 0; c < plan->n_select; c++)
+        r.headers[c] = plan->select[c].name;
+    for (size_t k = 0; k < rb->n_cells; k++)
+        r.cells[k] = rb->text + rb->offs[k];
+    r.text = rb->text;   /* result_free frees it */
+    rb->text = NULL;
+    rb->len = rb->cap = 0;
+    rb->n_cells = rb->n_rows = 0;
+    int rc = emit(&r, arg, e);
+    result_free(&r);
+    return rc;
+}
+
+/* ---- totals for percentage and percentile -------------------------------- */
+
+static void totals_free(result_col_totals_t *ct, size_t n)
+{
+    for (size_t c = 0; ct && c < n; c++)
+        free(ct[c].sorted);
+    free(ct);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One pass over the merge: the sums percentage() needs and the sorted
+ * sums percentile() needs. Returns 0 (ct untouched when no column needs
+ * them), -1 with e set. */
+static int totals_compute(spill_t *sp, agg_table_t *acc, result_col_totals_t *ct, err_t *e)
+{
+    int any = 0;
+    for (size_t c = 0; c < acc->n_specs; c++)
+        any |= acc->specs[c].agg == PLAN_AGG_PERCENTAGE || acc->specs[c].agg == PLAN_AGG_PERCENTILE;
+    if (!any)
+        return 0;
+    spill_iter_t *it = spill_iter_open(sp, e);
+    if (!it)
+        return -1;
+    size_t cap = 0, n = 0;
+    int rc;
+    while ((rc = spill_iter_next(it, acc, e)) > 0) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 1024;
+            for (size_t c = 0; c < acc->n_specs; c++) {
+                if (acc->specs[c].agg != PLAN_AGG_PERCENTILE)
+                    continue;
+                double *s = realloc(ct[c].sorted, cap * sizeof *s);
+                if (!s) {
+                    spill_iter_close(it);
+                    return err_set(e, ERR_NOMEM, "out of memory: percentile over spilled groups");
+                }
+                ct[c].sorted = s;
+            }
+        }
+        for (size_t c = 0; c < acc->n_specs; c++) {
+            enum plan_agg agg = acc->specs[c].agg;
+            if (agg != PLAN_AGG_PERCENTAGE && agg != PLAN_AGG_PERCENTILE)
+                continue;
+            double v = agg_state_number(&acc->specs[c], agg_table_state(acc, 0, c));
+            ct[c].sum += v;
+            if (ct[c].sorted)
+                ct[c].sorted[n] = v;
+        }
+        n++;
+    }
+    spill_iter_close(it);
+    if (rc < 0)
+        return -1;
+    for (size_t c = 0; c < acc->n_specs; c++) {
+        ct[c].n = n;
+        if (ct[c].sorted)
+            qsort(ct[c].sorted, n, sizeof(double), cmp_double);
+    }
+    return 0;
+}
+
+/* ---- the two orders ------------------------------------------------------- */
+
+typedef struct build {
+    const plan_t *plan;         /* the query */
+    spill_t *sp;                /* the runs */
+    agg_table_t acc;            /* the current merged group */
+    result_col_totals_t *ct;    /* per column */
+    rowbuf_t rb;                /* rows not yet emitted */
+    size_t keep;                /* rows wanted (SIZE_MAX: all) */
+    size_t chunk_rows;          /* rows per emit */
+    size_t n_groups;            /* groups merged so far */
+    int emitted;                /* emit was called */
+    spill_emit_fn emit;         /* receiver */
+    void *arg;                  /* its argument */
+} build_t;
+
+static int flush_if_full(build_t *b, err_t *e)
+{
+    if (b->rb.n_rows < b->chunk_rows)
+        return 0;
+    b->emitted = 1;
+    return rowbuf_emit(&b->rb, b->plan, b->n_groups, b->emit, b->arg, e);
+}
+
+/* Without order by: the merge is already in result order. */
+static int rows_in_key_order(build_t *b, err_t *e)
+{
+    spill_iter_t *it = spill_iter_open(b->sp, e);
+    if (!it)
+        return -1;
+    int rc;
+    for (;;) {
+        int want = b->n_groups < b->keep;
+        rc = spill_iter_next(it, want ? &b->acc : NULL, e);
+        if (rc <= 0)
+            break;
+        b->n_groups++;
+        if (want && (rowbuf_render(&b->rb, &b->acc, b->ct) < 0 ||
+                     flush_if_full(b, e) < 0)) {
+            if (e->code == ERR_NONE)
+                err_set(e, ERR_NOMEM, "out of memory rendering spilled groups");
+            rc = -1;
+            break;
+        }
+    }
+    spill_iter_close(it);
+    return rc;
+}
+
+static int db_fail(build_t *b, err_t *e, sqlite3_stmt *st)
+{
+    sqlite3_finalize(st);
+    if (e->code != ERR_NONE)
+        return -1;
+    return err_set(e, ERR_IO, "ordering spilled groups: %s", sqlite3_errmsg(spill_db(b->sp)));
+}
+
+/* With order by: every row rendered once into the table `ordered` beside
+ * its order value and its position in key order (ties keep key order, as
+ * in result_build), then read back sorted. */
+static int rows_by_value(build_t *b, err_t *e)
+{
+    sqlite3 *db = spill_db(b->sp);
+    sqlite3_stmt *st = NULL;
+    size_t oc = (size_t)b->plan->order_index;
+    if (sqlite3_exec(db, "DROP TABLE IF EXISTS ordered; "
+                         "CREATE TABLE ordered(ord REAL, seq INTEGER, row BLOB); BEGIN",
+                     NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "INSERT INTO ordered VALUES (?1, ?2, ?3)", -1, &st, NULL) != SQLITE_OK)
+        return db_fail(b, e, st);
+    spill_iter_t *it = spill_iter_open(b->sp, e);
+    if (!it)
+        return db_fail(b, e, st);
+    int rc;
+    while ((rc = spill_iter_next(it, &b->acc, e)) > 0) {
+        if (rowbuf_render(&b->rb, &b->acc, b->ct) < 0) {
+            rc = err_set(e, ERR_NOMEM, "out of memory rendering spilled groups");
+            break;
+        }
+        double ord = agg_state_number(&b->acc.specs[oc], agg_table_state(&b->acc, 0, oc));
+        sqlite3_bind_double(st, 1, ord);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)b->n_groups++);
+        sqlite3_bind_blob(st, 3, b->rb.text, (int)b->rb.len, SQLITE_STATIC);
+        int done = sqlite3_step(st);
+        sqlite3_reset(st);
+        b->rb.len = b->rb.n_cells = b->rb.n_rows = 0;
+        if (done != SQLITE_DONE) {
+            rc = -1;
+            break;
+        }
+    }
+    spill_iter_close(it);
+    if (rc < 0 || sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        return db_fail(b, e, st);
+    sqlite3_finalize(st);
+    const char *sql = b->plan->order_ascending
+                          ? "SELECT row FROM ordered ORDER BY ord ASC, seq LIMIT ?1"
+                          : "SELECT row FROM ordered ORDER BY ord DESC, seq LIMIT ?1";
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return db_fail(b, e, NULL);
+    sqlite3_bind_int64(st, 1, b->keep > INT64_MAX ? -1 : (sqlite3_int64)b->keep);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *p = sqlite3_column_blob(st, 0);
+        size_t len = (size_t)sqlite3_column_bytes(st, 0);
+        if (rowbuf_add_packed(&b->rb, p ? p : "", len, b->plan->n_select) < 0) {
+            err_set(e, ERR_NOMEM, "out of memory rendering spilled groups");
+            return db_fail(b, e, st);
+        }
+        if (flush_if_full(b, e) < 0)
+            return db_fail(b, e, st);
+    }
+    if (rc != SQLITE_DONE)
+        return db_fail(b, e, st);
+    sqlite3_finalize(st);
+    sqlite3_exec(db, "DROP TABLE ordered", NULL, NULL, NULL);
+    return 0;
+}
+
+int spill_result_each(const plan_t *plan, spill_t *sp, long long limit, size_t chunk_rows,
+                      spill_emit_fn emit, void *arg, err_t *e)
+{
+    build_t b = {.plan = plan, .sp = sp, .chunk_rows = chunk_rows ? chunk_rows : 1,
+                 .keep = limit >= 0 ? (size_t)limit : SIZE_MAX, .emit = emit, .arg = arg};
+    size_t n_specs;
+    const agg_spec_t *specs = spill_specs(sp, &n_specs);
+    if (agg_table_init(&b.acc, specs, n_specs, e) < 0)
+        return -1;
+    b.ct = calloc(n_specs ? n_specs : 1, sizeof *b.ct);
+    int rc = b.ct ? totals_compute(sp, &b.acc, b.ct, e)
+                  : err_set(e, ERR_NOMEM, "out of memory");
+    if (rc == 0) {
+        int ordered = plan->order_index >= 0 && (size_t)plan->order_index < n_specs;
+        rc = ordered ? rows_by_value(&b, e) : rows_in_key_order(&b, e);
+    }
+    if (rc == 0 && (b.rb.n_rows || !b.emitted))
+        rc = rowbuf_emit(&b.rb, plan, b.n_groups, emit, arg, e);
+    rowbuf_free(&b.rb);
+    totals_free(b.ct, n_specs);
+    agg_table_free(&b.acc);
+    return rc < 0 ? -1 : 0;
+}
+
+static int take_all(const result_t *r, void *arg, err_t *e)
+{
+    (void)e;
+    result_t *out = arg;
+    *out = *r;
+    memset((result_t *)r, 0, sizeof *r);   /* ownership moves to out */
+    return 0;
+}
+
+int spill_result_build(const plan_t *plan, spill_t *sp, long long limit, result_t *r, err_t *e)
+{
+    memset(r, 0, sizeof *r);
+    return spill_result_each(plan, sp, limit, SIZE_MAX, take_all, r, e);
+}
