@@ -55,6 +55,15 @@ typedef struct repl {
     char hist_path[4096];             /* ~/.dtail_history, "" if HOME is unknown */
 } repl_t;
 
+/* Set by SIGWINCH: libedit learns the new width before the next key. */
+static volatile sig_atomic_t repl_resized;
+
+static void on_sigwinch(int sig)
+{
+    (void)sig;
+    repl_resized = 1;
+}
+
 /* The write end of a pipe the handler writes to, so the key reader sees a
  * Ctrl-C that arrives before it blocks, not only one that interrupts it. */
 static int repl_wake_fd = -1;
@@ -336,6 +345,10 @@ static int read_key(EditLine *el, wchar_t *wc)
         struct pollfd p[2] = {{STDIN_FILENO, POLLIN, 0}, {r->wake[0], POLLIN, 0}};
         if (poll(p, 2, -1) < 0 && errno != EINTR)
             return -1;
+        if (repl_resized) {
+            repl_resized = 0;
+            el_resize(el);
+        }
         if (repl_interrupted || (p[1].revents & POLLIN)) {
             char drain[64];
             while (read(r->wake[0], drain, sizeof drain) > 0)
@@ -504,13 +517,16 @@ int repl_main(const cli_opts_t *o, const config_t *cfg, const char *host,
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_sigint;   /* no SA_RESTART: a blocked read returns */
         sigemptyset(&sa.sa_mask);
-        struct sigaction old;
+        struct sigaction old, old_winch;
         sigaction(SIGINT, &sa, &old);
+        sa.sa_handler = on_sigwinch;
+        sigaction(SIGWINCH, &sa, &old_winch);
         printf("dmap %zu input(s), log format %s; .help for help, Ctrl-D to leave\n",
                targets->n, r->fmt->name);
         fflush(stdout);
         loop(r);
         sigaction(SIGINT, &old, NULL);
+        sigaction(SIGWINCH, &old_winch, NULL);
         repl_wake_fd = -1;
         if (r->wake[0] >= 0) {
             close(r->wake[0]);

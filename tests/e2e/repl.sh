@@ -102,6 +102,12 @@ expect wrote $T/x.sqlite
 send .output $T/x.csv\\r
 send from STATS select count(\$line),\$hostname group by \$hostname;\\r
 expect wrote $T/x.csv
+send .output append $T/series.sqlite\\r
+expect appended
+send from STATS select count(\$line),\$hostname group by \$hostname;\\r
+expect appended to $T/series.sqlite
+send from STATS select count(\$line),\$hostname group by \$hostname;\\r
+expect appended to $T/series.sqlite
 send .output\\r
 expect results go to the terminal
 send from STATS select count(\$line),\$hostname group by \$hostname;\\r
@@ -114,6 +120,8 @@ exit 0" "$M"
     [ "$got" = "integer|597|integrationtest" ] || fail "sqlite rows: '$got'"
     got=$(sqlite3 "$T/x.sqlite" 'select count(*), max(query) from queries' 2>&1)
     case $got in 1\|*'select count($line)'*) ;; *) fail "queries table: '$got'" ;; esac
+    got=$(sqlite3 "$T/series.sqlite" 'select group_concat(run_id), sum("count($line)") from STATS' 2>&1)
+    [ "$got" = "1,2|1194" ] || fail "append series: '$got'"
     printf 'count($line),$hostname\n597,integrationtest\n' >"$T/want.csv"
     expect_bytes "x.csv" "$T/x.csv" "$T/want.csv"
     ;;
@@ -134,6 +142,19 @@ expect    955797 | integrationtest
 expect dmap> 
 send \x04
 exit 0' "$T/big.log" "$M"
+    # 50 MB: kept in memory; the same query, cancelled there too.
+    head -c 50000000 "$T/big.log" >"$T/mid.log"
+    drive k2 'expect dmap> 
+send .files\r
+expect in memory (read once)
+expect dmap> 
+send select count($line) group by md5sum(md5sum(md5sum(md5sum($line)))), regex($line, "^(.*?[0-9]+)*\\|", 1);\r
+sleep 500
+send \x03
+expect Query cancelled.
+expect dmap> 
+send \x04
+exit 0' "$T/mid.log"
     ;;
   ctrl_d)
     drive d 'expect dmap> 
