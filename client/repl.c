@@ -254,6 +254,7 @@ static void run_query(repl_t *r, const char *text)
         .color = client_colors(r->o, r->cfg),
         .show = r->show,
         .cancel = &repl_interrupted,
+        .memory_limit = (size_t)r->o->memory_limit_bytes,   /* --memory-limit, as dmap */
     };
     clear_interrupt(r);
     r->run.status = 0;
