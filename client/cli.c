@@ -1,6 +1,8 @@
 /* cli.c: the flag table and parser. */
 #include "client/cli.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +43,7 @@ static const flag_def_t flags[] = {
     {"wideColorTable", FLAG_BOOL, T_TAIL, F(wide_color_table), NULL, "print the colour table with sample text and exit"},
     {"checkHealth", FLAG_BOOL, T_TAIL, F(check_health), NULL, "deprecated: use dtailhealth"},
     {"repl", FLAG_BOOL, T_MAP, F(repl), NULL, "open the interactive query prompt (also without a query on a terminal)"},
+    {"memory-limit", FLAG_STRING, T_MAP | T_TAIL, F(memory_limit), "SIZE", "memory for group tables; beyond it groups spill to a temporary SQLite database in $TMPDIR (bytes, or with K, M, G; default: a quarter of RAM)"},
     {"plain", FLAG_BOOL, T_ALL, F(plain), NULL, "print raw lines without the REMOTE|host|... prefix"},
     {"quiet", FLAG_BOOL, T_ALL, F(quiet), NULL, "no statistics lines"},
     {"noColor", FLAG_BOOL, T_ALL, F(no_color), NULL, "never print ANSI colours"},
@@ -56,6 +59,9 @@ static const flag_def_t flags[] = {
     {"no-auth-key", FLAG_BOOL, T_ALL, F(no_auth_key), NULL, "accepted for DTail compatibility (no auth-key store here)"},
     {"noAuthKey", FLAG_BOOL, T_ALL, F(no_auth_key), NULL, "alias of --no-auth-key"},
     {"port", FLAG_INT, T_ALL, F(port), "N", "SSH port of servers given without :port (default 2222)"},
+    {"discovery", FLAG_STRING, T_ALL, F(discovery), "MODULE[:OPT]", "server list source: COMMA[:LIST] or FILE[:PATH]; --servers /regex/ filters it"},
+    {"cpc", FLAG_INT, T_ALL, F(cpc), "N", "SSH handshakes in flight per CPU core (default 10)"},
+    {"compress", FLAG_BOOL, T_ALL, F(compress), NULL, "zstd-compress lines from servers that offer it (slow links)"},
     {"help", FLAG_BOOL, T_ALL, F(help), NULL, "print this help"},
     {"version", FLAG_BOOL, T_ALL, F(version), NULL, "print the version"},
 };
@@ -72,6 +78,37 @@ static int parse_bool(const char *v, int *out)
     if (!strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "t")) { *out = 1; return 0; }
     if (!strcasecmp(v, "false") || !strcmp(v, "0") || !strcasecmp(v, "f")) { *out = 0; return 0; }
     return -1;
+}
+
+/* A size: bytes, or a number with K, M, G or T (powers of 1024, an
+ * optional trailing B or iB: 512M, 2GiB). At least 1. */
+static int parse_size(const char *v, unsigned long long *out)
+{
+    char *end;
+    if (*v < '0' || *v > '9')
+        return -1;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (errno)
+        return -1;
+    static const char units[] = "KMGT";
+    const char *u = *end ? strchr(units, *end & ~0x20) : NULL;
+    if (u) {
+        for (const char *k = units; k <= u; k++) {
+            if (n > ULLONG_MAX / 1024)
+                return -1;
+            n *= 1024;
+        }
+        end++;
+        if ((*end & ~0x20) == 'I' && (end[1] & ~0x20) == 'B')
+            end += 2;
+        else if ((*end & ~0x20) == 'B')
+            end++;
+    }
+    if (*end || n == 0)
+        return -1;
+    *out = n;
+    return 0;
 }
 
 static int parse_int(const char *v, long long *out)
@@ -146,6 +183,9 @@ int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e
     }
     if (o->color && strcmp(o->color, "always") && strcmp(o->color, "never") && strcmp(o->color, "auto"))
         return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -color: use always, never or auto", o->color);
+    if (o->memory_limit && parse_size(o->memory_limit, &o->memory_limit_bytes) < 0)
+        return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -memory-limit: "
+                                     "use bytes or a size such as 512M or 2G", o->memory_limit);
     if (o->port > 65535)
         return err_set(e, ERR_USAGE, "invalid value %lld for flag -port: at most 65535", o->port);
     if (o->log_level) {

@@ -33,8 +33,13 @@ typedef struct cli_opts {
     int trust_all_hosts;        /* --trustAllHosts: add unknown host keys without asking */
     int no_auth_key;            /* --no-auth-key / --noAuthKey: accepted; there is no auth-key store */
     long long port;             /* --port: SSH port for servers without :port, 0 = 2222 */
+    const char *discovery;      /* --discovery MODULE[:OPTIONS]: COMMA or FILE (client/fanout_targets.h) */
+    long long cpc;              /* --cpc: SSH handshakes in flight per CPU, 0 = 10 */
+    int compress;               /* --compress: zstd lines from servers that offer it */
     const char *query;          /* --query (dmap) */
     int repl;                   /* --repl (dmap): the interactive prompt */
+    const char *memory_limit;   /* --memory-limit SIZE as given (dmap, dtail --query) */
+    unsigned long long memory_limit_bytes; /* ... in bytes; 0 = not given */
     long long timeout;          /* --timeout seconds (dtail, dmap); 0 = none */
     long long shutdown_after;   /* --shutdownAfter seconds (dtail); 0 = not given */
     int color_table;            /* --colorTable (dtail) */

@@ -10,11 +10,10 @@
 #include "base/log.h"
 #include "client/ssh_client.h"
 
-#define DEFAULT_PORT 2222
-
 int remote_wanted(const cli_opts_t *o)
 {
-    return o->servers && *o->servers && strcasecmp(o->servers, "serverless") != 0;
+    return (o->discovery && *o->discovery) ||
+           (o->servers && *o->servers && strcasecmp(o->servers, "serverless") != 0);
 }
 
 char *remote_files(const cli_opts_t *o, int skip, err_t *e)
@@ -45,27 +44,19 @@ char *remote_files(const cli_opts_t *o, int skip, err_t *e)
     return s;
 }
 
-int remote_connect(remote_conn_t *c, const cli_opts_t *o, const config_t *cfg, err_t *e)
+int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t *o,
+                   const config_t *cfg, err_t *e)
 {
     memset(c, 0, sizeof *c);
     c->plain = o->plain;
-    if (strchr(o->servers, ',') || access(o->servers, F_OK) == 0)
-        return err_set(e, ERR_USAGE, "--servers %s: one server (host[:port]) is supported for now",
-                       o->servers);
-    char host[256];
-    int port;
-    int def_port = o->port ? (int)o->port : cfg->ssh_port ? cfg->ssh_port : DEFAULT_PORT;
-    if (ssh_client_parse_server(o->servers, def_port, host,
-                                sizeof host, &port, e) < 0)
-        return -1;
-    snprintf(c->name, sizeof c->name, "%s:%d", host, port);
+    snprintf(c->name, sizeof c->name, "%s", t->name);
     ssh_client_opts_t so = {
         .user = o->user,
         .key_path = o->key,
         .trust_all_hosts = o->trust_all_hosts,
         .connect_timeout_ms = cfg->ssh_connect_timeout_ms,
     };
-    if (ssh_client_open(host, port, &so, &c->s, e) < 0)
+    if (ssh_client_open(t->host, t->port, &so, &c->s, e) < 0)
         return -1;
     if (wire_reader_init(&c->r, &c->s, 0, e) < 0) {
         stream_close(&c->s);
@@ -96,6 +87,11 @@ int remote_connect(remote_conn_t *c, const cli_opts_t *o, const config_t *cfg, e
         return -1;
     }
     return 0;
+}
+
+int remote_wants_zstd(const remote_conn_t *c, int asked)
+{
+    return asked && (c->server.caps & WIRE_CAP_ZSTD);
 }
 
 void remote_close(remote_conn_t *c)
@@ -151,14 +147,18 @@ int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
             return -1;
         switch (m.type) {
         case WIRE_LINES:
-            if (m.data.len >= out->cap / 2)
+            if (h && h->on_lines) {
+                if (h->on_lines(h->ctx, m.data.p, m.data.len, e) < 0)
+                    return -1;
+            } else if (m.data.len >= out->cap / 2)
                 outbuf_write_direct(out, m.data.p, m.data.len);
             else
                 outbuf_append(out, m.data.p, m.data.len);
             break;
         case WIRE_MESSAGE:
             if (m.level <= (log_level > LOG_WARN ? log_level : LOG_WARN)) {
-                outbuf_flush(out);
+                if (out)
+                    outbuf_flush(out);
                 print_server(c, m.level, m.text.p, m.text.len);
             }
             if (m.level <= LOG_ERROR && rs->status < 1)
@@ -166,7 +166,8 @@ int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
             break;
         case WIRE_FILE_STATUS:
             if (m.status != WIRE_FILE_OK) {
-                outbuf_flush(out);
+                if (out)
+                    outbuf_flush(out);
                 file_problem(c, &m, rs);
             }
             break;
@@ -176,7 +177,8 @@ int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
                 return -1;
             break;
         case WIRE_END:
-            outbuf_flush(out);
+            if (out)
+                outbuf_flush(out);
             if (m.status == WIRE_END_FAILED) {
                 if (log_level >= LOG_ERROR)
                     print_server(c, LOG_ERROR, m.text.p, m.text.len);

@@ -7,8 +7,8 @@
  * problems go to stderr as `SERVER|host|LEVEL|text` (plain mode: the text
  * only) and raise the exit status, AGGREGATE partials go to a callback.
  *
- * One server for now; the connection is a value, so several can run side
- * by side later. */
+ * The connection is a value: client/fanout.h runs one per server, each in
+ * its own thread. */
 #ifndef DTAIL_CLIENT_REMOTE_H
 #define DTAIL_CLIENT_REMOTE_H
 
@@ -19,6 +19,7 @@
 #include "base/outbuf.h"
 #include "client/cli.h"
 #include "client/client_common.h"
+#include "client/fanout_targets.h"
 #include "wire/frame.h"
 #include "wire/msg.h"
 #include "wire/stream.h"
@@ -38,34 +39,42 @@ typedef struct remote_handler {
      * the previous one); final marks the end of input. */
     int (*on_aggregate)(void *ctx, const remote_conn_t *c, const unsigned char *p, size_t len,
                         int final, err_t *e);
+    /* A LINES payload (whole lines); NULL: appended to the outbuf. */
+    int (*on_lines)(void *ctx, const char *p, size_t len, err_t *e);
 } remote_handler_t;
 
-/* Whether --servers asks for server mode (not empty, not "serverless"). */
+/* Whether --servers or --discovery asks for server mode (--servers not
+ * empty and not "serverless"). */
 int remote_wanted(const cli_opts_t *o);
 /* --files and the positional arguments (except index skip) as one comma
  * list for the server to expand; malloc'd. NULL with e set when empty. */
 char *remote_files(const cli_opts_t *o, int skip, err_t *e);
 
-/* Connects to the one server of o->servers and exchanges HELLO. */
-int remote_connect(remote_conn_t *c, const cli_opts_t *o, const config_t *cfg, err_t *e);
+/* Connects to server t and exchanges HELLO. */
+int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t *o,
+                   const config_t *cfg, err_t *e);
 void remote_close(remote_conn_t *c);
-/* Sends rq and handles frames until END; LINES go to out. Problems the
+/* Whether to ask for compressed LINES: asked (--compress) and the server
+ * offers zstd (docs/protocol.md, Compression). */
+int remote_wants_zstd(const remote_conn_t *c, int asked);
+/* Sends rq and handles frames until END; LINES go to h->on_lines, else
+ * to out (NULL when on_lines is given). Problems the
  * server reports are printed and raise rs->status. Returns 0, or -1 with e
  * set when the connection or protocol failed. */
 int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
                    const remote_handler_t *h, client_run_t *rs, err_t *e);
 
-/* dcat and dgrep through a server (after the flags and the pattern were
+/* dcat and dgrep through servers (after the flags and the pattern were
  * checked); returns the exit status. */
 int remote_scan_main(const cli_opts_t *o, enum cli_tool tool, const config_t *cfg,
                      client_run_t *rs);
 
 #include "parser/plan.h"
 
-/* dmap through a server: the plan was parsed here (errors exit 2 before
- * connecting); the server runs it and sends partial tables; the final one
- * is rendered or written to the outfile as serverless. Returns the exit
- * status. */
+/* dmap through servers: the plan was parsed here (errors exit 2 before
+ * connecting); each server runs it and sends partial tables; the latest
+ * table of every server is merged and rendered (every interval, and at the
+ * end) or written to the outfile as serverless. Returns the exit status. */
 int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan,
                     const char *query, int query_pos, int color, client_run_t *rs);
 

@@ -1,6 +1,11 @@
-/* remote_map.c: dmap through a server. Each AGGREGATE is the server's
- * whole result so far, so the table is replaced, not added to; the final
- * one is rendered as serverless dmap renders its result. */
+/* remote_map.c: dmap through servers. Each AGGREGATE is one server's whole
+ * result so far, so it replaces that server's previous table; the result
+ * is the merge of every server's latest table (count, sum, min, max, avg,
+ * percentage, percentile merge exactly, quantiles through their sketches;
+ * last() is order dependent across servers, as in DTail). Interim merges
+ * are printed every interval as serverless dmap prints them; the final one
+ * is rendered or written to the outfile. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "client/fanout.h"
 #include "client/remote.h"
 #include "exec/agg/eval.h"
 #include "exec/sink/outfile.h"
@@ -15,59 +21,168 @@
 
 #define TERMINAL_DEFAULT_ROWS 10
 
-typedef struct remote_map {
+typedef struct host_table {
     agg_table_t table;           /* the server's latest result */
+    int have;                    /* a table arrived */
     int final;                   /* the final one arrived */
+} host_table_t;
+
+typedef struct remote_map {
+    const plan_t *plan;
+    const char *query;
+    int color;
+    agg_spec_t *specs;           /* of plan */
+    wire_request_t rq;           /* the same request for every server */
+    int compress;                /* --compress */
+    pthread_mutex_t mu;          /* the host tables */
+    host_table_t *hosts;         /* per target, indexed like the fan-out */
+    size_t n_hosts;
+    const fanout_target_t *first;/* for the outfile's server */
+    int interim;                 /* print a table every interval */
+    long long next_report_ms;    /* when the next interim table is due */
+    char *last_text;             /* the table printed last */
+    size_t last_len;
+    client_run_t *rs;            /* the run's status */
 } remote_map_t;
+
+static long long mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static int on_aggregate(void *ctx, const remote_conn_t *c, const unsigned char *p, size_t len,
                         int final, err_t *e)
 {
-    remote_map_t *rm = ctx;
-    agg_table_clear(&rm->table);
-    if (agg_table_merge_serialized(&rm->table, p, len, e) < 0) {
+    fanout_host_t *h = ctx;
+    remote_map_t *rm = h->f->ops->ctx;
+    host_table_t *ht = h->user;
+    pthread_mutex_lock(&rm->mu);
+    agg_table_clear(&ht->table);
+    int rc = agg_table_merge_serialized(&ht->table, p, len, e);
+    ht->have = rc == 0;
+    ht->final |= final && rc == 0;
+    pthread_mutex_unlock(&rm->mu);
+    if (rc < 0) {
         char why[sizeof e->msg];
         snprintf(why, sizeof why, "%s", e->msg);
         return err_set(e, ERR_IO, "%s: partial result: %s", c->name, why);
     }
-    rm->final |= final;
     return 0;
 }
 
-static void render(const plan_t *plan, const agg_table_t *t, const char *query, int color,
-                   const char *server, client_run_t *rs)
+static int run_map(void *ctx, fanout_host_t *h, err_t *e)
 {
+    remote_map_t *rm = ctx;
+    size_t i = (size_t)(h - h->f->hosts);
+    h->user = &rm->hosts[i];
+    wire_request_t rq = rm->rq;
+    if (remote_wants_zstd(&h->c, rm->compress))
+        rq.flags |= WIRE_REQ_ZSTD;
+    remote_handler_t hd = {.ctx = h, .on_aggregate = on_aggregate};
+    return remote_request(&h->c, &rq, NULL, &hd, &h->rs, e);
+}
+
+/* The merge of every server's latest table (final: only final ones). */
+static int merged(remote_map_t *rm, agg_table_t *out, int final_only, err_t *e)
+{
+    if (agg_table_init(out, rm->specs, rm->plan->n_select, e) < 0)
+        return -1;
+    pthread_mutex_lock(&rm->mu);
+    for (size_t i = 0; i < rm->n_hosts; i++) {
+        host_table_t *ht = &rm->hosts[i];
+        if (ht->have && (!final_only || ht->final))
+            agg_table_merge(out, &ht->table);
+    }
+    pthread_mutex_unlock(&rm->mu);
+    if (out->failed) {
+        agg_table_free(out);
+        return err_set(e, ERR_NOMEM, "out of memory: the merged result is incomplete");
+    }
+    return 0;
+}
+
+/* The table as serverless dmap prints it (the query above it in colour);
+ * not printed again when it equals the last one, nor when empty and
+ * interim. */
+static void print_table(remote_map_t *rm, const agg_table_t *t, int final)
+{
+    const plan_t *plan = rm->plan;
+    err_t e;
+    result_t r;
+    long long limit = plan->limit_given ? plan->limit : TERMINAL_DEFAULT_ROWS;
+    if (result_build(plan, t, limit, &r, &e) < 0) {
+        client_report(rm->rs, &e);
+        return;
+    }
+    outbuf_t text;
+    unsigned char *group_key = calloc(plan->n_select ? plan->n_select : 1, 1);
+    if (group_key && (final || r.n_groups) && outbuf_init_mem(&text, 64 * 1024, &e) == 0) {
+        for (size_t i = 0; i < plan->n_select; i++)
+            group_key[i] = plan->select[i].group_key;
+        if (rm->color) {
+            static const char open_q[] = "\033[36m\033[40m\033[2m";
+            static const char close_q[] = "\033[0m\033[49m\033[39m\n";
+            outbuf_append(&text, open_q, sizeof open_q - 1);
+            outbuf_append(&text, rm->query, strlen(rm->query));
+            outbuf_append(&text, close_q, sizeof close_q - 1);
+        }
+        result_render_table(&r, &text, rm->color, plan->order_index, group_key);
+        if (!text.failed && !(rm->last_text && rm->last_len == text.len &&
+                              memcmp(rm->last_text, text.data, text.len) == 0)) {
+            outbuf_t out = {.fd = STDOUT_FILENO, .data = text.data, .len = text.len, .cap = text.cap};
+            outbuf_flush(&out);
+            free(rm->last_text);
+            rm->last_text = text.data;
+            rm->last_len = text.len;
+            text.data = NULL;
+        }
+        outbuf_free(&text);
+    }
+    free(group_key);
+    if (final && !plan->limit_given && r.n_groups > TERMINAL_DEFAULT_ROWS)
+        fprintf(stderr, "Got %zu results but limited terminal output to %d rows! "
+                        "Use 'limit' clause to override!\n", r.n_groups, TERMINAL_DEFAULT_ROWS);
+    result_free(&r);
+}
+
+static void tick(void *ctx)
+{
+    remote_map_t *rm = ctx;
+    if (!rm->interim || mono_ms() < rm->next_report_ms)
+        return;
+    rm->next_report_ms = mono_ms() + rm->plan->interval * 1000LL;
+    agg_table_t t;
+    err_t e;
+    if (merged(rm, &t, 0, &e) == 0) {
+        print_table(rm, &t, 0);
+        agg_table_free(&t);
+    }
+}
+
+static void write_outfile(remote_map_t *rm, const agg_table_t *t, const struct timespec *start)
+{
+    const plan_t *plan = rm->plan;
     err_t e;
     err_clear(&e);
     result_t r;
-    long long limit = plan->limit_given ? plan->limit : plan->outfile ? -1 : TERMINAL_DEFAULT_ROWS;
-    if (result_build(plan, t, limit, &r, &e) < 0) {
-        client_report(rs, &e);
+    if (result_build(plan, t, plan->limit_given ? plan->limit : -1, &r, &e) < 0) {
+        client_report(rm->rs, &e);
         return;
     }
-    if (plan->outfile) {
-        outfile_info_t info = {.query = query, .server = server};
-        clock_gettime(CLOCK_REALTIME, &info.end);
-        info.start = info.end;
-        if (outfile_write(plan, &r, &info, &e) < 0)
-            client_report(rs, &e);
-        else
-            LOG_INFO("%s to outfile|%s", plan->outfile_append ? "Appended" : "Wrote", plan->outfile);
-    } else {
-        unsigned char *group_key = calloc(plan->n_select ? plan->n_select : 1, 1);
-        outbuf_t out;
-        if (group_key && outbuf_init(&out, STDOUT_FILENO, 64 * 1024, &e) == 0) {
-            for (size_t i = 0; i < plan->n_select; i++)
-                group_key[i] = plan->select[i].group_key;
-            result_render_table(&r, &out, color, plan->order_index, group_key);
-            outbuf_flush(&out);
-            outbuf_free(&out);
-        }
-        free(group_key);
-        if (!plan->limit_given && r.n_groups > TERMINAL_DEFAULT_ROWS)
-            fprintf(stderr, "Got %zu results but limited terminal output to %d rows! "
-                            "Use 'limit' clause to override!\n", r.n_groups, TERMINAL_DEFAULT_ROWS);
-    }
+    const char **names = calloc(rm->n_hosts ? rm->n_hosts : 1, sizeof *names);
+    outfile_info_t info = {.query = rm->query, .start = *start,
+                           .server = rm->n_hosts == 1 ? rm->first->name : NULL,
+                           .servers = names, .n_servers = names ? rm->n_hosts : 0};
+    for (size_t i = 0; names && i < rm->n_hosts; i++)
+        names[i] = rm->first[i].name;
+    clock_gettime(CLOCK_REALTIME, &info.end);
+    if (outfile_write(plan, &r, &info, &e) < 0)
+        client_report(rm->rs, &e);
+    else
+        LOG_INFO("%s to outfile|%s", plan->outfile_append ? "Appended" : "Wrote", plan->outfile);
+    free(names);
     result_free(&r);
 }
 
@@ -79,36 +194,64 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     char *files = remote_files(o, query_pos, &e);
     if (!files)
         return client_usage_error(rs->tool, &e);
-    remote_map_t rm = {0};
-    agg_spec_t *specs = calloc(plan->n_select ? plan->n_select : 1, sizeof *specs);
-    if (!specs) {
+    fanout_targets_t tl;
+    int def_port = o->port ? (int)o->port : cfg->ssh_port ? cfg->ssh_port : 2222;
+    if (fanout_targets_parse(&tl, o->servers, o->discovery, def_port, &e) < 0) {
         free(files);
+        return client_usage_error(rs->tool, &e);
+    }
+    remote_map_t *rm = calloc(1, sizeof *rm);
+    if (!rm || !(rm->specs = calloc(plan->n_select ? plan->n_select : 1, sizeof *rm->specs)) ||
+        !(rm->hosts = calloc(tl.n, sizeof *rm->hosts))) {
         err_set(&e, ERR_NOMEM, "out of memory");
         return client_usage_error(rs->tool, &e);
     }
-    eval_specs(plan, specs);
-    outbuf_t out;
-    remote_conn_t c = {0};
-    if (agg_table_init(&rm.table, specs, plan->n_select, &e) < 0 ||
-        outbuf_init(&out, STDOUT_FILENO, 64 * 1024, &e) < 0) {
-        free(specs);
-        free(files);
-        return client_usage_error(rs->tool, &e);
-    }
-    wire_request_t rq = {.kind = WIRE_KIND_MAP, .files = files, .regex = "",
-                         .query = (char *)query, .timeout_s = (uint32_t)o->timeout};
-    remote_handler_t h = {.ctx = &rm, .on_aggregate = on_aggregate};
-    if (remote_connect(&c, o, cfg, &e) < 0 || remote_request(&c, &rq, &out, &h, rs, &e) < 0) {
+    eval_specs(plan, rm->specs);
+    for (size_t i = 0; i < tl.n; i++)
+        if (agg_table_init(&rm->hosts[i].table, rm->specs, plan->n_select, &e) < 0)
+            return client_usage_error(rs->tool, &e);
+    rm->plan = plan;
+    rm->query = query;
+    rm->color = color;
+    rm->rs = rs;
+    rm->n_hosts = tl.n;
+    rm->first = tl.items;
+    rm->compress = o->compress;
+    rm->interim = !plan->outfile && (plan->interval_given || isatty(STDOUT_FILENO));
+    rm->next_report_ms = mono_ms() + plan->interval * 500LL;   /* DTail: first after interval/2 */
+    pthread_mutex_init(&rm->mu, NULL);
+    rm->rq = (wire_request_t){.kind = WIRE_KIND_MAP, .files = files, .regex = "",
+                              .query = (char *)query, .timeout_s = (uint32_t)o->timeout};
+    struct timespec start;
+    clock_gettime(CLOCK_REALTIME, &start);
+    /* The server ends its read at --timeout and still sends its final
+     * table; the client waits a little longer for it. */
+    fanout_opts_t fo = {.o = o, .cfg = cfg, .deadline_s = o->timeout ? o->timeout + 5 : 0};
+    fanout_ops_t ops = {.ctx = rm, .run = run_map, .tick = tick};
+    int abandoned;
+    int status = fanout_run(&fo, &ops, rs, &abandoned);
+    agg_table_t t;
+    if (status != 2 && merged(rm, &t, 1, &e) == 0) {
+        if (plan->outfile)
+            write_outfile(rm, &t, &start);
+        else
+            print_table(rm, &t, 1);
+        agg_table_free(&t);
+    } else if (status != 2) {
         client_report(rs, &e);
-        if (rs->status < 1)
-            rs->status = 1;
     }
-    if (rm.final)
-        render(plan, &rm.table, query, color, c.server.host, rs);
-    remote_close(&c);
-    outbuf_free(&out);
-    agg_table_free(&rm.table);
-    free(specs);
-    free(files);
-    return rs->status;
+    if (rs->status > status)
+        status = rs->status;
+    if (!abandoned) {
+        for (size_t i = 0; i < tl.n; i++)
+            agg_table_free(&rm->hosts[i].table);
+        pthread_mutex_destroy(&rm->mu);
+        free(rm->hosts);
+        free(rm->specs);
+        free(rm->last_text);
+        free(rm);
+        free(files);
+        fanout_targets_free(&tl);
+    }
+    return status;
 }

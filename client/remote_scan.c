@@ -1,12 +1,33 @@
-/* remote_scan.c: dcat and dgrep through a server. The server renders the
+/* remote_scan.c: dcat and dgrep through servers. Each server renders the
  * lines in the format this client would use locally, so output is byte
- * for byte the serverless output but for the host name. */
+ * for byte the serverless output but for the host name; every LINES frame
+ * (whole lines) goes to stdout as one block, so the lines of different
+ * servers interleave by whole batches, never inside a line. */
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "client/fanout.h"
 #include "client/remote.h"
 
-#define OUTPUT_BLOCK (1024 * 1024)
+typedef struct scan_req {
+    wire_request_t rq;          /* the same request for every server */
+    int compress;               /* --compress */
+} scan_req_t;
+
+static int on_lines(void *ctx, const char *p, size_t len, err_t *e)
+{
+    return fanout_write_lines(ctx, p, len, e);
+}
+
+static int run_scan(void *ctx, fanout_host_t *h, err_t *e)
+{
+    scan_req_t *sr = ctx;
+    wire_request_t rq = sr->rq;
+    if (remote_wants_zstd(&h->c, sr->compress))
+        rq.flags |= WIRE_REQ_ZSTD;
+    remote_handler_t hd = {.ctx = h, .on_lines = on_lines};
+    return remote_request(&h->c, &rq, NULL, &hd, &h->rs, e);
+}
 
 int remote_scan_main(const cli_opts_t *o, enum cli_tool tool, const config_t *cfg,
                      client_run_t *rs)
@@ -16,7 +37,13 @@ int remote_scan_main(const cli_opts_t *o, enum cli_tool tool, const config_t *cf
     char *files = remote_files(o, -1, &e);
     if (!files)
         return client_usage_error(rs->tool, &e);
-    wire_request_t rq = {
+    scan_req_t *sr = calloc(1, sizeof *sr);
+    if (!sr) {
+        free(files);
+        return 1;
+    }
+    sr->compress = o->compress;
+    sr->rq = (wire_request_t){
         .kind = tool == CLI_DGREP ? WIRE_KIND_GREP : WIRE_KIND_CAT,
         .render = o->plain ? WIRE_RENDER_PLAIN
                            : client_colors(o, cfg) ? WIRE_RENDER_COLOR : WIRE_RENDER_REMOTE,
@@ -28,26 +55,13 @@ int remote_scan_main(const cli_opts_t *o, enum cli_tool tool, const config_t *cf
         .regex = (char *)(tool == CLI_DGREP && o->regex ? o->regex : ""),
         .query = "",
     };
-    outbuf_t out;
-    remote_conn_t c;
-    if (outbuf_init(&out, STDOUT_FILENO, OUTPUT_BLOCK, &e) < 0 ||
-        remote_connect(&c, o, cfg, &e) < 0) {
-        client_report(rs, &e);
-        if (rs->status < 1)
-            rs->status = 1;
-        free(out.data);
+    fanout_opts_t fo = {.o = o, .cfg = cfg};
+    fanout_ops_t ops = {.ctx = sr, .run = run_scan};
+    int abandoned;
+    int status = fanout_run(&fo, &ops, rs, &abandoned);
+    if (!abandoned) {
         free(files);
-        return rs->status;
+        free(sr);
     }
-    if (remote_request(&c, &rq, &out, NULL, rs, &e) < 0) {
-        outbuf_flush(&out);
-        client_report(rs, &e);
-        if (rs->status < 1)
-            rs->status = 1;
-    }
-    outbuf_flush(&out);
-    remote_close(&c);
-    outbuf_free(&out);
-    free(files);
-    return rs->status;
+    return status;
 }

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# benchmarks/fanout.sh - one client, many dservers on this machine.
+#
+# Starts N dservers (default 50) on 127.0.0.1 with their own ports, each
+# holding LINES lines (default 20000, about 2.5 MB) of DTail STATS log, and
+# runs dcat, dgrep and dmap through all of them, then dmap against one
+# server holding all the data. Reports the time until every handshake was
+# done, the client's peak RSS per server (goal: at most 1 MiB), merged
+# lines per second, and both dmap times.
+#
+# Usage: benchmarks/fanout.sh [--servers N] [--lines N] [--bin DIR]
+#   DIR defaults to build/bin (the release build).
+set -u
+set -o pipefail
+export LC_ALL=C
+
+N=50 LINES=20000
+BIN=$(cd "$(dirname "$0")/.." && pwd)/build/bin
+while [ $# -gt 0 ]; do
+  case $1 in
+  --servers) N=$2; shift 2 ;;
+  --lines) LINES=$2; shift 2 ;;
+  --bin) BIN=$(cd "$2" && pwd) || exit 2; shift 2 ;;
+  -h|--help) sed -n '2,/^$/p' "$0" | sed -e '/^$/d' -e 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "fanout.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+for b in dcat dgrep dmap dserver; do
+  [ -x "$BIN/$b" ] || { echo "fanout.sh: $BIN/$b missing (build first)" >&2; exit 2; }
+done
+[ -x /usr/bin/time ] || { echo "fanout.sh: /usr/bin/time is needed for peak RSS" >&2; exit 2; }
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/dtail-fanout.XXXXXX")
+PIDS=()
+cleanup() {
+  local p
+  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  rm -rf "$T"
+}
+trap cleanup EXIT
+chmod 755 "$T"
+mkdir -p "$T/cache" "$T/home/.ssh"
+chmod 755 "$T/cache"
+ssh-keygen -q -t ed25519 -N '' -f "$T/key" || exit 1
+cp "$T/key.pub" "$T/cache/$(id -un).authorized_keys"
+chmod 644 "$T/cache/$(id -un).authorized_keys"
+# Loopback handshakes are cheap: let every server take all of them.
+printf '{"Common": {"CacheDir": "%s", "LogDir": "%s/log"}, "Server": {"HostKeyBits": 2048, "MaxConnections": 100}}\n' \
+  "$T/cache" "$T" >"$T/dtail.json"
+export HOME=$T/home
+as_user=()
+[ "$(id -u)" -eq 0 ] && as_user=(--user nobody)
+
+awk -v n="$LINES" 'BEGIN { srand(42);
+  for (i = 0; i < n; i++)
+    printf "INFO|1002-0711%02d|1|stats.go:56|8|%d|7|0.21|471h0m21s|MAPREDUCE:STATS|grp=g%d|lat=%d\n", i % 60, int(rand() * 50), int(rand() * 20), int(rand() * 10000) }' \
+  >"$T/part.log"
+
+start_server() { # DIR: a dserver working in DIR; sets ADDR (host:port)
+  local dir=$1 log=$1/dserver.log port= k
+  mkdir -p "$dir" && chmod 755 "$dir"
+  (cd "$dir" && exec "$BIN/dserver" --cfg "$T/dtail.json" --port 0 --bindAddress 127.0.0.1 \
+     --logger stdout --logLevel info "${as_user[@]}" >"$log" 2>&1 </dev/null) &
+  PIDS+=($!)
+  for k in $(seq 1 200); do
+    port=$(sed -n 's/.*|Listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$log" 2>/dev/null)
+    [ -n "$port" ] && break
+    sleep 0.05
+  done
+  [ -n "$port" ] || { echo "fanout.sh: a dserver did not start: $(head -n 3 "$log")" >&2; exit 1; }
+  ADDR=127.0.0.1:$port
+}
+
+t0=$EPOCHREALTIME
+SERVERS=
+for i in $(seq 1 "$N"); do
+  mkdir -p "$T/s$i"
+  cp "$T/part.log" "$T/s$i/data.log"
+  start_server "$T/s$i"
+  SERVERS=${SERVERS:+$SERVERS,}$ADDR
+done
+mkdir -p "$T/all"
+for i in $(seq 1 "$N"); do cat "$T/part.log"; done >"$T/all/data.log"
+start_server "$T/all"
+ALL=$ADDR
+echo "started $N dservers (+1 holding all data) in $(echo "$EPOCHREALTIME - $t0" | bc) s"
+
+FLAGS=(--key "$T/key" --trustAllHosts --noColor --logLevel info)
+# run NAME CMD...: wall time, peak RSS (KiB), stdout lines; stderr kept.
+run() {
+  local name=$1; shift
+  local s=$EPOCHREALTIME
+  /usr/bin/time -f '%M' -o "$T/$name.rss" timeout 120 "$@" >"$T/$name.out" 2>"$T/$name.err"
+  local rc=$?
+  local e=$EPOCHREALTIME
+  WALL=$(echo "$e - $s" | bc)
+  RSS=$(tail -n 1 "$T/$name.rss")
+  OUTLINES=$(wc -l <"$T/$name.out")
+  [ "$rc" -eq 0 ] || { echo "$name: exit $rc: $(head -n 3 "$T/$name.err")" >&2; }
+  CONNECT=$(sed -n 's/.*Handshakes with all [0-9]* servers done after \([0-9]*\) ms.*/\1/p' "$T/$name.err" | head -n 1)
+}
+
+# Trust every host key once (known_hosts written), untimed.
+run warm "$BIN/dgrep" "${FLAGS[@]}" --servers "$SERVERS,$ALL" --plain --files data.log --regex nomatch
+rm -f "$T"/warm.*
+
+report() { # NAME
+  local per
+  per=$(echo "scale=1; $RSS / $N" | bc)
+  printf '%-14s %8.2f s  connect %5s ms  peak RSS %7d KiB (%s KiB per server)  %9d lines  %10.0f lines/s\n' \
+    "$1" "$WALL" "${CONNECT:-?}" "$RSS" "$per" "$OUTLINES" "$(echo "$OUTLINES / $WALL" | bc -l)"
+}
+
+echo "== $N servers x $LINES lines ($(du -h "$T/part.log" | cut -f1) each), one client"
+run dcat "$BIN/dcat" "${FLAGS[@]}" --servers "$SERVERS" --files data.log
+report dcat
+[ "$OUTLINES" -eq $((N * LINES)) ] || echo "dcat: $OUTLINES lines, want $((N * LINES))" >&2
+run dcat_plain "$BIN/dcat" "${FLAGS[@]}" --plain --servers "$SERVERS" --files data.log
+report dcat_plain
+run dgrep "$BIN/dgrep" "${FLAGS[@]}" --servers "$SERVERS" --files data.log --regex 'grp=g7\|'
+report dgrep
+Q='from STATS select grp,count($line),sum(lat),avg(lat),p99(lat) group by grp order by grp limit 100'
+run dmap "$BIN/dmap" "${FLAGS[@]}" --servers "$SERVERS" --files data.log --query "$Q"
+report dmap
+cp "$T/dmap.out" "$T/dmap_fan.out"
+FAN_WALL=$WALL
+run dmap_one "$BIN/dmap" "${FLAGS[@]}" --servers "$ALL" --files data.log --query "$Q"
+printf '%-14s %8.2f s  (one server holding all %d lines)\n' dmap_one "$WALL" $((N * LINES))
+cmp -s "$T/dmap_fan.out" "$T/dmap_one.out" && echo "dmap: the same table through $N servers and through one" ||
+  { echo "dmap: tables differ:" >&2; diff "$T/dmap_fan.out" "$T/dmap_one.out" | head -n 6 >&2; }
+echo "dmap through $N servers: $FAN_WALL s; through one server: $WALL s"

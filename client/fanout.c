@@ -1,0 +1,447 @@
+/* fanout.c: host threads, the handshake throttle, failure reports, the
+ * main loop (deadline, signals, ticks) and the summary. */
+#include "client/fanout.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+
+#define DEFAULT_PORT 2222
+#define TICK_MS 100
+#define SECOND_INTERRUPT_S 3
+#define BACKOFF_FIRST_MS 2000
+#define BACKOFF_MAX_MS 60000
+
+/* ---- signals (one run per process) -------------------------------------- */
+
+static volatile sig_atomic_t sig_stop;          /* end the run */
+static volatile sig_atomic_t sig_interrupts;    /* Ctrl-C presses */
+static volatile sig_atomic_t sig_last;          /* time of the last one */
+static volatile sig_atomic_t sig_show_stats;    /* the main loop prints them */
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    time_t now = time(NULL);
+    if (sig_interrupts && now - sig_last <= SECOND_INTERRUPT_S) {
+        sig_stop = 1;
+        return;
+    }
+    sig_interrupts++;
+    sig_last = (sig_atomic_t)now;
+    sig_show_stats = 1;
+}
+
+static void on_terminate(int sig)
+{
+    (void)sig;
+    sig_stop = 1;
+}
+
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigaction(SIGINT, &sa, NULL);
+    sa.sa_handler = on_terminate;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    sigaction(SIGQUIT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* ---- time ---------------------------------------------------------------- */
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void abs_in(struct timespec *ts, long long ms)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_sec += ms / 1000;
+    ts->tv_nsec += (ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+/* ---- output and reports ------------------------------------------------------ */
+
+int fanout_stopping(fanout_t *f)
+{
+    pthread_mutex_lock(&f->mu);
+    int s = f->stopping;
+    pthread_mutex_unlock(&f->mu);
+    return s || sig_stop;
+}
+
+int fanout_write_lines(fanout_host_t *h, const char *p, size_t n, err_t *e)
+{
+    fanout_t *f = h->f;
+    pthread_mutex_lock(&f->out_mu);
+    int rc = 0;
+    while (n > 0 && !f->out_failed && !f->stopping) {
+        ssize_t w = write(STDOUT_FILENO, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            f->out_failed = 1;
+            rc = err_set(e, ERR_IO, "writing output failed: %s", strerror(errno));
+            break;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    pthread_mutex_unlock(&f->out_mu);
+    return rc;
+}
+
+/* The reason without the server's name in front ("name: ..." or
+ * "user@name: ..."), which the report prints once. */
+static const char *strip_name(const char *msg, const char *name)
+{
+    const char *at = strstr(msg, name);
+    size_t pre = at ? (size_t)(at - msg) : 0;
+    if (!at || (pre && (msg[pre - 1] != '@' || memchr(msg, ' ', pre))))
+        return msg;
+    const char *rest = at + strlen(name);
+    return rest[0] == ':' && rest[1] == ' ' ? rest + 2 : msg;
+}
+
+static void report_failure(fanout_host_t *h, const err_t *e)
+{
+    fanout_t *f = h->f;
+    const char *why = strip_name(e->msg, h->t->name);
+    pthread_mutex_lock(&f->mu);
+    snprintf(h->why, sizeof h->why, "%s", why);
+    int quiet_now = f->stopping;
+    pthread_mutex_unlock(&f->mu);
+    if (quiet_now || log_level < LOG_ERROR)
+        return;
+    if (f->opts->o->plain)
+        fprintf(stderr, "%s|%s\n", h->t->name, why);
+    else
+        fprintf(stderr, "CLIENT|%s|ERROR|%s|%s\n", f->me, h->t->name, why);
+}
+
+static void set_state(fanout_host_t *h, int state)
+{
+    fanout_t *f = h->f;
+    pthread_mutex_lock(&f->mu);
+    if (state == FANOUT_CONNECTED)
+        f->n_connected++;
+    else if (h->state == FANOUT_CONNECTED)
+        f->n_connected--;
+    h->state = state;
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* ---- the handshake throttle ------------------------------------------------ */
+
+/* Waits for a slot; 0 when the run ended first. */
+static int take_slot(fanout_t *f)
+{
+    pthread_mutex_lock(&f->slot_mu);
+    pthread_mutex_lock(&f->mu);
+    f->n_throttled++;
+    pthread_mutex_unlock(&f->mu);
+    while (f->slots == 0 && !fanout_stopping(f)) {
+        struct timespec ts;
+        abs_in(&ts, TICK_MS);
+        pthread_cond_timedwait(&f->slot_cv, &f->slot_mu, &ts);
+    }
+    int got = f->slots > 0 && !fanout_stopping(f);
+    if (got)
+        f->slots--;
+    pthread_mutex_lock(&f->mu);
+    f->n_throttled--;
+    pthread_mutex_unlock(&f->mu);
+    pthread_mutex_unlock(&f->slot_mu);
+    return got;
+}
+
+static void give_slot(fanout_t *f)
+{
+    pthread_mutex_lock(&f->slot_mu);
+    f->slots++;
+    pthread_cond_signal(&f->slot_cv);
+    pthread_mutex_unlock(&f->slot_mu);
+}
+
+/* The trust prompt reads the terminal: one host at a time may ask. */
+static pthread_mutex_t prompt_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static int connect_host(fanout_host_t *h, err_t *e)
+{
+    fanout_t *f = h->f;
+    const cli_opts_t *o = f->opts->o;
+    int may_prompt = !o->trust_all_hosts && isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
+    if (may_prompt)
+        pthread_mutex_lock(&prompt_mu);
+    int rc = remote_connect(&h->c, h->t, o, f->opts->cfg, e);
+    if (may_prompt)
+        pthread_mutex_unlock(&prompt_mu);
+    return rc;
+}
+
+/* Counts the first handshake of each host; when the last one is in,
+ * says how long connecting took (benchmarks/fanout.sh reads it). */
+static void first_handshake_done(fanout_host_t *h)
+{
+    fanout_t *f = h->f;
+    pthread_mutex_lock(&f->mu);
+    int last = !h->handshaken && ++f->n_handshakes == f->targets.n;
+    h->handshaken = 1;
+    pthread_mutex_unlock(&f->mu);
+    if (last)
+        LOG_INFO("Handshakes with all %zu servers done after %lld ms", f->targets.n,
+                 now_ms() - f->start_ms);
+}
+
+/* Sleeps about ms (±20 %), waking early when the run ends. */
+static void backoff_wait(fanout_t *f, long long ms)
+{
+    long long jitter = ms / 5;
+    long long wait = ms - jitter + (jitter ? rand() % (2 * jitter + 1) : 0);
+    long long until = now_ms() + wait;
+    while (!fanout_stopping(f) && now_ms() < until) {
+        struct timespec ts = {0, TICK_MS * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void *host_main(void *arg)
+{
+    fanout_host_t *h = arg;
+    fanout_t *f = h->f;
+    long long backoff = BACKOFF_FIRST_MS;
+    for (;;) {
+        if (!take_slot(f))
+            break;
+        set_state(h, FANOUT_CONNECTING);
+        err_t e;
+        err_clear(&e);
+        int rc = connect_host(h, &e);
+        give_slot(f);
+        first_handshake_done(h);
+        if (rc == 0) {
+            pthread_mutex_lock(&f->mu);
+            h->connects++;
+            h->why[0] = '\0';
+            pthread_mutex_unlock(&f->mu);
+            set_state(h, FANOUT_CONNECTED);
+            backoff = BACKOFF_FIRST_MS;
+            rc = f->ops->run(f->ops->ctx, h, &e);
+            remote_close(&h->c);
+        }
+        if (rc < 0 && !fanout_stopping(f))
+            report_failure(h, &e);
+        set_state(h, rc == 0 ? FANOUT_DONE : FANOUT_FAILED);
+        if (!f->ops->retry || fanout_stopping(f))
+            break;
+        backoff_wait(f, backoff);
+        backoff = backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : backoff * 2;
+    }
+    pthread_mutex_lock(&f->mu);
+    h->finished = 1;
+    f->n_finished++;
+    pthread_cond_signal(&f->cv);
+    pthread_mutex_unlock(&f->mu);
+    return NULL;
+}
+
+/* ---- stats and summary ------------------------------------------------------- */
+
+static void print_stats(fanout_t *f)
+{
+    pthread_mutex_lock(&f->mu);
+    size_t connected = f->n_connected, n = f->targets.n, throttled = f->n_throttled;
+    pthread_mutex_unlock(&f->mu);
+    static const char hint[] = " Hint: Hit Ctrl+C again to exit\n";
+    ssize_t w = write(STDERR_FILENO, hint, sizeof hint - 1);
+    (void)w;
+    fprintf(stderr, "Connection stats: connected=%zu|servers=%zu|connected%%=%zu|throttle=%zu\n",
+            connected, n, n ? connected * 100 / n : 0, throttled);
+}
+
+enum run_end { END_ALL_DONE, END_DEADLINE, END_SIGNAL };
+
+/* Marks hosts that did not finish, prints the summary, returns the status. */
+static int summarize(fanout_t *f, enum run_end how, client_run_t *rs)
+{
+    const fanout_opts_t *fo = f->opts;
+    size_t ok = 0, failed = 0, unfinished = 0;
+    int status = rs->status;
+    pthread_mutex_lock(&f->mu);
+    for (size_t i = 0; i < f->targets.n; i++) {
+        fanout_host_t *h = &f->hosts[i];
+        if (h->rs.status > status)
+            status = h->rs.status;
+        int good = f->ops->retry ? h->state == FANOUT_CONNECTED || (h->connects && !h->why[0])
+                                 : h->finished && h->state == FANOUT_DONE;
+        if (!h->finished && !f->ops->retry && how == END_DEADLINE && !h->why[0])
+            snprintf(h->why, sizeof h->why, "not finished at the client deadline (--timeout)");
+        if (good) {
+            ok++;
+        } else if (!h->why[0]) {
+            unfinished++;
+            snprintf(h->why, sizeof h->why, "%s", how == END_SIGNAL ? "interrupted" : "not finished");
+        } else {
+            failed++;
+        }
+    }
+    pthread_mutex_unlock(&f->mu);
+    if (failed)
+        status = status > 1 ? status : 1;
+    if (f->out_failed)
+        status = status > 1 ? status : 1;
+    int show = !fo->o->quiet && !fo->o->plain && log_level > LOG_NONE &&
+               (f->targets.n > 1 || failed || unfinished);
+    if (show) {
+        fprintf(stderr, "CLIENT|%s|%s|SUMMARY|servers=%zu|ok=%zu|failed=%zu|unfinished=%zu\n",
+                f->me, failed ? "ERROR" : "INFO", f->targets.n, ok, failed, unfinished);
+        for (size_t i = 0; i < f->targets.n; i++) {
+            fanout_host_t *h = &f->hosts[i];
+            pthread_mutex_lock(&f->mu);
+            int good = f->ops->retry ? h->state == FANOUT_CONNECTED || (h->connects && !h->why[0])
+                                     : h->finished && h->state == FANOUT_DONE;
+            if (!good)
+                fprintf(stderr, "CLIENT|%s|ERROR|SUMMARY|%s|%s\n", f->me, h->t->name, h->why);
+            pthread_mutex_unlock(&f->mu);
+        }
+    }
+    (void)how;
+    return status;
+}
+
+/* Hosts that are still running at the end are left to the process exit,
+ * so the run's state stays allocated (and reachable from here). */
+static fanout_t *run_state;
+
+/* ---- the run ------------------------------------------------------------------- */
+
+static int ncpu(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *rs,
+               int *abandoned)
+{
+    err_t e;
+    err_clear(&e);
+    *abandoned = 0;
+    fanout_t *f = calloc(1, sizeof *f);
+    if (!f) {
+        err_set(&e, ERR_NOMEM, "out of memory");
+        return client_usage_error(rs->tool, &e);
+    }
+    run_state = f;
+    f->opts = fo;
+    f->ops = ops;
+    f->tool = rs->tool;
+    cli_host_name(f->me, sizeof f->me);
+    const cli_opts_t *o = fo->o;
+    int def_port = o->port ? (int)o->port : fo->cfg->ssh_port ? fo->cfg->ssh_port : DEFAULT_PORT;
+    if (fanout_targets_parse(&f->targets, o->servers, o->discovery, def_port, &e) < 0)
+        return client_usage_error(rs->tool, &e);
+    f->hosts = calloc(f->targets.n, sizeof *f->hosts);
+    if (!f->hosts) {
+        err_set(&e, ERR_NOMEM, "out of memory");
+        return client_usage_error(rs->tool, &e);
+    }
+    pthread_mutex_init(&f->mu, NULL);
+    pthread_cond_init(&f->cv, NULL);
+    pthread_mutex_init(&f->out_mu, NULL);
+    pthread_mutex_init(&f->slot_mu, NULL);
+    pthread_cond_init(&f->slot_cv, NULL);
+    f->slots = (int)(o->cpc ? o->cpc : FANOUT_DEFAULT_CPC) * ncpu();
+    srand((unsigned)(time(NULL) ^ getpid()));
+    install_signals();
+
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, FANOUT_STACK);
+    long long start = now_ms();
+    f->start_ms = start;
+    for (size_t i = 0; i < f->targets.n; i++) {
+        fanout_host_t *h = &f->hosts[i];
+        h->f = f;
+        h->t = &f->targets.items[i];
+        h->rs.tool = rs->tool;
+        if (pthread_create(&h->thread, &attr, host_main, h) != 0) {
+            err_set(&e, ERR_NOMEM, "cannot start a thread: %s", strerror(errno));
+            report_failure(h, &e);
+            h->state = FANOUT_FAILED;
+            h->finished = 1;
+            h->thread = 0;
+            f->n_finished++;
+        }
+    }
+    pthread_attr_destroy(&attr);
+
+    enum run_end how = END_ALL_DONE;
+    long long deadline = fo->deadline_s > 0 ? start + fo->deadline_s * 1000 : 0;
+    pthread_mutex_lock(&f->mu);
+    while (f->n_finished < f->targets.n) {
+        struct timespec ts;
+        abs_in(&ts, TICK_MS);
+        pthread_cond_timedwait(&f->cv, &f->mu, &ts);
+        pthread_mutex_unlock(&f->mu);
+        if (sig_show_stats) {
+            sig_show_stats = 0;
+            print_stats(f);
+        }
+        if (ops->tick)
+            ops->tick(ops->ctx);
+        pthread_mutex_lock(&f->mu);
+        if (sig_stop) {
+            how = END_SIGNAL;
+            break;
+        }
+        if (deadline && now_ms() >= deadline) {
+            how = END_DEADLINE;
+            break;
+        }
+    }
+    f->stopping = 1;
+    pthread_mutex_unlock(&f->mu);
+    pthread_cond_broadcast(&f->slot_cv);
+    pthread_mutex_lock(&f->out_mu);   /* no batch is half written from here on */
+    pthread_mutex_unlock(&f->out_mu);
+    LOG_DEBUG("fan-out over %zu servers ended after %lld ms", f->targets.n, now_ms() - start);
+    for (size_t i = 0; i < f->targets.n; i++) {
+        fanout_host_t *h = &f->hosts[i];
+        pthread_mutex_lock(&f->mu);
+        int done = h->finished;
+        pthread_mutex_unlock(&f->mu);
+        if (h->thread && done)
+            pthread_join(h->thread, NULL);
+        else if (h->thread)
+            pthread_detach(h->thread);
+    }
+    int status = summarize(f, how == END_DEADLINE && fo->deadline_is_end ? END_ALL_DONE : how, rs);
+    pthread_mutex_lock(&f->mu);
+    *abandoned = f->n_finished < f->targets.n;
+    pthread_mutex_unlock(&f->mu);
+    if (!*abandoned) {
+        fanout_targets_free(&f->targets);
+        free(f->hosts);
+        free(f);
+        run_state = NULL;
+    }
+    return status;
+}

@@ -1,0 +1,112 @@
+/* fanout.h: one request to many servers at once (docs/fanout.md).
+ *
+ * One thread per server with blocking I/O (a small stack: FANOUT_STACK),
+ * so a slow server only slows its own thread and the blocking SSH write is
+ * the backpressure. At most cpc x CPUs handshakes (TCP connect, key
+ * exchange, authentication, channel) are in flight at once, as DTail, so
+ * bursts are not dropped by sshd-style MaxStartups limits; each has the
+ * connect timeout Common.SSHConnectTimeoutMs.
+ *
+ * Each host's failure is reported as it happens on stderr
+ * (`CLIENT|<me>|ERROR|<server>|<why>`); the others carry on. At the end a
+ * summary names the hosts that failed and why (unless --quiet). The run
+ * ends when every host is done, at the client deadline, on SIGTERM, SIGHUP
+ * or SIGQUIT, or on a second Ctrl-C within 3 s (the first prints the
+ * connection stats). Hosts still running then are left to the process
+ * exit (their output is dropped from then on). */
+#ifndef DTAIL_CLIENT_FANOUT_H
+#define DTAIL_CLIENT_FANOUT_H
+
+#include <pthread.h>
+#include <stddef.h>
+
+#include "base/config.h"
+#include "client/cli.h"
+#include "client/client_common.h"
+#include "client/fanout_targets.h"
+#include "client/remote.h"
+
+#define FANOUT_STACK (256 * 1024)     /* per host thread */
+#define FANOUT_DEFAULT_CPC 10         /* handshakes in flight per CPU */
+
+enum fanout_state {
+    FANOUT_WAITING = 0,   /* for a handshake slot or a retry */
+    FANOUT_CONNECTING,    /* handshake in flight */
+    FANOUT_CONNECTED,     /* request running */
+    FANOUT_DONE,          /* the request ended (END received) */
+    FANOUT_FAILED,        /* could not connect, or the connection broke */
+};
+
+typedef struct fanout fanout_t;
+
+typedef struct fanout_host {
+    fanout_t *f;                  /* the run */
+    const fanout_target_t *t;     /* which server */
+    remote_conn_t c;              /* the connection while connected */
+    client_run_t rs;              /* what the server reported (file problems) */
+    int state;                    /* enum fanout_state, under f->mu */
+    int finished;                 /* the thread ended, under f->mu */
+    unsigned connects;            /* successful connections */
+    int handshaken;               /* the first handshake ended */
+    char why[1024];               /* the last failure, under f->mu */
+    void *user;                   /* for the request's callbacks */
+    pthread_t thread;
+} fanout_host_t;
+
+typedef struct fanout_ops {
+    void *ctx;
+    /* Runs the request on a connected host (h->c) until its END; 0, or -1
+     * with e set when the connection or the protocol failed. */
+    int (*run)(void *ctx, fanout_host_t *h, err_t *e);
+    /* From the main thread about every 100 ms while the run goes on
+     * (interval reports); may be NULL. */
+    void (*tick)(void *ctx);
+    int retry;                    /* follow: reconnect with backoff after a
+                                     failure or an END, until the run ends */
+} fanout_ops_t;
+
+typedef struct fanout_opts {
+    const cli_opts_t *o;          /* --servers, --discovery, --port, --user, --key, ... */
+    const config_t *cfg;          /* SSHPort, SSHConnectTimeoutMs */
+    long long deadline_s;         /* client deadline from the start; 0 = none */
+    int deadline_is_end;          /* reaching it is the normal end (dtail) */
+} fanout_opts_t;
+
+struct fanout {
+    const fanout_opts_t *opts;
+    const fanout_ops_t *ops;
+    const char *tool;             /* program name for messages */
+    char me[256];                 /* this client's host name (CLIENT|me|...) */
+    fanout_targets_t targets;
+    fanout_host_t *hosts;         /* one per target */
+    pthread_mutex_t mu;           /* host states, counters */
+    pthread_cond_t cv;            /* a host finished */
+    pthread_mutex_t out_mu;       /* one batch of lines at a time on stdout */
+    int stopping;                 /* the run ended: drop further output */
+    int out_failed;               /* stdout is gone */
+    size_t n_connected;           /* hosts connected now */
+    size_t n_finished;            /* threads ended */
+    size_t n_throttled;           /* waiting for a handshake slot */
+    size_t n_handshakes;          /* hosts whose first handshake ended (either way) */
+    long long start_ms;           /* when the run began (monotonic) */
+    pthread_mutex_t slot_mu;      /* handshake slots */
+    pthread_cond_t slot_cv;
+    int slots;                    /* free handshake slots */
+};
+
+/* Runs ops on every server named by the options. Usage errors (targets)
+ * return 2 before connecting. Returns the exit status: 0 when every host
+ * ended its request without a problem, 1 when a host failed (connect,
+ * authentication, broken connection, deadline) or reported a file
+ * problem, or stdout failed. *abandoned is set when hosts were still
+ * running at the end: their callbacks may still run, so ops->ctx must
+ * stay allocated (the process is about to exit). */
+int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *rs,
+               int *abandoned);
+
+/* Writes whole lines (one LINES payload) to stdout as one block. */
+int fanout_write_lines(fanout_host_t *h, const char *p, size_t n, err_t *e);
+/* Whether the run has ended (a request should stop). */
+int fanout_stopping(fanout_t *f);
+
+#endif

@@ -1,0 +1,314 @@
+# Fan-out end to end: one client, several real dservers on 127.0.0.1,
+# 127.0.0.2, 127.0.0.3 (their own ports). Each server works in its own
+# directory, so the relative name data.log is a different file on each:
+# that is how the tests split data across servers.
+# Usage: fanout.sh CASE
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/server_lib.sh"
+. "$(dirname "$0")/fanout_lib.sh"
+
+need_bin dcat dgrep dmap dtail
+
+# start N: N servers on 127.0.0.1..N.
+start() {
+  server_setup
+  chmod 755 "$T"
+  local i
+  for i in $(seq 1 "$1"); do
+    fanout_start "127.0.0.$i"
+  done
+}
+
+# gen SEED LINES: DTail STATS lines with a group (grp=gN) and an integer
+# value (lat) drawn at random.
+gen() {
+  awk -v seed="$1" -v n="$2" 'BEGIN { srand(seed);
+    for (i = 0; i < n; i++) {
+      g = int(rand() * 7); v = int(rand() * 10000); s = i % 60;
+      printf "INFO|1002-0711%02d|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|grp=g%d|lat=%d|seq=%d\n", s, g, v, i
+    } }'
+}
+
+# split SEED FILE N: each line of FILE to the data.log of a random server.
+split_random() {
+  awk -v seed="$1" -v n="$3" -v srv="$SRV" 'BEGIN { srand(seed) }
+    { k = int(rand() * n); print > (srv "/s" k "/data.log") }' "$2"
+}
+
+case ${1:-} in
+targets)
+  start 2
+  S0=${FANOUT_SERVERS[0]} S1=${FANOUT_SERVERS[1]}
+  echo a >"$SRV/s0/data.log"
+  echo b >"$SRV/s1/data.log"
+  # A file of servers: comments, blank lines, a duplicate.
+  printf '# the servers\n\n%s\n  %s  # second\n%s\n' "$S0" "$S1" "$S0" >"$T/servers.txt"
+  run file dcat "${FANOUT_FLAGS[@]}" --plain --servers "$T/servers.txt" --files data.log
+  expect_rc file 0
+  printf 'a\nb\n' >"$T/ab"
+  expect_multiset file "$OUT" "$T/ab"
+  # A comma list with duplicates (the same host:port twice): read once.
+  run dup dcat "${FANOUT_FLAGS[@]}" --plain --servers "$S0,$S1,$S1,$S0" --files data.log
+  expect_rc dup 0
+  expect_multiset dup "$OUT" "$T/ab"
+  # The summary counts de-duplicated servers.
+  run dup_summary dcat "${FANOUT_FLAGS[@]}" --servers "$S0,$S1,$S1" --files data.log
+  expect_contains dup_summary "$ERR" "|SUMMARY|servers=2|ok=2|failed=0|unfinished=0"
+  # --discovery COMMA and FILE, and a /regex/ filter over their lists.
+  run disc_comma dcat "${FANOUT_FLAGS[@]}" --plain --discovery "COMMA:$S0,$S1" --files data.log
+  expect_rc disc_comma 0
+  expect_multiset disc_comma "$OUT" "$T/ab"
+  run disc_file dcat "${FANOUT_FLAGS[@]}" --plain --discovery FILE --servers "$T/servers.txt" --files data.log
+  expect_rc disc_file 0
+  expect_multiset disc_file "$OUT" "$T/ab"
+  run disc_regex dcat "${FANOUT_FLAGS[@]}" --plain --discovery "FILE:$T/servers.txt" --servers '/^127\.0\.0\.2:/' --files data.log
+  expect_rc disc_regex 0
+  echo b >"$T/b"
+  expect_bytes disc_regex "$OUT" "$T/b"
+  # Usage errors exit 2 before connecting and name what is wrong.
+  printf '%s\nhost:notaport\n' "$S0" >"$T/bad.txt"
+  run bad_line dcat "${FANOUT_FLAGS[@]}" --servers "$T/bad.txt" --files data.log
+  expect_rc bad_line 2
+  expect_contains bad_line "$ERR" "bad.txt line 2"
+  run bad_module dcat "${FANOUT_FLAGS[@]}" --discovery DNS --files data.log
+  expect_rc bad_module 2
+  expect_contains bad_module "$ERR" 'unknown module "DNS"'
+  run regex_alone dcat "${FANOUT_FLAGS[@]}" --servers '/x/' --files data.log
+  expect_rc regex_alone 2
+  run regex_empty dcat "${FANOUT_FLAGS[@]}" --discovery "COMMA:$S0" --servers '/^nomatch/' --files data.log
+  expect_rc regex_empty 2
+  expect_contains regex_empty "$ERR" "no server to connect to"
+  run bad_port dcat "${FANOUT_FLAGS[@]}" --servers "$S0,[::1]:99999" --files data.log
+  expect_rc bad_port 2
+  # IPv6 literals in brackets (if this machine has ::1).
+  if "$DTAIL_BIN/dserver" --help >/dev/null 2>&1 && ip -6 addr show lo 2>/dev/null | grep -q '::1'; then
+    fanout_start ::1
+    echo c >"$SRV/s2/data.log"
+    run v6 dcat "${FANOUT_FLAGS[@]}" --plain --servers "${FANOUT_SERVERS[2]}" --files data.log
+    expect_rc v6 0
+    expect_lines v6 "$OUT" 1
+  else
+    note "no ::1 on this machine: IPv6 case skipped"
+  fi
+  fanout_stop_all
+  ;;
+cat)
+  start 3
+  gen 7 30000 >"$T/all.log"
+  split_random 11 "$T/all.log" 3
+  need_input "$SRV/s0/data.log" "$SRV/s1/data.log" "$SRV/s2/data.log"
+  run plain dcat "${FANOUT_FLAGS[@]}" --plain --servers "$(fanout_list)" --files data.log
+  expect_rc plain 0
+  expect_multiset plain "$OUT" "$T/all.log"
+  # REMOTE lines: every line whole, in DTail's format.
+  run remote dcat "${FANOUT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log
+  expect_rc remote 0
+  expect_lines remote "$OUT" 30000
+  bad=$(grep -cv '^REMOTE|[^|]*|100|[0-9]*|[^|]*|INFO|1002-0711[0-9][0-9]|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|grp=g[0-9]|lat=[0-9]*|seq=[0-9]*$' "$OUT")
+  [ "$bad" -eq 0 ] || fail "remote: $bad lines are not whole REMOTE lines"
+  expect_contains remote "$ERR" "|SUMMARY|servers=3|ok=3|failed=0|unfinished=0"
+  # dgrep through all of them.
+  run grep dgrep "${FANOUT_FLAGS[@]}" --plain --servers "$(fanout_list)" --files data.log --regex 'grp=g3\|'
+  expect_rc grep 0
+  grep 'grp=g3|' "$T/all.log" >"$T/g3"
+  need_input "$T/g3"
+  expect_multiset grep "$OUT" "$T/g3"
+  # Compressed lines give the same bytes.
+  run zstd dcat "${FANOUT_FLAGS[@]}" --plain --compress --servers "$(fanout_list)" --files data.log
+  expect_rc zstd 0
+  expect_multiset zstd "$OUT" "$T/all.log"
+  fanout_stop_all
+  ;;
+map)
+  # Property: for random splits of random data over 3 servers, dmap through
+  # all of them equals serverless dmap over the whole data.
+  start 3
+  Q='from STATS select grp,count($line),sum(lat),min(lat),max(lat),avg(lat),percentage(lat),percentile(lat),p50(lat),p99(lat),quantile(lat,0.75),$line,last(seq) group by grp'
+  for seed in 1 2 3; do
+    rm -f "$SRV"/s*/data.log
+    gen "$seed" $((5000 + seed * 3000)) >"$T/all.log"
+    split_random "$((seed + 100))" "$T/all.log" 3
+    for f in "$SRV"/s*/data.log; do need_input "$f"; done
+    run "local$seed" dmap --noColor --files "$T/all.log" --query "$Q outfile $T/local$seed.csv"
+    expect_rc "local$seed" 0
+    run "fan$seed" dmap "${FANOUT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log --query "$Q outfile $T/fan$seed.csv"
+    expect_rc "fan$seed" 0
+    need_input "$T/local$seed.csv" "$T/fan$seed.csv"
+    # Exact columns 1-8 (grp count sum min max avg percentage percentile)
+    # and the header; quantiles (9-11) within 2 %; $line is any line of the
+    # group, last(seq) the last seq of the group on one of the servers.
+    head -n 1 "$T/local$seed.csv" >"$T/h.l"
+    head -n 1 "$T/fan$seed.csv" >"$T/h.f"
+    expect_bytes "header$seed" "$T/h.f" "$T/h.l"
+    tail -n +2 "$T/local$seed.csv" | sort -t, -k1,1 >"$T/l.rows"
+    tail -n +2 "$T/fan$seed.csv" | sort -t, -k1,1 >"$T/f.rows"
+    cut -d, -f1-8 "$T/l.rows" >"$T/l.exact"
+    cut -d, -f1-8 "$T/f.rows" >"$T/f.exact"
+    expect_bytes "exact$seed" "$T/f.exact" "$T/l.exact"
+    expect_lines "groups$seed" "$T/f.rows" 7
+    paste -d, "$T/l.rows" "$T/f.rows" | awk -F, -v n=13 '
+      { for (c = 9; c <= 11; c++) { a = $c; b = $(c + n);
+          if (a == 0 ? b != 0 : (a - b) / a > 0.02 || (b - a) / a > 0.02) {
+            print "quantile column " c " of " $1 ": " b " vs " a; bad++ } } }
+      END { exit bad > 0 }' >"$T/q.err" || fail "quantiles$seed: $(head -n 3 "$T/q.err" | tr '\n' ' ')"
+    # last(seq): the last seq of that group in one server's part.
+    for f in "$SRV"/s*/data.log; do
+      awk -F'|' '{ g = $11; sub("grp=", "", g); s = $13; sub("seq=", "", s); last[g] = s }
+        END { for (g in last) print g "," last[g] }' "$f"
+    done | sort >"$T/lasts"
+    awk -F, '{ print $1 "," $13 }' "$T/f.rows" | sort >"$T/f.last"
+    missing=$(comm -23 "$T/f.last" "$T/lasts" | head -n 3)
+    [ -z "$missing" ] || fail "last$seed: not the last seq of any server's part: $missing"
+  done
+  # The table on the terminal form (no outfile) as serverless: the same
+  # groups and values.
+  Q2='from STATS select count($line),sum(lat),max(lat) group by grp order by count($line)'
+  run local_table dmap --noColor --files "$T/all.log" --query "$Q2"
+  run fan_table dmap "${FANOUT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log --query "$Q2"
+  expect_rc fan_table 0
+  expect_bytes fan_table "$T/fan_table.out" "$T/local_table.out"
+  fanout_stop_all
+  ;;
+refused)
+  # A port nothing listens on: reported at once, the others carry on.
+  start 2
+  echo a >"$SRV/s0/data.log"
+  echo b >"$SRV/s1/data.log"
+  fanout_kill 1
+  DEAD=${FANOUT_SERVERS[1]}
+  run refused dcat "${FANOUT_FLAGS[@]}" --plain --servers "${FANOUT_SERVERS[0]},$DEAD" --files data.log
+  expect_rc refused 1
+  echo a >"$T/a"
+  expect_bytes refused "$OUT" "$T/a"
+  expect_contains refused "$ERR" "$DEAD|cannot connect"
+  # Not plain: the CLIENT line and the summary naming it.
+  run summary dcat "${FANOUT_FLAGS[@]}" --servers "${FANOUT_SERVERS[0]},$DEAD" --files data.log
+  expect_rc summary 1
+  expect_contains summary "$ERR" "|ERROR|$DEAD|cannot connect"
+  expect_contains summary "$ERR" "|SUMMARY|servers=2|ok=1|failed=1|unfinished=0"
+  expect_contains summary "$ERR" "|ERROR|SUMMARY|$DEAD|cannot connect"
+  # --quiet: no summary, the failure still reported, still exit 1.
+  run quiet dcat "${FANOUT_FLAGS[@]}" --quiet --servers "${FANOUT_SERVERS[0]},$DEAD" --files data.log
+  expect_rc quiet 1
+  grep -q SUMMARY "$ERR" && fail "quiet: a summary was printed"
+  expect_contains quiet "$ERR" "|ERROR|$DEAD|cannot connect"
+  # dmap: the result of the servers that answered, exit 1.
+  run map dmap "${FANOUT_FLAGS[@]}" --servers "${FANOUT_SERVERS[0]},$DEAD" --files data.log --query 'select count($line)'
+  expect_rc map 1
+  expect_contains map "$OUT" "            1"
+  fanout_stop_all
+  ;;
+blackhole)
+  # A server that accepts TCP but never speaks (stopped): the handshake
+  # times out after Common.SSHConnectTimeoutMs; the other server's output
+  # is complete long before.
+  start 2
+  echo a >"$SRV/s0/data.log"
+  echo b >"$SRV/s1/data.log"
+  kill -STOP "${FANOUT_PIDS[1]}"
+  printf '{"Common": {"SSHConnectTimeoutMs": 1500}}\n' >"$T/client.json"
+  t0=$(date +%s%N)
+  run hole dcat "${FANOUT_FLAGS[@]}" --cfg "$T/client.json" --servers "$(fanout_list)" --files data.log
+  t1=$(date +%s%N)
+  kill -CONT "${FANOUT_PIDS[1]}"
+  expect_rc hole 1
+  expect_contains hole "$OUT" "|a"
+  expect_contains hole "$ERR" "|ERROR|${FANOUT_SERVERS[1]}|"
+  ms=$(((t1 - t0) / 1000000))
+  note "blackhole run took $ms ms (connect timeout 1500 ms)"
+  [ "$ms" -ge 1400 ] && [ "$ms" -lt 8000 ] || fail "hole: took $ms ms, want about 1.5 s"
+  fanout_stop_all
+  ;;
+badkey)
+  # One server knows another key: its refusal is reported, the other reads.
+  start 1
+  ssh-keygen -q -t ed25519 -N '' -f "$T/other" || die "ssh-keygen"
+  mkdir -p "$SRV/cache2" && chmod 755 "$SRV/cache2"
+  cp "$T/other.pub" "$SRV/cache2/$SERVER_USER.authorized_keys"
+  chmod 644 "$SRV/cache2/$SERVER_USER.authorized_keys"
+  sed "s#$SRV/cache\"#$SRV/cache2\"#" "$SERVER_CFG" >"$SRV/other.json"
+  SERVER_CFG=$SRV/other.json fanout_start 127.0.0.2
+  echo a >"$SRV/s0/data.log"
+  echo b >"$SRV/s1/data.log"
+  run badkey dcat "${FANOUT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log
+  expect_rc badkey 1
+  expect_contains badkey "$OUT" "|a"
+  expect_contains badkey "$ERR" "|ERROR|${FANOUT_SERVERS[1]}|authentication failed"
+  fanout_stop_all
+  ;;
+denied)
+  # A file one server cannot read: its server reports it, exit 1, the
+  # other server's lines are all there.
+  start 2
+  echo a >"$SRV/s0/data.log"
+  echo b >"$SRV/s1/data.log"
+  chmod 000 "$SRV/s1/data.log"
+  run denied dcat "${FANOUT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log
+  expect_rc denied 1
+  expect_contains denied "$OUT" "|a"
+  grep -q '|b$' "$OUT" && fail "denied: the unreadable file was read"
+  expect_contains denied "$ERR" "data.log"
+  fanout_stop_all
+  ;;
+dies)
+  # A server killed mid-query: reported, the others complete, exit 1.
+  start 3
+  gen 5 400000 >"$SRV/s2/data.log"
+  echo a >"$SRV/s0/data.log"
+  echo b >"$SRV/s1/data.log"
+  # stdout is a pipe read slowly, so the big server is still sending when
+  # it is killed.
+  ( sleep 1; kill -KILL "${FANOUT_PIDS[2]}" ) &
+  killer=$!
+  run_sh dies "'$DTAIL_BIN/dcat' --key '$SERVER_KEY' --trustAllHosts --plain --servers '$(fanout_list)' --files data.log | { sleep 2; cat; } >'$T/dies.lines'"
+  wait "$killer"
+  expect_rc dies 1
+  grep -qx a "$T/dies.lines" || fail "dies: the line of server 0 is missing"
+  grep -qx b "$T/dies.lines" || fail "dies: the line of server 1 is missing"
+  n=$(wc -l <"$T/dies.lines")
+  [ "$n" -lt 400002 ] || fail "dies: all $n lines arrived: the server was not killed mid-query"
+  expect_contains dies "$ERR" "${FANOUT_SERVERS[2]}|"
+  FANOUT_PIDS[2]=
+  fanout_stop_all
+  ;;
+sigint)
+  # First Ctrl-C: the connection stats; a second one within 3 s ends the
+  # run. A stopped server keeps the run going (a long connect timeout).
+  start 2
+  echo a >"$SRV/s0/data.log"
+  echo b >"$SRV/s1/data.log"
+  kill -STOP "${FANOUT_PIDS[1]}"
+  printf '{"Common": {"SSHConnectTimeoutMs": 60000}}\n' >"$T/client.json"
+  # Signalled directly (timeout(1) would take the SIGINT itself); a
+  # watchdog bounds the run.
+  "$DTAIL_BIN/dcat" "${FANOUT_FLAGS[@]}" --cfg "$T/client.json" \
+    --servers "$(fanout_list)" --files data.log >"$T/int.out" 2>"$T/int.err" &
+  pid=$!
+  ( for k in $(seq 1 300); do sleep 0.1; kill -0 "$pid" 2>/dev/null || exit 0; done
+    kill -KILL "$pid" 2>/dev/null ) &
+  watchdog=$!
+  E2E_RUNS=$((E2E_RUNS + 1))
+  sleep 1
+  kill -INT "$pid"
+  sleep 0.5
+  kill -0 "$pid" 2>/dev/null || fail "sigint: the first Ctrl-C ended the run"
+  kill -INT "$pid"
+  t0=$(date +%s)
+  wait "$pid"
+  rc=$?
+  kill "$watchdog" 2>/dev/null
+  kill -CONT "${FANOUT_PIDS[1]}"
+  [ $(($(date +%s) - t0)) -le 3 ] || fail "sigint: the second Ctrl-C did not end the run at once"
+  [ "$rc" -ne 137 ] || fail "sigint: still running at the bound"
+  expect_contains sigint "$T/int.err" "Hint: Hit Ctrl+C again to exit"
+  expect_contains sigint "$T/int.err" "Connection stats: connected="
+  expect_contains sigint "$T/int.err" "|servers=2|"
+  expect_contains sigint "$T/int.out" "|a"
+  expect_contains sigint "$T/int.err" "${FANOUT_SERVERS[1]}|interrupted"
+  fanout_stop_all
+  ;;
+*)
+  die "unknown case ${1:-}"
+  ;;
+esac
+finish
