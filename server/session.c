@@ -17,6 +17,7 @@
 #include "exec/scan/targets.h"
 #include "parser/parser.h"
 #include "server/permissions.h"
+#include "server/auth.h"
 #include "wire/batch.h"
 #include "wire/frame.h"
 #include "wire/msg.h"
@@ -473,6 +474,11 @@ static int run_request(session_t *ss, const wire_request_t *rq, err_t *e)
         atomic_fetch_add(&ss->env->counters->requests, 1);
     LOG_INFO("Request|%s@%s|%s|%s", ss->env->user, ss->env->hostname, wire_kind_name(rq->kind),
              rq->files);
+    /* The health user logs in with a well-known password: it may ask how
+     * the server is, nothing else (DTail gives it the health handler only). */
+    if (strcmp(ss->env->user, AUTH_HEALTH_USER) == 0 && rq->kind != WIRE_KIND_HEALTH)
+        return session_send_end(ss, WIRE_END_FAILED,
+                                "user " AUTH_HEALTH_USER " may only ask for health");
     switch (rq->kind) {
     case WIRE_KIND_HEALTH:
         if (session_send_message(ss, LOG_INFO, "OK") < 0)

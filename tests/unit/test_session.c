@@ -401,6 +401,35 @@ static void test_health(void **state)
     stop(&sv, fd);
 }
 
+/* The health user (a well-known password) may ask for health only. */
+static void test_health_user_reads_nothing(void **state)
+{
+    (void)state;
+    char saved[sizeof user];
+    memcpy(saved, user, sizeof user);
+    snprintf(user, sizeof user, "DTAIL-HEALTH");
+    server_t sv;
+    int fd = start(&sv);
+    stream_t s = sock_stream(&fd);
+    wire_reader_t r;
+    open_session(&s, &r);
+    char path[512];
+    snprintf(path, sizeof path, "%s/allowed/app.log", dir);
+    wire_request_t rq = {.kind = WIRE_KIND_CAT, .files = path, .regex = "", .query = ""};
+    reply_t rep;
+    request(&s, &r, &rq, &rep);
+    assert_int_equal(rep.end, WIRE_END_FAILED);
+    assert_int_equal(rep.len, 0);
+    reply_free(&rep);
+    wire_request_t hq = {.kind = WIRE_KIND_HEALTH, .files = "", .regex = "", .query = ""};
+    request(&s, &r, &hq, &rep);
+    assert_int_equal(rep.end, WIRE_END_OK);
+    reply_free(&rep);
+    wire_reader_free(&r);
+    stop(&sv, fd);
+    memcpy(user, saved, sizeof user);
+}
+
 static void test_disconnect_mid_stream(void **state)
 {
     (void)state;
@@ -483,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_denials),
         cmocka_unit_test(test_map_equals_serverless),
         cmocka_unit_test(test_health),
+        cmocka_unit_test(test_health_user_reads_nothing),
         cmocka_unit_test(test_disconnect_mid_stream),
         cmocka_unit_test(test_malformed_frame),
         cmocka_unit_test(test_dtail41_client),
