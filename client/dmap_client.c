@@ -134,6 +134,7 @@ int dmap_client_main(int argc, char **argv)
         .n_targets = targets.n,
         .quiet = o.quiet || o.plain,
         .color = client_colors(&o, &cfg),
+        .memory_limit = (size_t)o.memory_limit_bytes,
     };
     dmap_run(&job, &run);
     target_list_free(&targets);

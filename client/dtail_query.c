@@ -187,6 +187,10 @@ int dtail_query_open(dtail_query_t **out, const cli_opts_t *o, const config_t *c
         .max_line_len = cfg->max_line_len,
         .env = {.hostname = host, .timezone = d->tz, .timeoffset = d->tzoff},
         .n_threads = 1,
+        /* Interval reports take every group back (mapscan_take), spilled
+         * ones too: the limit bounds the tables between two reports. */
+        .memory_limit = o->memory_limit_bytes ? (size_t)o->memory_limit_bytes
+                                              : mapscan_default_memory_limit(),
     };
     d->color = client_colors(o, cfg);
     d->stop = stop;
