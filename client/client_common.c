@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -46,10 +45,6 @@ int client_setup(const cli_opts_t *o, config_t *cfg, char *host, size_t host_cap
         log_level_parse(o->log_level, &log_level);
     if (o->max_line_len)
         cfg->max_line_len = (size_t)o->max_line_len;
-    /* dcat, dgrep and dmap run through a server (client/remote.h). */
-    if (o->tool == CLI_DTAIL && o->servers && *o->servers && strcasecmp(o->servers, "serverless") != 0)
-        return err_set(e, ERR_USAGE, "--servers: dtail through a server is not available yet in this "
-                                     "build; run without --servers to follow local files");
     return 0;
 }
 

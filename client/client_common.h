@@ -26,7 +26,7 @@ int client_usage_error(const char *tool, const err_t *e);
 
 /* Host name (into host), config file, DTail's integration mode, log level
  * (warn by default serverless, then the config, then --logLevel),
- * --maxLineLength; refuses --servers for dtail until it has server mode. */
+ * --maxLineLength. */
 int client_setup(const cli_opts_t *o, config_t *cfg, char *host, size_t host_cap, err_t *e);
 
 /* Colours: --color always forces them; --plain, --noColor, --color never,

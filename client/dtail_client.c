@@ -25,6 +25,7 @@
 #include "base/outbuf.h"
 #include "client/client_common.h"
 #include "client/dtail_query.h"
+#include "client/remote.h"
 #include "exec/linescan.h"
 #include "exec/scan/follow.h"
 #include "exec/scan/targets.h"
@@ -428,6 +429,12 @@ int dtail_client_main(int argc, char **argv)
         return client_usage_error("dtail", &e);
     }
     t.matcher = &m;
+    if (remote_wanted(&o)) {   /* the pattern was checked here, it runs there */
+        int status = remote_tail_main(&o, &cfg, &t.rs);
+        matcher_free(&m);
+        cli_free(&o);
+        return status;
+    }
     t.format = o.plain ? LINE_PLAIN : client_colors(&o, &cfg) ? LINE_COLOR : LINE_REMOTE;
     if (o.query && dtail_query_open(&t.query, &o, &cfg, host, &stop_flag, &e) < 0) {
         matcher_free(&m);

@@ -69,6 +69,10 @@ int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
 int remote_scan_main(const cli_opts_t *o, enum cli_tool tool, const config_t *cfg,
                      client_run_t *rs);
 
+/* dtail through servers: follow the files on every server, reconnecting
+ * with backoff; returns the exit status. */
+int remote_tail_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs);
+
 #include "parser/plan.h"
 
 /* dmap through servers: the plan was parsed here (errors exit 2 before

@@ -307,6 +307,37 @@ sigint)
   expect_contains sigint "$T/int.err" "${FANOUT_SERVERS[1]}|interrupted"
   fanout_stop_all
   ;;
+tail)
+  # dtail through two servers: lines written on both arrive; server 2 is
+  # killed and started again on its port, and the client reconnects (2 s
+  # backoff) and follows again. The run ends at --timeout with exit 0.
+  start 2
+  : >"$SRV/s0/data.log"
+  : >"$SRV/s1/data.log"
+  chmod 666 "$SRV/s0/data.log" "$SRV/s1/data.log"
+  PORT1=${FANOUT_SERVERS[1]##*:}
+  ( sleep 1.5
+    echo x1 >>"$SRV/s0/data.log"; echo y1 >>"$SRV/s1/data.log"
+    sleep 1
+    kill -KILL "${FANOUT_PIDS[1]}" ) &
+  writer=$!
+  RUN_TIMEOUT=25 run_sh tail_bg "'$DTAIL_BIN/dtail' --key '$SERVER_KEY' --trustAllHosts --plain --timeout 10 --servers '$(fanout_list)' --files data.log" &
+  runner=$!
+  wait "$writer"
+  sleep 0.5
+  FANOUT_PORT=$PORT1 FANOUT_DIR=$SRV/s1 fanout_start 127.0.0.2
+  sleep 4
+  echo y2 >>"$SRV/s1/data.log"
+  echo x2 >>"$SRV/s0/data.log"
+  wait "$runner"
+  E2E_RUNS=$((E2E_RUNS + 1))
+  OUT=$T/tail_bg.out ERR=$T/tail_bg.err
+  printf 'x1\ny1\nx2\ny2\n' >"$T/want"
+  expect_multiset tail "$OUT" "$T/want"
+  expect_contains tail "$ERR" "${FANOUT_SERVERS[1]}|"
+  FANOUT_PIDS[1]=
+  fanout_stop_all
+  ;;
 *)
   die "unknown case ${1:-}"
   ;;

@@ -7,6 +7,8 @@
 #                                 relative file name reads a different file
 #                                 on each server); appends to FANOUT_PIDS,
 #                                 FANOUT_SERVERS (ADDR:PORT), FANOUT_LOGS
+#                                 (FANOUT_PORT=P, FANOUT_DIR=D: on port P in
+#                                 D, e.g. to restart a killed server as it was)
 #   fanout_kill I                 SIGKILL server I (0-based)
 #   FANOUT_PIDS                   the dserver processes (for kill -STOP)
 #   fanout_stop_all               SIGTERM every server still running; each
@@ -33,13 +35,15 @@ trap fanout_cleanup EXIT
 
 fanout_start() {
   local addr=$1; shift
+  local want_port=${FANOUT_PORT:-0}
   local as_user=() i=${#FANOUT_PIDS[@]} port= pid
   [ "$(id -u)" -eq 0 ] && as_user=(--user nobody)
   local log=$SRV/dserver.$i.log
-  mkdir -p "$SRV/s$i" && chmod 755 "$SRV/s$i"
+  local dir=${FANOUT_DIR:-$SRV/s$i}
+  mkdir -p "$dir" && chmod 755 "$dir"
   : >"$log"
-  cd "$SRV/s$i" || die "cd $SRV/s$i"
-  timeout -k 5 "${SERVER_LIFETIME:-300}" "$DTAIL_BIN/dserver" --cfg "$SERVER_CFG" --port 0 \
+  cd "$dir" || die "cd $dir"
+  timeout -k 5 "${SERVER_LIFETIME:-300}" "$DTAIL_BIN/dserver" --cfg "$SERVER_CFG" --port "$want_port" \
     --bindAddress "$addr" --logger stdout --logLevel "${SERVER_LOG_LEVEL:-info}" \
     "${as_user[@]}" "$@" >>"$log" 2>&1 </dev/null &
   pid=$!
