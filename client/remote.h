@@ -69,6 +69,12 @@ int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
 int remote_scan_main(const cli_opts_t *o, enum cli_tool tool, const config_t *cfg,
                      client_run_t *rs);
 
+/* The lines requests (cat, grep, tail) through every server: kind, the
+ * pattern, a client deadline (0: none), follow (tail: reconnect with
+ * backoff; the deadline is the normal end). Returns the exit status. */
+int remote_lines_run(const cli_opts_t *o, const config_t *cfg, uint8_t kind, const char *regex,
+                     long long deadline_s, int follow, client_run_t *rs);
+
 /* dtail through servers: follow the files on every server, reconnecting
  * with backoff; returns the exit status. */
 int remote_tail_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs);

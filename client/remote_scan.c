@@ -29,8 +29,8 @@ static int run_scan(void *ctx, fanout_host_t *h, err_t *e)
     return remote_request(&h->c, &rq, NULL, &hd, &h->rs, e);
 }
 
-int remote_scan_main(const cli_opts_t *o, enum cli_tool tool, const config_t *cfg,
-                     client_run_t *rs)
+int remote_lines_run(const cli_opts_t *o, const config_t *cfg, uint8_t kind, const char *regex,
+                     long long deadline_s, int follow, client_run_t *rs)
 {
     err_t e;
     err_clear(&e);
@@ -44,7 +44,7 @@ int remote_scan_main(const cli_opts_t *o, enum cli_tool tool, const config_t *cf
     }
     sr->compress = o->compress;
     sr->rq = (wire_request_t){
-        .kind = tool == CLI_DGREP ? WIRE_KIND_GREP : WIRE_KIND_CAT,
+        .kind = kind,
         .render = o->plain ? WIRE_RENDER_PLAIN
                            : client_colors(o, cfg) ? WIRE_RENDER_COLOR : WIRE_RENDER_REMOTE,
         .flags = (o->invert ? WIRE_REQ_INVERT : 0) | (o->quiet ? WIRE_REQ_QUIET : 0),
@@ -52,11 +52,11 @@ int remote_scan_main(const cli_opts_t *o, enum cli_tool tool, const config_t *cf
         .after = (uint64_t)o->after,
         .max = (uint64_t)o->max,
         .files = files,
-        .regex = (char *)(tool == CLI_DGREP && o->regex ? o->regex : ""),
+        .regex = (char *)regex,
         .query = "",
     };
-    fanout_opts_t fo = {.o = o, .cfg = cfg};
-    fanout_ops_t ops = {.ctx = sr, .run = run_scan};
+    fanout_opts_t fo = {.o = o, .cfg = cfg, .deadline_s = deadline_s, .deadline_is_end = follow};
+    fanout_ops_t ops = {.ctx = sr, .run = run_scan, .retry = follow};
     int abandoned;
     int status = fanout_run(&fo, &ops, rs, &abandoned);
     if (!abandoned) {
@@ -64,4 +64,11 @@ int remote_scan_main(const cli_opts_t *o, enum cli_tool tool, const config_t *cf
         free(sr);
     }
     return status;
+}
+
+int remote_scan_main(const cli_opts_t *o, enum cli_tool tool, const config_t *cfg,
+                     client_run_t *rs)
+{
+    return remote_lines_run(o, cfg, tool == CLI_DGREP ? WIRE_KIND_GREP : WIRE_KIND_CAT,
+                            tool == CLI_DGREP && o->regex ? o->regex : "", 0, 0, rs);
 }
