@@ -25,6 +25,7 @@
 #include "base/outbuf.h"
 #include "client/client_common.h"
 #include "client/dtail_query.h"
+#include "client/interrupt.h"
 #include "client/remote.h"
 #include "exec/linescan.h"
 #include "exec/scan/follow.h"
@@ -34,7 +35,6 @@
 #define OUTPUT_BLOCK (256 * 1024)
 #define RESCAN_MS 1000
 #define DEFAULT_SHUTDOWN_AFTER 86400
-#define SECOND_INTERRUPT_S 3
 
 /* ---- the colour table -------------------------------------------------- */
 
@@ -76,46 +76,6 @@ static void print_color_table(int wide)
     }
     outbuf_flush(&out);
     outbuf_free(&out);
-}
-
-/* ---- stopping ------------------------------------------------------------ */
-
-static volatile int stop_flag;
-static volatile sig_atomic_t interrupts;
-static volatile sig_atomic_t last_interrupt;
-
-static void on_interrupt(int sig)
-{
-    (void)sig;
-    time_t now = time(NULL);
-    if (interrupts && now - last_interrupt <= SECOND_INTERRUPT_S) {
-        stop_flag = 1;
-        return;
-    }
-    interrupts++;
-    last_interrupt = (sig_atomic_t)now;
-    static const char hint[] = " Hint: Hit Ctrl+C again to exit\n";
-    ssize_t w = write(STDERR_FILENO, hint, sizeof hint - 1);
-    (void)w;
-}
-
-static void on_terminate(int sig)
-{
-    (void)sig;
-    stop_flag = 1;
-}
-
-static void install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigaction(SIGINT, &sa, NULL);
-    sa.sa_handler = on_terminate;
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sigaction(SIGQUIT, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
 }
 
 /* ---- followed files ----------------------------------------------------- */
@@ -173,7 +133,7 @@ static int write_stdout(void *ctx, const char *p, size_t n, int *err)
     }
     pthread_mutex_unlock(&so->mu);
     if (so->failed)
-        stop_flag = 1;
+        interrupt_stop = 1;
     return so->failed ? -1 : rc;
 }
 
@@ -217,7 +177,7 @@ static void scan_lines(tail_run_t *t, const char *path, const char *source_id, i
         return;
     }
     line_sink_set_source(&sink, source_id);
-    follow_opts_t fo = {.from_start = from_start, .stop = &stop_flag,
+    follow_opts_t fo = {.from_start = from_start, .stop = &interrupt_stop,
                         .idle = flush_idle, .idle_ctx = &out};
     input_t *in = NULL;
     if (linescan_init(&scan, &lo, &e) == 0) {
@@ -247,7 +207,7 @@ static void *follow_query(void *arg)
     follower_t *f = arg;
     err_t e;
     err_clear(&e);
-    follow_opts_t fo = {.from_start = f->from_start, .stop = &stop_flag};
+    follow_opts_t fo = {.from_start = f->from_start, .stop = &interrupt_stop};
     input_t *in = follow_open(f->path, &fo, &e);
     if (!in || dtail_query_follow(f->run->query, in, f->path, f->source_id, &e) < 0)
         report(f->run, &e);
@@ -361,7 +321,9 @@ static void sleep_ms(long long ms)
 static void supervise(tail_run_t *t, long long deadline_ms)
 {
     long long next_scan = now_ms() + RESCAN_MS;
-    while (!stop_flag) {
+    while (!interrupt_stop) {
+        if (interrupt_take_stats_request())
+            interrupt_print_hint();
         long long now = now_ms();
         if (deadline_ms > 0 && now >= deadline_ms)
             break;
@@ -378,7 +340,7 @@ static void supervise(tail_run_t *t, long long deadline_ms)
         }
         sleep_ms(50);
     }
-    stop_flag = 1;
+    interrupt_stop = 1;
 }
 
 static int has_files(const cli_opts_t *o)
@@ -436,12 +398,12 @@ int dtail_client_main(int argc, char **argv)
         return status;
     }
     t.format = o.plain ? LINE_PLAIN : client_colors(&o, &cfg) ? LINE_COLOR : LINE_REMOTE;
-    if (o.query && dtail_query_open(&t.query, &o, &cfg, host, &stop_flag, &e) < 0) {
+    if (o.query && dtail_query_open(&t.query, &o, &cfg, host, &interrupt_stop, &e) < 0) {
         matcher_free(&m);
         cli_free(&o);
         return client_usage_error("dtail", &e);
     }
-    install_signals();
+    interrupt_install();
     long long limit_s = o.shutdown_after ? o.shutdown_after : DEFAULT_SHUTDOWN_AFTER;
     if (o.timeout > 0 && o.timeout < limit_s)
         limit_s = o.timeout;
@@ -469,7 +431,7 @@ int dtail_client_main(int argc, char **argv)
         target_list_free(&tl);
         supervise(&t, deadline);
     }
-    stop_flag = 1;
+    interrupt_stop = 1;
     for (size_t i = 0; i < t.n_followers; i++) {
         follower_t *f = t.followers[i];
         if (f->started)

@@ -1,6 +1,7 @@
 /* fanout.c: host threads, the handshake throttle, failure reports, the
  * main loop (deadline, signals, ticks) and the summary. */
 #include "client/fanout.h"
+#include "client/interrupt.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -14,48 +15,8 @@
 
 #define DEFAULT_PORT 2222
 #define TICK_MS 100
-#define SECOND_INTERRUPT_S 3
 #define BACKOFF_FIRST_MS 2000
 #define BACKOFF_MAX_MS 60000
-
-/* ---- signals (one run per process) -------------------------------------- */
-
-static volatile sig_atomic_t sig_stop;          /* end the run */
-static volatile sig_atomic_t sig_interrupts;    /* Ctrl-C presses */
-static volatile sig_atomic_t sig_last;          /* time of the last one */
-static volatile sig_atomic_t sig_show_stats;    /* the main loop prints them */
-
-static void on_interrupt(int sig)
-{
-    (void)sig;
-    time_t now = time(NULL);
-    if (sig_interrupts && now - sig_last <= SECOND_INTERRUPT_S) {
-        sig_stop = 1;
-        return;
-    }
-    sig_interrupts++;
-    sig_last = (sig_atomic_t)now;
-    sig_show_stats = 1;
-}
-
-static void on_terminate(int sig)
-{
-    (void)sig;
-    sig_stop = 1;
-}
-
-static void install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigaction(SIGINT, &sa, NULL);
-    sa.sa_handler = on_terminate;
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sigaction(SIGQUIT, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-}
 
 /* ---- time ---------------------------------------------------------------- */
 
@@ -84,7 +45,7 @@ int fanout_stopping(fanout_t *f)
     pthread_mutex_lock(&f->mu);
     int s = f->stopping;
     pthread_mutex_unlock(&f->mu);
-    return s || sig_stop;
+    return s || interrupt_stop;
 }
 
 int fanout_write_lines(fanout_host_t *h, const char *p, size_t n, err_t *e)
@@ -269,9 +230,7 @@ static void print_stats(fanout_t *f)
     pthread_mutex_lock(&f->mu);
     size_t connected = f->n_connected, n = f->targets.n, throttled = f->n_throttled;
     pthread_mutex_unlock(&f->mu);
-    static const char hint[] = " Hint: Hit Ctrl+C again to exit\n";
-    ssize_t w = write(STDERR_FILENO, hint, sizeof hint - 1);
-    (void)w;
+    interrupt_print_hint();
     fprintf(stderr, "Connection stats: connected=%zu|servers=%zu|connected%%=%zu|throttle=%zu\n",
             connected, n, n ? connected * 100 / n : 0, throttled);
 }
@@ -370,7 +329,7 @@ int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *r
     pthread_cond_init(&f->slot_cv, NULL);
     f->slots = (int)(o->cpc ? o->cpc : FANOUT_DEFAULT_CPC) * ncpu();
     srand((unsigned)(time(NULL) ^ getpid()));
-    install_signals();
+    interrupt_install();
 
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -401,14 +360,12 @@ int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *r
         abs_in(&ts, TICK_MS);
         pthread_cond_timedwait(&f->cv, &f->mu, &ts);
         pthread_mutex_unlock(&f->mu);
-        if (sig_show_stats) {
-            sig_show_stats = 0;
+        if (interrupt_take_stats_request())
             print_stats(f);
-        }
         if (ops->tick)
             ops->tick(ops->ctx);
         pthread_mutex_lock(&f->mu);
-        if (sig_stop) {
+        if (interrupt_stop) {
             how = END_SIGNAL;
             break;
         }
