@@ -105,10 +105,16 @@ run() {
 run warm "$BIN/dgrep" "${FLAGS[@]}" --servers "$SERVERS,$ALL" --plain --files data.log --regex nomatch
 rm -f "$T"/warm.*
 
+# The client's own base (libraries, one connection): the same dgrep through
+# one server. Per server is what each further server adds.
+run base "$BIN/dgrep" "${FLAGS[@]}" --servers "${SERVERS%%,*}" --files data.log --regex 'grp=g7\|'
+BASE_RSS=$RSS
+echo "client through one server: peak RSS $BASE_RSS KiB"
+
 report() { # NAME
   local per
-  per=$(echo "scale=1; $RSS / $N" | bc)
-  printf '%-14s %8.2f s  connect %5s ms  peak RSS %7d KiB (%s KiB per server)  %9d lines  %10.0f lines/s\n' \
+  per=$(echo "scale=1; ($RSS - $BASE_RSS) / ($N - 1)" | bc)
+  printf '%-14s %8.2f s  connect %5s ms  peak RSS %7d KiB (+%s KiB per further server)  %9d lines  %10.0f lines/s\n' \
     "$1" "$WALL" "${CONNECT:-?}" "$RSS" "$per" "$OUTLINES" "$(echo "$OUTLINES / $WALL" | bc -l)"
 }
 

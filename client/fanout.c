@@ -4,6 +4,7 @@
 #include "client/interrupt.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,9 @@
 
 #define DEFAULT_PORT 2222
 #define TICK_MS 100
+#define FANOUT_READ_BUDGET ((size_t)16 << 20)  /* in flight from all servers */
+#define FANOUT_READ_MIN ((size_t)128 << 10)
+#define FANOUT_READ_MAX ((size_t)4 << 20)
 #define BACKOFF_FIRST_MS 2000
 #define BACKOFF_MAX_MS 60000
 
@@ -317,6 +321,18 @@ int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *r
     int def_port = o->port ? (int)o->port : fo->cfg->ssh_port ? fo->cfg->ssh_port : DEFAULT_PORT;
     if (fanout_targets_parse(&f->targets, o->servers, o->discovery, def_port, &e) < 0)
         return client_usage_error(rs->tool, &e);
+    /* Servers share the client's memory: what each may have in flight (its
+     * read size, and so its SSH window) shrinks as their number grows. One
+     * server still gets the transport's full 4 MiB for long round trips. */
+    size_t per_server = FANOUT_READ_BUDGET / f->targets.n;
+    if (per_server < FANOUT_READ_MIN)
+        per_server = FANOUT_READ_MIN;
+    for (size_t i = 0; f->targets.n > 1 && i < f->targets.n; i++)
+        f->targets.items[i].read_max = per_server < FANOUT_READ_MAX ? per_server : FANOUT_READ_MAX;
+    /* One malloc arena per connection thread holds freed buffers of its
+     * own; a few shared arenas keep the client's memory per server small. */
+    if (f->targets.n > 8)
+        mallopt(M_ARENA_MAX, 4);
     f->hosts = calloc(f->targets.n, sizeof *f->hosts);
     if (!f->hosts) {
         err_set(&e, ERR_NOMEM, "out of memory");

@@ -23,6 +23,8 @@ typedef struct fanout_target {
     char host[256];       /* name or address, without brackets */
     int port;             /* 1..65535 */
     char name[300];       /* host:port ([v6]:port) for messages */
+    size_t read_max;      /* largest read from its channel: what one server may
+                             buffer in the client (0: the transport's default) */
 } fanout_target_t;
 
 typedef struct fanout_targets {

@@ -55,6 +55,7 @@ int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t 
         .key_path = o->key,
         .trust_all_hosts = o->trust_all_hosts,
         .connect_timeout_ms = cfg->ssh_connect_timeout_ms,
+        .read_max = t->read_max,
     };
     if (ssh_client_open(t->host, t->port, &so, &c->s, e) < 0)
         return -1;
@@ -62,6 +63,7 @@ int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t 
         stream_close(&c->s);
         return -1;
     }
+    c->r.chunk = t->read_max;
     c->open = 1;
     wire_buf_t b = {0};
     wire_hello_t mine;

@@ -27,6 +27,9 @@ typedef struct ssh_client_opts {
     int connect_timeout_ms;    /* Common.SSHConnectTimeoutMs, default 2000 */
     int no_host_key_check;     /* dtailhealth: DTail's health check trusts any host key
                                   and records none */
+    size_t read_max;           /* largest read from the channel, which is also how
+                                  far libssh lets the receive window grow: the
+                                  client memory one server may fill; 0: 4 MiB */
 } ssh_client_opts_t;
 
 /* Connects to host:port, authenticates, opens a session channel with a

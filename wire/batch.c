@@ -13,6 +13,12 @@
 #define STAGE_MAX (256u * 1024)
 /* A frame never carries more than this (well under WIRE_MAX_PAYLOAD). */
 #define FRAME_MAX (8u * 1024 * 1024)
+/* Frames end at the last line end before this size: a client holds a whole
+ * frame per server before it writes it out, so with many servers the frame
+ * size is the client's memory per server; 256 KiB writes still run at the
+ * transport's full speed. Only a line longer than this makes a frame
+ * longer (up to FRAME_MAX, beyond which a line is cut). */
+#define FRAME_TARGET (256u * 1024)
 
 int wire_batch_init(wire_batch_t *b, stream_t *s, pthread_mutex_t *mu, int zlevel, err_t *e)
 {
@@ -121,8 +127,12 @@ int wire_batch_sink(void *ctx, const char *p, size_t n, int *err)
 {
     wire_batch_t *b = ctx;
     while (n > 0) {
-        size_t chunk = n < FRAME_MAX - b->carry_len ? n : FRAME_MAX - b->carry_len;
-        const char *nl = memrchr(p, '\n', chunk);
+        size_t room = FRAME_MAX - b->carry_len;
+        size_t chunk = n < room ? n : room;
+        size_t target = b->carry_len < FRAME_TARGET ? FRAME_TARGET - b->carry_len : 1;
+        const char *nl = memrchr(p, '\n', chunk < target ? chunk : target);
+        if (!nl && chunk > target)
+            nl = memchr(p + target, '\n', chunk - target);
         size_t whole = nl ? (size_t)(nl - p) + 1 : 0;
         if (!whole && b->carry_len + chunk < FRAME_MAX) {
             if (hold(b, p, chunk) < 0)

@@ -156,6 +156,7 @@ int wire_decoder_next(wire_decoder_t *d, wire_frame_t *f, err_t *e)
 int wire_reader_init(wire_reader_t *r, stream_t *s, size_t max_payload, err_t *e)
 {
     r->s = s;
+    r->chunk = 0;
     return wire_decoder_init(&r->dec, max_payload, e);
 }
 
@@ -171,7 +172,7 @@ int wire_read_frame(wire_reader_t *r, wire_frame_t *f, err_t *e)
         if (rc != 0)
             return rc;
         size_t avail;
-        unsigned char *p = wire_decoder_space(&r->dec, READ_CHUNK, &avail);
+        unsigned char *p = wire_decoder_space(&r->dec, r->chunk ? r->chunk : READ_CHUNK, &avail);
         if (!p)
             return err_set(e, ERR_NOMEM, "out of memory reading frames");
         ssize_t n = stream_read(r->s, p, avail, e);

@@ -75,6 +75,9 @@ static inline int wire_decoder_pending(const wire_decoder_t *d) { return d->len 
 typedef struct wire_reader {
     stream_t *s;               /* borrowed */
     wire_decoder_t dec;        /* framing state */
+    size_t chunk;              /* bytes asked of the stream at once (0: 4 MiB);
+                                  smaller keeps the buffer small when a client
+                                  reads from many servers */
 } wire_reader_t;
 
 int wire_reader_init(wire_reader_t *r, stream_t *s, size_t max_payload, err_t *e);
