@@ -29,6 +29,9 @@ struct dtail_query {
     mapscan_t **scans;          /* one per input */
     size_t n_scans, cap_scans;
     agg_spec_t *specs;          /* the plan's aggregate specs */
+    agg_table_t remote;         /* servers' deltas not yet reported (or, when
+                                   cumulative, all of them), under mu */
+    int have_remote;            /* remote is initialised */
     pthread_t reporter;
     int reporting;
     char *last;                 /* table text printed last */
@@ -53,6 +56,12 @@ static int collect(dtail_query_t *d, agg_table_t *t, err_t *e)
     pthread_mutex_lock(&d->mu);
     for (size_t i = 0; i < d->n_scans; i++)
         rc |= cumulative(d) ? mapscan_snapshot(d->scans[i], t) : mapscan_take(d->scans[i], t);
+    if (d->have_remote) {
+        agg_table_merge(t, &d->remote);
+        if (!cumulative(d))
+            agg_table_clear(&d->remote);
+        rc |= t->failed ? -1 : 0;
+    }
     pthread_mutex_unlock(&d->mu);
     if (rc < 0) {
         agg_table_free(t);
@@ -235,6 +244,20 @@ int dtail_query_follow(dtail_query_t *d, input_t *in, const char *name, const ch
     return mapscan_run(ms, in, name, source_id, 0, e);
 }
 
+int dtail_query_add_delta(dtail_query_t *d, const unsigned char *p, size_t len, err_t *e)
+{
+    pthread_mutex_lock(&d->mu);
+    int rc = 0;
+    if (!d->have_remote) {
+        rc = agg_table_init(&d->remote, d->specs, d->plan->n_select, e);
+        d->have_remote = rc == 0;
+    }
+    if (rc == 0)
+        rc = agg_table_merge_serialized(&d->remote, p, len, e);
+    pthread_mutex_unlock(&d->mu);
+    return rc;
+}
+
 void dtail_query_close(dtail_query_t *d, client_run_t *rs)
 {
     if (d->reporting)
@@ -247,6 +270,8 @@ void dtail_query_close(dtail_query_t *d, client_run_t *rs)
         free(d->scans[i]);
     }
     free(d->scans);
+    if (d->have_remote)
+        agg_table_free(&d->remote);
     free(d->specs);
     free(d->last);
     pthread_mutex_destroy(&d->mu);

@@ -1,5 +1,6 @@
-/* dtail_query.h: dtail --query, serverless: the mapreduce plan over
- * followed files, reported every interval (shared reference §2.11): each
+/* dtail_query.h: dtail --query: the mapreduce plan over followed files
+ * (serverless), or the deltas servers send (client/remote_query.c),
+ * reported every interval (shared reference §2.11): each
  * report holds only that interval's lines, unless the query writes an
  * outfile, which is cumulative (rewritten, or appended to with `outfile
  * append`, each interval). */
@@ -22,6 +23,10 @@ int dtail_query_open(dtail_query_t **out, const cli_opts_t *o, const config_t *c
  * Safe to call from one thread per input. */
 int dtail_query_follow(dtail_query_t *q, input_t *in, const char *name, const char *source_id,
                        err_t *e);
+/* Adds a server's delta (a serialized table: what its followed files gave
+ * since its previous one, docs/protocol.md "Tail") to the next report, as
+ * if the lines had been read here. Safe from one thread per server. */
+int dtail_query_add_delta(dtail_query_t *q, const unsigned char *p, size_t len, err_t *e);
 /* Stops the reporter after a last report, and frees q. */
 void dtail_query_close(dtail_query_t *q, client_run_t *rs);
 

@@ -78,6 +78,13 @@ int remote_lines_run(const cli_opts_t *o, const config_t *cfg, uint8_t kind, con
 /* dtail through servers: follow the files on every server, reconnecting
  * with backoff; returns the exit status. */
 int remote_tail_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs);
+/* dtail --query through servers (remote_query.c): the servers' deltas
+ * reported every interval as serverless dtail --query does. Query errors
+ * exit 2 before connecting. Returns the exit status. */
+int remote_query_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs);
+/* How long a follow runs: --timeout if smaller than --shutdownAfter
+ * (default 86400 s), in seconds. */
+long long remote_follow_limit_s(const cli_opts_t *o);
 
 #include "parser/plan.h"
 

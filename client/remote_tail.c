@@ -3,23 +3,25 @@
  * they are written; they go to stdout by whole frames. A server that
  * cannot be reached, breaks the connection or restarts is connected again
  * with backoff (2 s doubling to 60 s, ±20 %) until the run ends at
- * --timeout / --shutdownAfter (default 86400 s) or a signal. */
+ * --timeout / --shutdownAfter (default 86400 s) or a signal. With --query
+ * see remote_query.c. */
 #include "client/fanout.h"
 #include "client/remote.h"
 
 #define DEFAULT_SHUTDOWN_AFTER 86400
 
-int remote_tail_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs)
+long long remote_follow_limit_s(const cli_opts_t *o)
 {
-    err_t e;
-    err_clear(&e);
-    if (o->query && *o->query) {
-        err_set(&e, ERR_USAGE, "dtail --query through servers is not available yet in this build; "
-                               "run it serverless or use dmap --servers");
-        return client_usage_error(rs->tool, &e);
-    }
     long long limit = o->shutdown_after ? o->shutdown_after : DEFAULT_SHUTDOWN_AFTER;
     if (o->timeout > 0 && o->timeout < limit)
         limit = o->timeout;
-    return remote_lines_run(o, cfg, WIRE_KIND_TAIL, o->regex ? o->regex : "", limit, 1, rs);
+    return limit;
+}
+
+int remote_tail_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs)
+{
+    if (o->query && *o->query)
+        return remote_query_main(o, cfg, rs);
+    return remote_lines_run(o, cfg, WIRE_KIND_TAIL, o->regex ? o->regex : "",
+                            remote_follow_limit_s(o), 1, rs);
 }
