@@ -2,6 +2,8 @@
 #include "client/ssh_client.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +14,17 @@
 
 #define SSH_CLIENT_READ (4 * 1024 * 1024)   /* grows the window (see header) */
 #define SSH_CLIENT_WRITE_PIECE (64 * 1024)
+#define SSH_CLIENT_POLL_MS 100              /* an idle reader looks again this often */
 
 typedef struct ssh_stream {
     ssh_session sess;   /* the connection */
     ssh_channel ch;     /* its shell channel */
-    char *buf;          /* SSH_CLIENT_READ bytes for small reads */
+    char *buf;          /* read_max bytes for small reads */
+    size_t read_max;    /* largest read (ssh_client_opts_t.read_max) */
     size_t off, len;    /* unread part of buf */
     char where[300];    /* user@host:port for messages */
+    pthread_mutex_t mu; /* one libssh call at a time: a reader thread and a
+                           writer thread (interactive reloads) share sess */
 } ssh_stream_t;
 
 int ssh_client_parse_server(const char *spec, int def_port, char *host, size_t cap, int *port,
@@ -159,13 +165,28 @@ static int authenticate(ssh_session s, const ssh_client_opts_t *o, const char *w
                                  : "no key from ssh-agent, ~/.ssh/id_ed25519, id_ecdsa or id_rsa accepted");
 }
 
+/* Reads poll the socket without holding the lock, so another thread may
+ * write (send the next request) while this one waits for data. The read
+ * itself asks for read_max bytes without waiting (timeout 0), which still
+ * grows the window as a blocking read does. */
 static ssize_t stream_read_fn(void *ctx, void *buf, size_t n, err_t *e)
 {
     ssh_stream_t *st = ctx;
     if (st->len == 0) {
-        int direct = n >= SSH_CLIENT_READ;
-        int r = ssh_channel_read_timeout(st->ch, direct ? buf : st->buf,
-                                         SSH_CLIENT_READ, 0, -1);
+        int direct = n >= st->read_max;
+        int r;
+        for (;;) {
+            pthread_mutex_lock(&st->mu);
+            r = ssh_channel_read_timeout(st->ch, direct ? buf : st->buf, (uint32_t)st->read_max, 0, 0);
+            int eof = r == 0 && (ssh_channel_is_eof(st->ch) || ssh_channel_is_closed(st->ch));
+            pthread_mutex_unlock(&st->mu);
+            if (r != 0 || eof)
+                break;
+            struct pollfd p = {.fd = ssh_get_fd(st->sess), .events = POLLIN};
+            if (poll(&p, 1, SSH_CLIENT_POLL_MS) < 0 && errno != EINTR)
+                return err_set(e, ERR_IO, "%s: poll on the SSH socket: %s", st->where,
+                               strerror(errno));
+        }
         if (r == SSH_ERROR)
             return err_set(e, ERR_IO, "%s: reading: %s", st->where, ssh_get_error(st->sess));
         if (r <= 0)
@@ -186,15 +207,19 @@ static int stream_write_fn(void *ctx, const void *buf, size_t n, err_t *e)
 {
     ssh_stream_t *st = ctx;
     const char *p = buf;
+    pthread_mutex_lock(&st->mu);
     while (n > 0) {
         uint32_t piece = n > SSH_CLIENT_WRITE_PIECE ? SSH_CLIENT_WRITE_PIECE : (uint32_t)n;
         int w = ssh_channel_write(st->ch, p, piece);
-        if (w == SSH_ERROR || (w == 0 && ssh_channel_is_closed(st->ch)))
+        if (w == SSH_ERROR || (w == 0 && ssh_channel_is_closed(st->ch))) {
+            pthread_mutex_unlock(&st->mu);
             return err_set(e, ERR_IO, "%s: writing: %s", st->where,
                            w == SSH_ERROR ? ssh_get_error(st->sess) : "channel closed");
+        }
         p += w;
         n -= (size_t)w;
     }
+    pthread_mutex_unlock(&st->mu);
     return 0;
 }
 
@@ -210,6 +235,7 @@ static void stream_close_fn(void *ctx)
     }
     ssh_disconnect(st->sess);
     ssh_free(st->sess);
+    pthread_mutex_destroy(&st->mu);
     free(st->buf);
     free(st);
 }
@@ -226,12 +252,16 @@ static const char *default_user(void)
 int ssh_client_open(const char *host, int port, const ssh_client_opts_t *o, stream_t *out, err_t *e)
 {
     ssh_stream_t *st = calloc(1, sizeof *st);
-    if (!st || !(st->buf = malloc(SSH_CLIENT_READ)) || !(st->sess = ssh_new())) {
+    size_t read_max = o->read_max ? o->read_max : SSH_CLIENT_READ;
+    if (st)
+        st->read_max = read_max;
+    if (!st || !(st->buf = malloc(read_max)) || !(st->sess = ssh_new())) {
         if (st)
             free(st->buf);
         free(st);
         return err_set(e, ERR_NOMEM, "out of memory");
     }
+    pthread_mutex_init(&st->mu, NULL);
     const char *user = o->user && *o->user ? o->user : default_user();
     snprintf(st->where, sizeof st->where, "%s@%s:%d", user, host, port);
     char kh[4096];
