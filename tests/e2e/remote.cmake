@@ -1,0 +1,9 @@
+# dcat, dgrep, dmap and tail through a real dserver (remote.sh, harness
+# server_lib.sh), and wireclient: a bare wire-protocol client over the real
+# SSH transport for what the real clients never send (tests/support).
+add_executable(wireclient ${CMAKE_SOURCE_DIR}/tests/support/wireclient.c)
+target_link_libraries(wireclient PRIVATE dtail_all)
+set_target_properties(wireclient PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+foreach(c dcat1 dcat2 dcat3 dcatcolors dgrep max dmap append denied malformed disconnect tail)
+  dtail_e2e(remote_${c} remote ${c} TIMEOUT 60)
+endforeach()

@@ -1,0 +1,298 @@
+# dcat, dgrep, dmap and tail through a real dserver on a loopback port
+# (harness server_lib.sh): DTail's server-mode acceptance cases
+# (../shared/compat, reference §7.2 "M" subtests), every dmap compat query
+# giving the same CSV serverless and through the server, and what the
+# server must survive, staying up and ASan-clean: denied paths (by rule,
+# by mode bits, by the server process's own rights, a symlink out of the
+# allowed tree), malformed and oversized frames from a raw client, clients
+# that disconnect mid-stream, and following (appends, rotation) through a
+# TAIL request. Every client run is bounded (lib.sh run: 20 s).
+# Usage: bash remote.sh dcat1|dcat2|dcat3|dcatcolors|dgrep|max|dmap|append|denied|malformed|disconnect|tail
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/server_lib.sh"
+mode=${1:?mode}
+need_bin dcat
+need_bin dgrep
+need_bin dmap
+need_input "$M"
+
+# Inputs live under $T (the harness makes it readable by the server user).
+IN=$T/in
+mkdir -p "$IN" || die "mkdir $IN"
+chmod 755 "$IN"
+
+# srv LABEL TOOL ARGS...: TOOL through the server, DTail's server-mode flags.
+srv() {
+  local label=$1 tool=$2
+  shift 2
+  run "$label" "$tool" --cfg none "${SERVER_CLIENT_FLAGS[@]}" "$@"
+}
+
+copy_in() { # NAME...: compat files into $IN
+  local f
+  for f in "$@"; do
+    need_input "$COMPAT/$f"
+    cp "$COMPAT/$f" "$IN/$f" && chmod 644 "$IN/$f" || die "cp $f"
+  done
+}
+
+Q1='from STATS select count($line),last($time),avg($goroutines),min(concurrentConnections),max(lifetimeConnections) group by $hostname'
+Q2='from STATS select count($time),$time,max($goroutines),avg($goroutines),min($goroutines) group by $time order by count($time)'
+
+# same_csv LABEL QUERY EXPECTED: the query serverless and through the
+# server; both CSVs equal EXPECTED as multisets, and each other byte for
+# byte once sorted.
+same_csv() {
+  local label=$1 q=$2 exp=$3
+  run "$label.local" dmap --cfg none --logLevel warn --noColor --query "$q outfile $T/$label.local.csv" "$IN/mapr_testdata.log"
+  expect_rc "$label.local" 0
+  srv "$label.server" dmap --logLevel warn --query "$q outfile $T/$label.server.csv" --files "$IN/mapr_testdata.log"
+  expect_rc "$label.server" 0
+  [ -f "$T/$label.server.csv" ] || { fail "$label: the server run wrote no CSV"; return; }
+  expect_multiset "$label serverless" "$T/$label.local.csv" "$exp"
+  expect_multiset "$label server" "$T/$label.server.csv" "$exp"
+  [ "$(cat "$T/$label.server.csv.query")" = "$q outfile $T/$label.server.csv" ] ||
+    fail "$label: the .query file does not hold the query"
+}
+
+# wait_log TEXT: the server log shows TEXT within 5 s.
+wait_log() {
+  local i
+  for i in $(seq 1 100); do
+    grep -qF -- "$1" "$SERVER_LOG" && return 0
+    sleep 0.05
+  done
+  fail "the server log does not show '$1' within 5 s"
+}
+
+# wait_pid PID SECONDS LABEL: the process must exit within the bound.
+wait_pid() {
+  local i
+  for i in $(seq 1 $(($2 * 20))); do
+    kill -0 "$1" 2>/dev/null || { wait "$1"; return 0; }
+    sleep 0.05
+  done
+  kill -KILL "$1" 2>/dev/null
+  fail "$3: still running after $2 s"
+}
+
+case $mode in
+dcat1)
+  server_setup
+  copy_in dcat1a.txt dcat1b.txt dcat1c.txt
+  server_start
+  for x in a b c; do
+    srv "dcat1$x" dcat --plain --files "$IN/dcat1$x.txt"
+    expect_rc "dcat1$x" 0
+    expect_bytes "dcat1$x" "$OUT" "$COMPAT/dcat1$x.txt"
+  done
+  # TestDCat1Colors M: not plain, the server's REMOTE lines.
+  run colors dcat --cfg none --servers "$SERVER" --key "$SERVER_KEY" --trustAllHosts --files "$IN/dcat1a.txt"
+  expect_rc colors 0
+  expect_contains colors "$OUT" "REMOTE"
+  server_stop
+  ;;
+dcat2)
+  copy_in dcat2.txt
+  for i in $(seq 100); do cat "$IN/dcat2.txt"; done >"$T/dcat2.expected"
+  SERVER_CFG_EXTRA='"MaxConcurrentCats": 10'
+  server_setup
+  server_start
+  files=$IN/dcat2.txt
+  for i in $(seq 2 100); do files=$files,$IN/dcat2.txt; done
+  srv dcat2 dcat --plain --logLevel error --files "$files"
+  expect_rc dcat2 0
+  expect_multiset dcat2 "$OUT" "$T/dcat2.expected"
+  server_stop
+  ;;
+dcat3)
+  copy_in dcat3.txt
+  SERVER_CFG_EXTRA='"MaxLineLength": 1024'
+  server_setup
+  server_start
+  srv dcat3 dcat --plain --logLevel error --files "$IN/dcat3.txt"
+  expect_rc dcat3 0
+  expect_multiset dcat3 "$OUT" "$COMPAT/dcat3.txt.expected"
+  server_stop
+  ;;
+dcatcolors)
+  server_setup
+  copy_in dcatcolors.txt
+  DTAIL_HOSTNAME_OVERRIDE=integrationtest server_start
+  srv dcatcolors dcat --logLevel error --files "$IN/dcatcolors.txt"
+  expect_rc dcatcolors 0
+  expect_bytes dcatcolors "$OUT" "$COMPAT/dcatcolors.server.expected"
+  server_stop
+  ;;
+dgrep)
+  server_setup
+  copy_in mapr_testdata.log
+  server_start
+  F=$IN/mapr_testdata.log
+  srv dgrep1 dgrep --plain --grep 1002-071947 --files "$F"
+  expect_rc dgrep1 0
+  expect_bytes dgrep1 "$OUT" "$COMPAT/dgrep1.txt.expected"
+  srv dgrep2 dgrep --plain --grep '1002-07194[789]' --files "$F"
+  expect_rc dgrep2 0
+  expect_bytes dgrep2 "$OUT" "$COMPAT/dgrep2.txt.expected"
+  srv ctx1 dgrep --plain --grep 1002-071947 --before 2 --after 3 --files "$F"
+  expect_rc ctx1 0
+  expect_bytes ctx1 "$OUT" "$COMPAT/dgrepcontext1.txt.expected"
+  srv ctx2 dgrep --plain --grep 1002-071947 --before 2 --after 3 --invert --files "$F"
+  expect_rc ctx2 0
+  expect_bytes ctx2 "$OUT" "$COMPAT/dgrepcontext2.txt.expected"
+  server_stop
+  ;;
+max)
+  # TestDGrepMaxCountNoEOFError M.
+  for i in $(seq 0 19); do echo "INFO line $i"; done >"$IN/max.log"
+  printf 'INFO line 0\nINFO line 1\nINFO line 2\n' >"$T/max.want"
+  SERVER_CFG_EXTRA="\"Permissions\": {\"Default\": [\"readfiles:^$IN/max\\\\.log\$\"]}"
+  server_setup
+  SERVER_LOG_LEVEL=debug server_start
+  srv max dgrep --plain --logLevel error --grep INFO --max 3 --files "$IN/max.log"
+  expect_rc max 0
+  expect_bytes max "$OUT" "$T/max.want"
+  wait_log "File processing complete"
+  grep -E 'ERROR.*\|EOF$' "$SERVER_LOG" && fail "the server logged an EOF error"
+  server_stop
+  ;;
+dmap)
+  server_setup
+  copy_in mapr_testdata.log
+  server_start
+  same_csv 1a "$Q1" "$COMPAT/dmap1a.csv.expected"
+  same_csv 1b "$Q1 where lifetimeConnections >= 3" "$COMPAT/dmap1b.csv.expected"
+  same_csv 1c "$Q1 where \$time eq \"1002-071949\"" "$COMPAT/dmap1c.csv.expected"
+  same_csv 1d 'from STATS select $mask,$md5,$foo,$bar,$baz,last($time), set $mask = maskdigits($time), $md5 = md5sum($time), $foo = 42, $bar = "baz", $baz = $time group by $hostname' "$COMPAT/dmap1d.csv.expected"
+  same_csv 2 "$Q2" "$COMPAT/dmap2.csv.expected"
+  server_stop
+  ;;
+append)
+  server_setup
+  # TestDMap4Append M: `outfile append:X` names another file; X stays.
+  copy_in mapr_testdata.log
+  server_start
+  cd "$T" || die "cd $T"
+  X=dmap4.csv
+  F=$IN/mapr_testdata.log
+  srv s1 dmap --query "$Q2 outfile $X" --files "$F"
+  expect_rc s1 0
+  expect_multiset "step 1" "$X" "$COMPAT/dmap4_query1.csv.expected"
+  srv s2 dmap --query "from STATS select count(\$time),\$time,max(\$goroutines),avg(\$goroutines),min(\$goroutines) group by \$time order by avg(\$goroutines) reverse outfile append:$X" --files "$F"
+  expect_rc s2 0
+  expect_multiset "step 2" "$X" "$COMPAT/dmap4_query1.csv.expected"
+  srv s3 dmap --query "select count(\$line),\$hostname group by \$hostname outfile append:$X" --files "$F"
+  expect_rc s3 0
+  expect_multiset "step 3" "$X" "$COMPAT/dmap4_query1.csv.expected"
+  [ "$(cat "$X.query")" = "$Q2 outfile $X" ] || fail "the .query file changed"
+  server_stop
+  ;;
+denied)
+  mkdir -p "$IN/allowed" "$IN/outside" && chmod 755 "$IN/allowed" "$IN/outside"
+  echo "fine line" >"$IN/allowed/ok.log"
+  echo "outside line" >"$IN/outside/o.log"
+  echo "write-only line" >"$IN/allowed/wo.log"
+  echo "owner-only line" >"$IN/allowed/own.log"
+  chmod 644 "$IN/allowed/ok.log" "$IN/outside/o.log"
+  chmod 200 "$IN/allowed/wo.log"
+  chmod 600 "$IN/allowed/own.log"
+  ln -s "$IN/outside/o.log" "$IN/allowed/escape.log"
+  SERVER_CFG_EXTRA="\"Permissions\": {\"Default\": [\"readfiles:^$IN/allowed/\"]}"
+  server_setup
+  server_start
+  deny() { # LABEL FILE: refused, by the name asked for, nothing printed
+    srv "$1" dcat --plain --files "$2"
+    expect_rc "$1" 1
+    expect_empty "$1" "$OUT"
+    expect_contains "$1" "$ERR" "No permission to read file, or it does not exist|$2"
+  }
+  deny rule "$IN/outside/o.log"
+  deny mode "$IN/allowed/wo.log"
+  deny symlink "$IN/allowed/escape.log"
+  deny glob "$IN/outside/*.log"
+  if [ "$(id -u)" -eq 0 ]; then
+    # The SSH user (root) may read it, the server process (nobody) may not.
+    deny process "$IN/allowed/own.log"
+  fi
+  srv missing dcat --plain --files "$IN/allowed/none.log"
+  expect_rc missing 1
+  expect_contains missing "$ERR" "No such file"
+  server_alive
+  srv ok dcat --plain --files "$IN/allowed/ok.log"
+  expect_rc ok 0
+  expect_contains ok "$OUT" "fine line"
+  wait_log "No permission to read file"
+  server_stop
+  ;;
+malformed)
+  server_setup
+  need_bin wireclient
+  server_start
+  W=$DTAIL_BIN/wireclient
+  # An unknown frame type, an oversized REQUEST, a truncated REQUEST.
+  run type "$W" "$SERVER" "$SERVER_KEY" raw 42000000000178
+  expect_rc type 0
+  expect_contains type "$OUT" "unknown frame type 0x42"
+  run big "$W" "$SERVER" "$SERVER_KEY" raw 01007f000000
+  expect_rc big 0
+  expect_contains big "$OUT" "oversized REQUEST frame"
+  run short "$W" "$SERVER" "$SERVER_KEY" raw 0100000000027879
+  expect_rc short 0
+  expect_contains short "$OUT" "protocol error"
+  server_alive
+  health_ok=$("$DTAIL_BIN/dtailhealth" --server "$SERVER" 2>&1)
+  [ "$health_ok" = "OK: All fine at $SERVER :-)" ] || fail "health after garbage: $health_ok"
+  server_stop
+  ;;
+disconnect)
+  server_setup
+  awk 'BEGIN { for (i = 0; i < 300000; i++) printf "INFO|1002-071143|line %d of a big file with some padding to be long enough\n", i }' >"$IN/big.log"
+  chmod 644 "$IN/big.log"
+  server_start
+  # The reader goes away after 100 KB (dcat dies on the closed pipe) ...
+  run_sh head "'$DTAIL_BIN/dcat' --cfg none --plain ${SERVER_CLIENT_FLAGS[*]} --files '$IN/big.log' | head -c 100000 >/dev/null"
+  # ... or is killed while the server waits for its window.
+  run_sh kill "{ timeout -s KILL 1 '$DTAIL_BIN/dcat' --cfg none ${SERVER_CLIENT_FLAGS[*]} --files '$IN/big.log' || true; } | { sleep 2; head -c 10 >/dev/null; }"
+  wait_log "client gone"
+  server_alive
+  srv after dcat --plain --files "$IN/big.log"
+  expect_rc after 0
+  expect_lines after "$OUT" 300000
+  # Every session ended: the server's last count of connections is 0.
+  for i in $(seq 1 100); do
+    grep 'MAPREDUCE:STATS' "$SERVER_LOG" | tail -n 1 | grep -q 'currentConnections=0|.*preAuthConnections=0' && break
+    sleep 0.1
+  done
+  grep 'MAPREDUCE:STATS' "$SERVER_LOG" | tail -n 1 | grep -q 'currentConnections=0|.*preAuthConnections=0' ||
+    fail "sessions still open 10 s after their clients left: $(grep 'MAPREDUCE:STATS' "$SERVER_LOG" | tail -n 1)"
+  server_stop
+  ;;
+tail)
+  need_bin wireclient
+  server_setup
+  F=$IN/follow.log
+  echo "old line before the tail" >"$F"
+  chmod 644 "$F"
+  server_start
+  timeout -k 2 20 "$DTAIL_BIN/wireclient" "$SERVER" "$SERVER_KEY" tail "$F" "" 4 >"$T/tail.out" 2>"$T/tail.err" &
+  TP=$!
+  wait_log "Start reading|$F|follow.log"
+  for i in $(seq 1 100); do echo "appended $i"; done >>"$F"
+  sleep 0.3
+  mv "$F" "$F.1"
+  for i in $(seq 1 50); do echo "after rotation $i"; done >"$F"
+  chmod 644 "$F"
+  wait_pid "$TP" 10 "the tail client (4 s request timeout)"
+  OUT=$T/tail.out ERR=$T/tail.err
+  expect_contains tail "$ERR" "END 0"
+  grep -q "old line" "$T/tail.out" && fail "tail: read what was there before it started"
+  [ "$(grep -c '^appended ' "$T/tail.out")" -eq 100 ] || fail "tail: $(grep -c '^appended ' "$T/tail.out") appended lines, want 100"
+  [ "$(grep -c '^after rotation ' "$T/tail.out")" -eq 50 ] || fail "tail: $(grep -c '^after rotation ' "$T/tail.out") lines after the rotation, want 50"
+  E2E_RUNS=$((E2E_RUNS + 1))
+  server_alive
+  server_stop
+  ;;
+*) die "unknown mode $mode" ;;
+esac
+finish
