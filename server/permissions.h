@@ -47,6 +47,9 @@ typedef struct perm_user {
 void perm_user_lookup(const char *user, perm_user_t *u);
 /* Whether u may read a file with this stat by its mode bits. */
 int perm_os_may_read(const perm_user_t *u, const struct stat *st);
+/* The same for the open file fd, by its POSIX access ACL where it has
+ * extended entries (permissions_acl.c), else by its mode bits. */
+int perm_os_may_read_fd(const perm_user_t *u, int fd, const struct stat *st);
 
 enum perm_result {
     PERM_OK = 0,          /* *fd is open for reading */
