@@ -62,6 +62,8 @@ static const flag_def_t flags[] = {
     {"discovery", FLAG_STRING, T_ALL, F(discovery), "MODULE[:OPT]", "server list source: COMMA[:LIST] or FILE[:PATH]; --servers /regex/ filters it"},
     {"cpc", FLAG_INT, T_ALL, F(cpc), "N", "SSH handshakes in flight per CPU core (default 10)"},
     {"compress", FLAG_BOOL, T_ALL, F(compress), NULL, "zstd-compress lines from servers that offer it (slow links)"},
+    {"interactive-query", FLAG_BOOL, T_ALL, F(interactive), NULL, "read :reload <flags>, :show, :help, :quit from the control terminal"},
+    {"control-tty", FLAG_STRING, T_ALL, F(control_tty), "PATH", "control terminal for --interactive-query (default /dev/tty)"},
     {"help", FLAG_BOOL, T_ALL, F(help), NULL, "print this help"},
     {"version", FLAG_BOOL, T_ALL, F(version), NULL, "print the version"},
 };

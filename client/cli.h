@@ -45,6 +45,8 @@ typedef struct cli_opts {
     int color_table;            /* --colorTable (dtail) */
     int wide_color_table;       /* --wideColorTable (dtail) */
     int check_health;           /* --checkHealth (dtail, deprecated) */
+    int interactive;            /* --interactive-query: :reload etc. on the control tty */
+    const char *control_tty;    /* --control-tty, NULL: /dev/tty */
     int help, version;          /* --help / --version */
     char **positional;          /* positional arguments, borrowed from argv */
     int n_positional;           /* count */

@@ -129,12 +129,15 @@ static void file_problem(const remote_conn_t *c, const wire_msg_t *m, client_run
 int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
                    const remote_handler_t *h, client_run_t *rs, err_t *e)
 {
-    wire_buf_t b = {0};
-    wire_encode_request(&b, rq);
-    int rc = wire_buf_send(&b, &c->s, e);
-    wire_buf_free(&b);
-    if (rc < 0)
-        return -1;
+    int rc;
+    if (rq) {
+        wire_buf_t b = {0};
+        wire_encode_request(&b, rq);
+        rc = wire_buf_send(&b, &c->s, e);
+        wire_buf_free(&b);
+        if (rc < 0)
+            return -1;
+    }
     for (;;) {
         wire_frame_t f;
         rc = wire_read_frame(&c->r, &f, e);
@@ -147,6 +150,8 @@ int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
         wire_msg_t m;
         if (wire_decode_msg(&f, &m, e) < 0)
             return -1;
+        if (h && h->accept && !h->accept(h->ctx, m.type))
+            continue;
         switch (m.type) {
         case WIRE_LINES:
             if (h && h->on_lines) {
@@ -187,6 +192,8 @@ int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
                 if (rs->status < 1)
                     rs->status = 1;
             }
+            if (h && h->keep_open)
+                break;
             return 0;
         }
     }

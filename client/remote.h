@@ -41,6 +41,12 @@ typedef struct remote_handler {
                         int final, err_t *e);
     /* A LINES payload (whole lines); NULL: appended to the outbuf. */
     int (*on_lines)(void *ctx, const char *p, size_t len, err_t *e);
+    /* Called first for every message (type: WIRE_*); 0 drops it. Lets an
+     * interactive run drop what an earlier request still sends after the
+     * next one went out (client/interactive_remote.c). May be NULL. */
+    int (*accept)(void *ctx, uint8_t type);
+    int keep_open;              /* END does not end remote_request: the next
+                                   request's frames follow on the same stream */
 } remote_handler_t;
 
 /* Whether --servers or --discovery asks for server mode (--servers not
@@ -57,7 +63,7 @@ void remote_close(remote_conn_t *c);
 /* Whether to ask for compressed LINES: asked (--compress) and the server
  * offers zstd (docs/protocol.md, Compression). */
 int remote_wants_zstd(const remote_conn_t *c, int asked);
-/* Sends rq and handles frames until END; LINES go to h->on_lines, else
+/* Sends rq (unless NULL: sent already) and handles frames until END; LINES go to h->on_lines, else
  * to out (NULL when on_lines is given). Problems the
  * server reports are printed and raise rs->status. Returns 0, or -1 with e
  * set when the connection or protocol failed. */
@@ -82,6 +88,10 @@ int remote_tail_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs)
  * reported every interval as serverless dtail --query does. Query errors
  * exit 2 before connecting. Returns the exit status. */
 int remote_query_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs);
+/* --interactive-query through servers (client/interactive_remote.c):
+ * dcat, dgrep, dtail and dtail --query, reloaded on the open sessions.
+ * Returns the exit status (1 when the control terminal cannot be opened). */
+int interactive_remote_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs);
 /* How long a follow runs: --timeout if smaller than --shutdownAfter
  * (default 86400 s), in seconds. */
 long long remote_follow_limit_s(const cli_opts_t *o);

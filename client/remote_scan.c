@@ -69,6 +69,8 @@ int remote_lines_run(const cli_opts_t *o, const config_t *cfg, uint8_t kind, con
 int remote_scan_main(const cli_opts_t *o, enum cli_tool tool, const config_t *cfg,
                      client_run_t *rs)
 {
+    if (o->interactive)
+        return interactive_remote_main(o, cfg, rs);
     return remote_lines_run(o, cfg, tool == CLI_DGREP ? WIRE_KIND_GREP : WIRE_KIND_CAT,
                             tool == CLI_DGREP && o->regex ? o->regex : "", 0, 0, rs);
 }

@@ -20,6 +20,8 @@ long long remote_follow_limit_s(const cli_opts_t *o)
 
 int remote_tail_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs)
 {
+    if (o->interactive)
+        return interactive_remote_main(o, cfg, rs);
     if (o->query && *o->query)
         return remote_query_main(o, cfg, rs);
     return remote_lines_run(o, cfg, WIRE_KIND_TAIL, o->regex ? o->regex : "",

@@ -6,18 +6,12 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/server_lib.sh"
 . "$(dirname "$0")/fanout_lib.sh"
+. "$(dirname "$0")/interactive_lib.sh"
 
 need_bin dtail dmap
 
 start() {   # start N: N servers on 127.0.0.1..N, each with an empty data.log
-  server_setup
-  chmod 755 "$T"
-  local i
-  for i in $(seq 1 "$1"); do
-    fanout_start "127.0.0.$i"
-    : >"$SRV/s$((i - 1))/data.log"
-    chmod 666 "$SRV/s$((i - 1))/data.log"
-  done
+  follow_servers "$1"
 }
 
 BG_PID=
@@ -64,17 +58,6 @@ stats() {
     printf "INFO|1002-071100|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|grp=%s|lat=%d\n", g, i }'
 }
 
-# wait_out STRING SECONDS: until bg.out holds STRING.
-wait_out() {
-  local deadline=$((SECONDS + $2))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    grep -qF -- "$1" "$T/bg.out" && return 0
-    sleep 0.05
-  done
-  fail "waited $2 s for '$1' in the output"
-  sed 's/^/  | /' "$T/bg.out" >&2
-  return 1
-}
 
 case ${1:-} in
 intervals)
