@@ -100,7 +100,8 @@ struct tail_run {
     const cli_opts_t *o;
     const config_t *cfg;
     const char *host;
-    matcher_t *matcher;     /* compiled once, shared read-only */
+    matcher_t *matcher;     /* the pattern checked once (exit 2 on an error);
+                               each follower compiles its own */
     enum line_format format;
     shared_out_t out;
     client_run_t rs;
@@ -160,10 +161,17 @@ static void scan_lines(tail_run_t *t, const char *path, const char *source_id, i
         report(t, &e);
         return;
     }
+    /* A matcher per thread: PCRE2's match data is not shared. */
+    matcher_t m;
+    if (matcher_init(&m, t->o->regex ? t->o->regex : "", &e) < 0) {
+        outbuf_free(&out);
+        report(t, &e);
+        return;
+    }
     line_sink_t sink;
     linescan_t scan;
     linescan_opts_t lo = {
-        .matcher = t->matcher,
+        .matcher = &m,
         .invert = t->o->invert,
         .before = (unsigned)(t->o->before > 1000000 ? 1000000 : t->o->before),
         .after = (unsigned)(t->o->after > 1000000 ? 1000000 : t->o->after),
@@ -171,6 +179,7 @@ static void scan_lines(tail_run_t *t, const char *path, const char *source_id, i
         .max_line_len = t->cfg->max_line_len,
     };
     if (line_sink_init(&sink, &out, t->format, t->host) < 0) {
+        matcher_free(&m);
         outbuf_free(&out);
         err_set(&e, ERR_NOMEM, "out of memory");
         report(t, &e);
@@ -193,6 +202,7 @@ static void scan_lines(tail_run_t *t, const char *path, const char *source_id, i
     outbuf_flush(&out);
     line_sink_free(&sink);
     outbuf_free(&out);
+    matcher_free(&m);
 }
 
 static void *follow_lines(void *arg)
