@@ -194,8 +194,10 @@ static int load_file(config_t *c, const char *path, err_t *e)
             continue;
         }
         if (!json_is_object(val)) {
+            /* key belongs to root: the message is made before root goes. */
+            err_set(e, ERR_CONFIG, "%s: invalid config: %s is not an object", path, key);
             json_decref(root);
-            return err_set(e, ERR_CONFIG, "%s: invalid config: %s is not an object", path, key);
+            return -1;
         }
         warn_unknown(path, key, val, known);
     }

@@ -319,8 +319,12 @@ int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *r
     cli_host_name(f->me, sizeof f->me);
     const cli_opts_t *o = fo->o;
     int def_port = o->port ? (int)o->port : fo->cfg->ssh_port ? fo->cfg->ssh_port : DEFAULT_PORT;
-    if (fanout_targets_parse(&f->targets, o->servers, o->discovery, def_port, &e) < 0)
+    if (fanout_targets_parse(&f->targets, o->servers, o->discovery, def_port, &e) < 0) {
+        fanout_targets_free(&f->targets);
+        free(f);
+        run_state = NULL;
         return client_usage_error(rs->tool, &e);
+    }
     /* Servers share the client's memory: what each may have in flight (its
      * read size, and so its SSH window) shrinks as their number grows. One
      * server still gets the transport's full 4 MiB for long round trips. */
@@ -336,6 +340,9 @@ int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *r
     f->hosts = calloc(f->targets.n, sizeof *f->hosts);
     if (!f->hosts) {
         err_set(&e, ERR_NOMEM, "out of memory");
+        fanout_targets_free(&f->targets);
+        free(f);
+        run_state = NULL;
         return client_usage_error(rs->tool, &e);
     }
     pthread_mutex_init(&f->mu, NULL);
