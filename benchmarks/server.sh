@@ -162,6 +162,8 @@ if [[ -n $SSHD ]] && command -v ssh >/dev/null; then
     ssh-keygen -q -t ed25519 -N '' -f "$TMP/sshd_host" || true
     cp "$SRV/id_ed25519.pub" "$TMP/authorized_keys"
     SPORT=$((20000 + RANDOM % 20000))
+    # sshd wants its privilege separation directory even on a private port.
+    [ -d /run/sshd ] || mkdir -p /run/sshd 2>/dev/null || true
     "$SSHD" -D -e -p "$SPORT" -h "$TMP/sshd_host" -o ListenAddress=127.0.0.1 \
         -o AuthorizedKeysFile="$TMP/authorized_keys" -o StrictModes=no -o PidFile=none 2>"$TMP/sshd.err" &
     SSHD_PID=$!

@@ -7,7 +7,7 @@
 
 /* Reads ask for this much at once: an SSH channel grows its window only
  * for readers that ask for a lot (lessons.md, library notes). */
-#define READ_CHUNK (4u * 1024 * 1024)
+#define READ_CHUNK (16u * 1024 * 1024)
 
 const char *wire_type_name(uint8_t type)
 {
