@@ -11,6 +11,7 @@
 #include "client/client_common.h"
 #include "client/remote.h"
 #include "client/dmap_run.h"
+#include "client/interactive.h"
 #include "client/repl.h"
 #include "exec/scan/targets.h"
 #include "parser/parser.h"
@@ -74,6 +75,10 @@ int dmap_client_main(int argc, char **argv)
             query = o.positional[i];
             query_pos = i;
         }
+    }
+    if (interactive_check(&o, remote_wanted(&o), &e) < 0) {
+        cli_free(&o);
+        return client_usage_error("dmap", &e);
     }
     if (o.repl && query) {
         err_set(&e, ERR_USAGE, "--repl takes no query: type queries at the prompt");

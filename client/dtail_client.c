@@ -25,6 +25,7 @@
 #include "base/outbuf.h"
 #include "client/client_common.h"
 #include "client/dtail_query.h"
+#include "client/interactive.h"
 #include "client/interrupt.h"
 #include "client/remote.h"
 #include "exec/linescan.h"
@@ -388,7 +389,8 @@ int dtail_client_main(int argc, char **argv)
     }
     char host[256];
     config_t cfg;
-    if (client_setup(&o, &cfg, host, sizeof host, &e) < 0) {
+    if (client_setup(&o, &cfg, host, sizeof host, &e) < 0 ||
+        interactive_check(&o, remote_wanted(&o), &e) < 0) {
         cli_free(&o);
         return client_usage_error("dtail", &e);
     }

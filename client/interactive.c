@@ -26,6 +26,19 @@ unsigned interactive_allow(const cli_opts_t *o)
     return a;
 }
 
+int interactive_check(const cli_opts_t *o, int through_servers, err_t *e)
+{
+    if (!o->interactive)
+        return 0;
+    if (o->tool == CLI_DMAP)
+        return err_set(e, ERR_USAGE, "--interactive-query: dmap reloads are not available yet in "
+                                     "this build; use dmap --repl (serverless) or dtail --query");
+    if (!through_servers)
+        return err_set(e, ERR_USAGE, "--interactive-query runs through servers only in this build "
+                                     "(give --servers)");
+    return 0;
+}
+
 int interactive_open(interactive_t *it, const cli_opts_t *o, err_t *e)
 {
     memset(it, 0, sizeof *it);

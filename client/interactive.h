@@ -42,6 +42,10 @@ typedef struct interactive {
     volatile int stop;           /* the thread ends */
 } interactive_t;
 
+/* Whether this build runs --interactive-query for o: through servers for
+ * dcat, dgrep and dtail (with or without a query). Else ERR_USAGE saying
+ * so (a flag that is not read must not be a silent no-op). */
+int interactive_check(const cli_opts_t *o, int through_servers, err_t *e);
 /* The flags :reload accepts for o's tool (and its query). */
 unsigned interactive_allow(const cli_opts_t *o);
 /* Opens o->control_tty (or /dev/tty); ERR_IO naming it when it cannot be

@@ -326,7 +326,10 @@ int interactive_remote_main(const cli_opts_t *o, const config_t *cfg, client_run
     if (rs->status > status)
         status = rs->status;
     /* Hosts still reading are left to the process exit (fanout.h), so ir
-     * stays allocated. */
+     * stays allocated (and reachable). */
+    static iremote_t *volatile left;
+    left = ir;
+    (void)left;
     (void)abandoned;
     return status;
 }

@@ -94,6 +94,11 @@ int remote_query_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs
         pthread_mutex_destroy(&rq->mu);
         free(rq);
         free(files);
+    } else {
+        /* Servers still reading use rq until the process exits. */
+        static remote_query_t *volatile left;
+        left = rq;
+        (void)left;
     }
     return status;
 }

@@ -9,6 +9,7 @@
 
 #include "base/config.h"
 #include "client/client_common.h"
+#include "client/interactive.h"
 #include "client/remote.h"
 #include "base/outbuf.h"
 #include "exec/linescan.h"
@@ -54,7 +55,8 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
     }
     char host[256];
     config_t cfg;
-    if (client_setup(&o, &cfg, host, sizeof host, &e) < 0) {
+    if (client_setup(&o, &cfg, host, sizeof host, &e) < 0 ||
+        interactive_check(&o, remote_wanted(&o), &e) < 0) {
         cli_free(&o);
         return client_usage_error(name, &e);
     }

@@ -10,7 +10,7 @@
 . "$(dirname "$0")/fanout_lib.sh"
 . "$(dirname "$0")/interactive_lib.sh"
 
-need_bin dtail dgrep
+need_bin dtail dgrep dmap
 
 SERVER_LOG_LEVEL=debug
 
@@ -180,6 +180,14 @@ notty)
   expect_rc notty 1
   expect_contains "names the terminal" "$ERR" "$T/no/such/tty"
   grep -q 'Creating new server handler' "${FANOUT_LOGS[0]}" && fail "connected although the control terminal failed"
+  # Not available serverless nor for dmap yet: a usage error, never ignored.
+  run serverless dgrep --plain --grep x --interactive-query --control-tty "$T/ctl" "$SRV/s0/data.log"
+  expect_rc serverless 2
+  expect_contains "serverless refused" "$ERR" "--interactive-query runs through servers only"
+  run dmap dmap "${FANOUT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log \
+    --query 'select count($line)' --interactive-query --control-tty "$T/ctl"
+  expect_rc dmap 2
+  expect_contains "dmap refused" "$ERR" "dmap reloads are not available yet"
   fanout_stop_all
   ;;
 *)
