@@ -16,6 +16,10 @@
 #include "exec/scan/range.h"
 
 #define MAP_RANGE (8LL * 1024 * 1024)       /* bytes per parallel work unit */
+/* The last n_threads * MAP_RANGE bytes go in units of this size, so the
+ * workers finish together instead of one idling while another ends a large
+ * unit. */
+#define MAP_RANGE_TAIL (1LL * 1024 * 1024)
 #define MAP_PREFETCH 1024          /* bytes the newline scan reads ahead */
 #define MAP_SLICE (256 * 1024)     /* bytes per choice of the fused filter's mode */
 #define MAP_MODE_MIN 4096          /* lines seen before the mode may change */
@@ -381,6 +385,8 @@ typedef struct map_par {
     input_t *whole;              /* the file */
     long long size;              /* its size */
     long long n_ranges;          /* work units */
+    long long n_big;             /* the first n_big are MAP_RANGE long, the
+                                    rest MAP_RANGE_TAIL */
     atomic_llong next;           /* next unit to claim */
     pthread_mutex_t mu;          /* guards err */
     int failed;                  /* a worker failed */
@@ -401,7 +407,9 @@ static void *range_worker(void *arg)
         long long k = atomic_fetch_add(&par->next, 1);
         if (k >= par->n_ranges || par->failed)
             break;
-        long long a = k * MAP_RANGE, b = a + MAP_RANGE;
+        long long a = k < par->n_big ? k * MAP_RANGE
+                                     : par->n_big * MAP_RANGE + (k - par->n_big) * MAP_RANGE_TAIL;
+        long long b = a + (k < par->n_big ? MAP_RANGE : MAP_RANGE_TAIL);
         if (b > par->size)
             b = par->size;
         err_t e;
@@ -437,7 +445,9 @@ static void *range_worker(void *arg)
 static int run_parallel(mapscan_t *ms, input_t *in, err_t *e)
 {
     map_par_t par = {.ms = ms, .whole = in, .size = input_plain_size(in)};
-    par.n_ranges = (par.size + MAP_RANGE - 1) / MAP_RANGE;
+    long long tail = (long long)ms->o.n_threads * MAP_RANGE;
+    par.n_big = par.size > tail ? (par.size - tail) / MAP_RANGE : 0;
+    par.n_ranges = par.n_big + (par.size - par.n_big * MAP_RANGE + MAP_RANGE_TAIL - 1) / MAP_RANGE_TAIL;
     atomic_init(&par.next, 0);
     pthread_mutex_init(&par.mu, NULL);
     err_clear(&par.err);
