@@ -111,9 +111,11 @@ case "$mode" in
         wait_lines "$total" 30 || break
         : >"$T/rot.log"     # truncation in place
       elif [ "$r" -lt 5 ]; then
-        # A file lives a few tenths of a second before it is rotated (real
-        # rotations are minutes apart); dtail need not have read it yet.
-        sleep 0.3
+        # A file lives a second before it is rotated (real rotations are
+        # minutes apart; dtail must have seen it at the path, which on a
+        # loaded machine can take some tenths of a second); dtail need not
+        # have read it yet.
+        sleep 1
         mv "$T/rot.log" "$T/rot.log.$r"
       fi
     done
