@@ -54,6 +54,10 @@ case "$mode" in
     expect_bytes "colour table" "$OUT" "$COMPAT/dtailcolortable.expected"
     run ctp dtail --colorTable --plain --timeout 1 --files "$M"
     expect_rc ctp 0
+    # DTail's server-mode case: the table, with no connection made.
+    run cts dtail --colorTable --servers 127.0.0.1:1 --trustAllHosts
+    expect_rc cts 0
+    expect_bytes "colour table (servers given)" "$OUT" "$COMPAT/dtailcolortable.expected"
     ;;
   checkhealth)
     run ch dtail --checkHealth
