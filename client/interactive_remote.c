@@ -264,6 +264,20 @@ static void capable(void *ctx, size_t *now, size_t *all)
     }
 }
 
+/* Frees what interactive_remote_main set up before the hosts started. */
+static int give_up(iremote_t *ir, int status)
+{
+    if (ir->q_stop)
+        *ir->q_stop = 1;   /* the reporter ends before it is closed */
+    if (ir->dq)
+        dtail_query_close(ir->dq, &(client_run_t){"", 0});
+    free((void *)ir->q_stop);
+    free(ir->hosts);
+    free(ir->files);
+    free(ir);
+    return status;
+}
+
 int interactive_remote_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs)
 {
     err_t e;
@@ -280,25 +294,27 @@ int interactive_remote_main(const cli_opts_t *o, const config_t *cfg, client_run
     pthread_mutex_init(&ir->mu, NULL);
     pthread_mutex_init(&ir->q_mu, NULL);
     pthread_mutex_init(&ir->out_mu, NULL);
-    fanout_targets_t tl;
+    fanout_targets_t tl = {0};
     int def_port = o->port ? (int)o->port : cfg->ssh_port ? cfg->ssh_port : 2222;
     if (build_request(ir, o, &e) < 0 ||
-        fanout_targets_parse(&tl, o->servers, o->discovery, def_port, &e) < 0)
-        return client_usage_error(rs->tool, &e);
+        fanout_targets_parse(&tl, o->servers, o->discovery, def_port, &e) < 0) {
+        fanout_targets_free(&tl);
+        return give_up(ir, client_usage_error(rs->tool, &e));
+    }
     ir->n_hosts = tl.n;
     fanout_targets_free(&tl);
     ir->hosts = calloc(ir->n_hosts, sizeof *ir->hosts);
     if (!ir->hosts)
-        return 1;
+        return give_up(ir, 1);
     for (size_t i = 0; i < ir->n_hosts; i++)
         pthread_mutex_init(&ir->hosts[i].mu, NULL);
     if (ir->kind == WIRE_KIND_TAIL && o->query && *o->query &&
         (!(ir->q_stop = calloc(1, sizeof *ir->q_stop)) ||
          dtail_query_open(&ir->dq, o, cfg, ir->host, ir->q_stop, &e) < 0))
-        return client_usage_error(rs->tool, &e);
+        return give_up(ir, client_usage_error(rs->tool, &e));
     if (interactive_open(&ir->it, o, &e) < 0) {
         client_report(rs, &e);
-        return 1;
+        return give_up(ir, 1);
     }
     interactive_ops_t iops = {.ctx = ir, .reload = reload, .capable = capable};
     if (interactive_start(&ir->it, &iops, &ir->out_mu, &e) < 0) {

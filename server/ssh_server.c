@@ -228,10 +228,12 @@ int ssh_server_run(ssh_server_t *s, err_t *e)
     s->listen_fd = -1;
     /* Sessions see the stopping flag within 100 ms when idle and within
      * about a second when blocked on a client; a handshake ends by its
-     * deadline. Wait for them, but never forever. */
+     * deadline (which also ends when the server stops). Wait for them, but
+     * not longer than a shutdown may take: what is still open after 5 s is
+     * ended by the process exit, and said in the log. */
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 15;
+    until.tv_sec += 5;
     pthread_mutex_lock(&s->mu);
     while (s->n_threads > 0) {
         pthread_mutex_unlock(&s->mu);

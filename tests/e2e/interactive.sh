@@ -150,7 +150,13 @@ commands)
   wait_out 'Interactive query control enabled' 10
   send ':help'
   wait_out 'Commands: :reload <flags>, :show, :help, :quit. Use quotes around multi-word values such as --query "select count(status) from stats".' 5
-  send ':show'
+  # :show counts the connected servers: ask again until the one server is
+  # connected (a loaded machine may take a while to finish the handshake).
+  for _ in $(seq 1 40); do
+    send ':show'
+    sleep 0.25
+    grep -q 'capable=1/1' "$T/bg.out" 2>/dev/null && break
+  done
   wait_out 'mode=grep files=data.log query="" regex="ERROR" options="after=0:before=0:invert=false:max=0:plain=true:quiet=false" timeout=0 capable=1/1' 5
   send ':reload'
   wait_out 'interactive query error: reload requires flags to change' 5
