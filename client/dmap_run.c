@@ -1,5 +1,6 @@
 /* dmap_run.c: run a plan over inputs, then render or write the result. */
 #include "client/dmap_run.h"
+#include "client/table_print.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -14,7 +15,6 @@
 #include "exec/mapscan.h"
 #include "exec/sink/outfile.h"
 
-#define TERMINAL_DEFAULT_ROWS 10
 
 typedef struct dmap_state {
     const dmap_job_t *job;      /* what runs */
@@ -23,22 +23,14 @@ typedef struct dmap_state {
     pthread_mutex_t mu;         /* reporter vs main */
     pthread_cond_t cv;          /* wakes the reporter at the end */
     int done;                   /* all inputs read */
-    unsigned char *group_key;   /* per select item: a group-by column */
-    char *last_table;           /* the table text printed last */
-    size_t last_len;            /* its length */
+    table_printer_t tp;         /* the terminal form, and what it printed last */
 } dmap_state_t;
-
-static void write_stdout(outbuf_t *text)
-{
-    outbuf_t out = {.fd = STDOUT_FILENO, .data = text->data, .len = text->len, .cap = text->cap};
-    outbuf_flush(&out);
-}
 
 /* Rows the terminal shows. */
 static long long terminal_limit(const dmap_state_t *rs)
 {
     const plan_t *plan = rs->job->plan;
-    return plan->limit_given ? plan->limit : rs->job->show == DMAP_SHOW_TABLE ? TERMINAL_DEFAULT_ROWS : -1;
+    return plan->limit_given ? plan->limit : rs->job->show == DMAP_SHOW_TABLE ? TABLE_DEFAULT_ROWS : -1;
 }
 
 static void show_result(dmap_state_t *rs, result_t *r, int final);
@@ -65,32 +57,15 @@ static void show_result(dmap_state_t *rs, result_t *r, int final)
     err_t e;
     outbuf_t text;
     if (outbuf_init_mem(&text, 64 * 1024, &e) == 0) {
-        if (!table) {
+        if (!table)
             dmap_show_text(r, plan, rs->job->show, &text);
-        } else {
-            if (rs->job->color) {
-                /* DTail shows the query above each table, cyan on black, dim. */
-                static const char open_q[] = "\033[36m\033[40m\033[2m";
-                static const char close_q[] = "\033[0m\033[49m\033[39m\n";
-                outbuf_append(&text, open_q, sizeof open_q - 1);
-                outbuf_append(&text, rs->job->query, strlen(rs->job->query));
-                outbuf_append(&text, close_q, sizeof close_q - 1);
-            }
-            result_render_table(r, &text, rs->job->color, plan->order_index, rs->group_key);
-        }
-        if (!text.failed && !(rs->last_table && rs->last_len == text.len &&
-                              memcmp(rs->last_table, text.data, text.len) == 0)) {
-            write_stdout(&text);
-            free(rs->last_table);
-            rs->last_table = text.data;   /* keep it for the next comparison */
-            rs->last_len = text.len;
-            text.data = NULL;
-        }
+        else
+            table_printer_render(&rs->tp, r, &text);
+        table_printer_emit(&rs->tp, &text);
         outbuf_free(&text);
     }
-    if (final && table && !plan->limit_given && r->n_groups > TERMINAL_DEFAULT_ROWS)
-        fprintf(stderr, "Got %zu results but limited terminal output to %d rows! "
-                        "Use 'limit' clause to override!\n", r->n_groups, TERMINAL_DEFAULT_ROWS);
+    if (final && table)
+        table_printer_note_limit(plan, r->n_groups);
     result_free(r);
 }
 
@@ -282,18 +257,16 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
         .cancel = job->cancel,
         .memory_limit = job->memory_limit ? job->memory_limit : mapscan_default_memory_limit(),
     };
-    rs.group_key = calloc(plan->n_select ? plan->n_select : 1, 1);
-    if (!rs.group_key || mapscan_init(&rs.ms, &mo, &e) < 0) {
-        if (rs.group_key)
-            mapscan_free(&rs.ms);
-        else
-            err_set(&e, ERR_NOMEM, "out of memory");
-        free(rs.group_key);
+    if (table_printer_init(&rs.tp, plan, job->query, job->color, 0, &e) < 0) {
         client_report(run, &e);
         return 0;
     }
-    for (size_t i = 0; i < plan->n_select; i++)
-        rs.group_key[i] = plan->select[i].group_key;
+    if (mapscan_init(&rs.ms, &mo, &e) < 0) {
+        mapscan_free(&rs.ms);
+        table_printer_free(&rs.tp);
+        client_report(run, &e);
+        return 0;
+    }
     pthread_mutex_init(&rs.mu, NULL);
     pthread_cond_init(&rs.cv, NULL);
     pthread_t rep;
@@ -340,8 +313,7 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
                                               (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
     }
     mapscan_free(&rs.ms);
-    free(rs.group_key);
-    free(rs.last_table);
+    table_printer_free(&rs.tp);
     pthread_mutex_destroy(&rs.mu);
     pthread_cond_destroy(&rs.cv);
     return cancelled;

@@ -1,5 +1,7 @@
 /* dtail_query.c: see dtail_query.h. */
 #include "client/dtail_query.h"
+#include "client/dmap_run.h"
+#include "client/table_print.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -15,7 +17,6 @@
 #include "exec/sink/result.h"
 #include "parser/parser.h"
 
-#define TERMINAL_DEFAULT_ROWS 10
 
 struct dtail_query {
     query_t *q;                 /* parsed query */
@@ -23,7 +24,6 @@ struct dtail_query {
     const char *text;           /* the query as given */
     map_opts_t mo;              /* options for each input's scan */
     char tz[64], tzoff[32];     /* $timezone, $timeoffset */
-    int color;                  /* paint the table */
     const volatile int *stop;   /* the run ends */
     pthread_mutex_t mu;         /* guards scans */
     mapscan_t **scans;          /* one per input */
@@ -34,8 +34,8 @@ struct dtail_query {
     int have_remote;            /* remote is initialised */
     pthread_t reporter;
     int reporting;
-    char *last;                 /* table text printed last */
-    size_t last_len;
+    table_printer_t tp;         /* the terminal table (the query always above
+                                   it, as DTail's dtail), and what it printed last */
     struct timespec start;      /* wall clock of the start */
     client_run_t *rs;           /* for errors of the reporter, set at close */
     err_t report_err;           /* first reporter error */
@@ -70,38 +70,6 @@ static int collect(dtail_query_t *d, agg_table_t *t, err_t *e)
     return 0;
 }
 
-static void print_table(dtail_query_t *d, const result_t *r)
-{
-    outbuf_t text;
-    err_t e;
-    if (r->n_rows == 0 || outbuf_init_mem(&text, 64 * 1024, &e) < 0)
-        return;
-    if (d->color) {
-        static const char open_q[] = "\033[36m\033[40m\033[2m";
-        static const char close_q[] = "\033[0m\033[49m\033[39m\n";
-        outbuf_append(&text, open_q, sizeof open_q - 1);
-        outbuf_append(&text, d->text, strlen(d->text));
-        outbuf_append(&text, close_q, sizeof close_q - 1);
-    } else {
-        outbuf_append(&text, d->text, strlen(d->text));
-        outbuf_putc(&text, '\n');
-    }
-    unsigned char group_key[256] = {0};
-    for (size_t i = 0; i < d->plan->n_select && i < sizeof group_key; i++)
-        group_key[i] = d->plan->select[i].group_key;
-    result_render_table(r, &text, d->color, d->plan->order_index, group_key);
-    if (!text.failed && !(d->last && d->last_len == text.len &&
-                          memcmp(d->last, text.data, text.len) == 0)) {
-        outbuf_t out = {.fd = STDOUT_FILENO, .data = text.data, .len = text.len, .cap = text.cap};
-        outbuf_flush(&out);
-        free(d->last);
-        d->last = text.data;
-        d->last_len = text.len;
-        text.data = NULL;
-    }
-    outbuf_free(&text);
-}
-
 static void report(dtail_query_t *d)
 {
     agg_table_t t;
@@ -110,7 +78,7 @@ static void report(dtail_query_t *d)
     if (collect(d, &t, &e) < 0)
         goto failed;
     const plan_t *plan = d->plan;
-    long long limit = plan->limit_given ? plan->limit : plan->outfile ? -1 : TERMINAL_DEFAULT_ROWS;
+    long long limit = plan->limit_given ? plan->limit : plan->outfile ? -1 : TABLE_DEFAULT_ROWS;
     result_t r;
     if (result_build(plan, &t, limit, &r, &e) < 0) {
         agg_table_free(&t);
@@ -125,7 +93,8 @@ static void report(dtail_query_t *d)
             goto failed;
         }
     } else {
-        print_table(d, &r);
+        if (r.n_rows)
+            table_printer_show(&d->tp, &r);
     }
     result_free(&r);
     agg_table_free(&t);
@@ -159,15 +128,6 @@ static void *reporter(void *arg)
     return NULL;
 }
 
-static void local_zone(char *name, size_t name_cap, char *offset, size_t off_cap)
-{
-    time_t now = time(NULL);
-    struct tm tm;
-    localtime_r(&now, &tm);
-    snprintf(name, name_cap, "%s", tm.tm_zone ? tm.tm_zone : "UTC");
-    snprintf(offset, off_cap, "%ld", (long)tm.tm_gmtoff);
-}
-
 int dtail_query_open(dtail_query_t **out, const cli_opts_t *o, const config_t *cfg,
                      const char *host, const volatile int *stop, err_t *e)
 {
@@ -190,7 +150,7 @@ int dtail_query_open(dtail_query_t **out, const cli_opts_t *o, const config_t *c
         return err_set(e, ERR_NOMEM, "out of memory");
     }
     eval_specs(d->plan, d->specs);
-    local_zone(d->tz, sizeof d->tz, d->tzoff, sizeof d->tzoff);
+    dmap_local_zone(d->tz, sizeof d->tz, d->tzoff, sizeof d->tzoff);
     d->mo = (map_opts_t){
         .plan = d->plan,
         .max_line_len = cfg->max_line_len,
@@ -201,7 +161,12 @@ int dtail_query_open(dtail_query_t **out, const cli_opts_t *o, const config_t *c
         .memory_limit = o->memory_limit_bytes ? (size_t)o->memory_limit_bytes
                                               : mapscan_default_memory_limit(),
     };
-    d->color = client_colors(o, cfg);
+    if (table_printer_init(&d->tp, d->plan, d->text, client_colors(o, cfg), 1, e) < 0) {
+        free(d->specs);
+        query_free(d->q);
+        free(d);
+        return -1;
+    }
     d->stop = stop;
     clock_gettime(CLOCK_REALTIME, &d->start);
     pthread_mutex_init(&d->mu, NULL);
@@ -273,7 +238,7 @@ void dtail_query_close(dtail_query_t *d, client_run_t *rs)
     if (d->have_remote)
         agg_table_free(&d->remote);
     free(d->specs);
-    free(d->last);
+    table_printer_free(&d->tp);
     pthread_mutex_destroy(&d->mu);
     query_free(d->q);
     free(d);

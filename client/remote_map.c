@@ -15,11 +15,11 @@
 #include "base/log.h"
 #include "client/fanout.h"
 #include "client/remote.h"
+#include "client/table_print.h"
 #include "exec/agg/eval.h"
 #include "exec/sink/outfile.h"
 #include "exec/sink/result.h"
 
-#define TERMINAL_DEFAULT_ROWS 10
 
 typedef struct host_table {
     agg_table_t table;           /* the server's latest result */
@@ -30,7 +30,6 @@ typedef struct host_table {
 typedef struct remote_map {
     const plan_t *plan;
     const char *query;
-    int color;
     agg_spec_t *specs;           /* of plan */
     wire_request_t rq;           /* the same request for every server */
     int compress;                /* --compress */
@@ -40,8 +39,7 @@ typedef struct remote_map {
     const fanout_target_t *first;/* for the outfile's server */
     int interim;                 /* print a table every interval */
     long long next_report_ms;    /* when the next interim table is due */
-    char *last_text;             /* the table printed last */
-    size_t last_len;
+    table_printer_t tp;          /* the terminal table, and what it printed last */
     client_run_t *rs;            /* the run's status */
 } remote_map_t;
 
@@ -103,47 +101,22 @@ static int merged(remote_map_t *rm, agg_table_t *out, int final_only, err_t *e)
     return 0;
 }
 
-/* The table as serverless dmap prints it (the query above it in colour);
- * not printed again when it equals the last one, nor when empty and
- * interim. */
+/* The table as serverless dmap prints it (table_print.h); an empty
+ * interim table is not printed. */
 static void print_table(remote_map_t *rm, const agg_table_t *t, int final)
 {
     const plan_t *plan = rm->plan;
     err_t e;
     result_t r;
-    long long limit = plan->limit_given ? plan->limit : TERMINAL_DEFAULT_ROWS;
+    long long limit = plan->limit_given ? plan->limit : TABLE_DEFAULT_ROWS;
     if (result_build(plan, t, limit, &r, &e) < 0) {
         client_report(rm->rs, &e);
         return;
     }
-    outbuf_t text;
-    unsigned char *group_key = calloc(plan->n_select ? plan->n_select : 1, 1);
-    if (group_key && (final || r.n_groups) && outbuf_init_mem(&text, 64 * 1024, &e) == 0) {
-        for (size_t i = 0; i < plan->n_select; i++)
-            group_key[i] = plan->select[i].group_key;
-        if (rm->color) {
-            static const char open_q[] = "\033[36m\033[40m\033[2m";
-            static const char close_q[] = "\033[0m\033[49m\033[39m\n";
-            outbuf_append(&text, open_q, sizeof open_q - 1);
-            outbuf_append(&text, rm->query, strlen(rm->query));
-            outbuf_append(&text, close_q, sizeof close_q - 1);
-        }
-        result_render_table(&r, &text, rm->color, plan->order_index, group_key);
-        if (!text.failed && !(rm->last_text && rm->last_len == text.len &&
-                              memcmp(rm->last_text, text.data, text.len) == 0)) {
-            outbuf_t out = {.fd = STDOUT_FILENO, .data = text.data, .len = text.len, .cap = text.cap};
-            outbuf_flush(&out);
-            free(rm->last_text);
-            rm->last_text = text.data;
-            rm->last_len = text.len;
-            text.data = NULL;
-        }
-        outbuf_free(&text);
-    }
-    free(group_key);
-    if (final && !plan->limit_given && r.n_groups > TERMINAL_DEFAULT_ROWS)
-        fprintf(stderr, "Got %zu results but limited terminal output to %d rows! "
-                        "Use 'limit' clause to override!\n", r.n_groups, TERMINAL_DEFAULT_ROWS);
+    if (final || r.n_groups)
+        table_printer_show(&rm->tp, &r);
+    if (final)
+        table_printer_note_limit(plan, r.n_groups);
     result_free(&r);
 }
 
@@ -210,9 +183,10 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     for (size_t i = 0; i < tl.n; i++)
         if (agg_table_init(&rm->hosts[i].table, rm->specs, plan->n_select, &e) < 0)
             return client_usage_error(rs->tool, &e);
+    if (table_printer_init(&rm->tp, plan, query, color, 0, &e) < 0)
+        return client_usage_error(rs->tool, &e);
     rm->plan = plan;
     rm->query = query;
-    rm->color = color;
     rm->rs = rs;
     rm->n_hosts = tl.n;
     rm->first = tl.items;
@@ -248,7 +222,7 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
         pthread_mutex_destroy(&rm->mu);
         free(rm->hosts);
         free(rm->specs);
-        free(rm->last_text);
+        table_printer_free(&rm->tp);
         free(rm);
         free(files);
         fanout_targets_free(&tl);
