@@ -202,7 +202,9 @@ static int scan_loop(scan_t *s, reader_t *r, int general, const char *name, err_
 {
     int warned = 0;
     region_t reg;
-    while (!s->stop) {
+    /* Output that can no longer be written (a closed pipe, a client gone
+     * from dserver) ends the read: once per region, never per line. */
+    while (!s->stop && !s->sink->out->failed) {
         int got = reader_next(r, &reg, e);
         if (got <= 0)
             return got;
