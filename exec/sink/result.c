@@ -1,6 +1,8 @@
 /* result.c: ordering, rendering, table and CSV output. */
 #include "exec/sink/result.h"
 
+#include "base/numfmt.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -133,12 +135,15 @@ static double percentile_rank(const col_totals_t *ct, double x)
     return (double)lo / (double)ct->n * 100.0;
 }
 
+/* "%f" of the largest double: 309 digits, the sign, the point and six
+ * decimals, and the NUL. */
+#define CELL_NUMBER_MAX 320
+
 size_t result_cell_need(const agg_spec_t *spec, const unsigned char *st)
 {
-    size_t need = 64;
     if (spec->agg == PLAN_AGG_LAST)
-        need += ((const agg_last_t *)(const void *)st)->len;
-    return need;
+        return 64 + ((const agg_last_t *)(const void *)st)->len;
+    return CELL_NUMBER_MAX;
 }
 
 int result_format_cell(char *buf, size_t cap, const agg_spec_t *spec, const unsigned char *st,
@@ -148,7 +153,7 @@ int result_format_cell(char *buf, size_t cap, const agg_spec_t *spec, const unsi
     case PLAN_AGG_COUNT: {
         uint64_t c;
         memcpy(&c, st, 8);
-        return snprintf(buf, cap, "%llu", (unsigned long long)c);
+        return numfmt_u64(buf, cap, c);
     }
     case PLAN_AGG_LAST: {
         const agg_last_t *l = (const agg_last_t *)(const void *)st;
@@ -158,12 +163,12 @@ int result_format_cell(char *buf, size_t cap, const agg_spec_t *spec, const unsi
     }
     case PLAN_AGG_PERCENTAGE: {
         double v = agg_state_number(spec, st);
-        return snprintf(buf, cap, "%f", ct->sum != 0 ? v / ct->sum * 100.0 : 0.0);
+        return numfmt_fixed6(buf, cap, ct->sum != 0 ? v / ct->sum * 100.0 : 0.0);
     }
     case PLAN_AGG_PERCENTILE:
-        return snprintf(buf, cap, "%f", percentile_rank(ct, agg_state_number(spec, st)));
+        return numfmt_fixed6(buf, cap, percentile_rank(ct, agg_state_number(spec, st)));
     default:
-        return snprintf(buf, cap, "%f", agg_state_number(spec, st));
+        return numfmt_fixed6(buf, cap, agg_state_number(spec, st));
     }
 }
 

@@ -3,7 +3,7 @@
 # (multiset CSV, .query file equal to the query), from a file argument and
 # from stdin; plus query errors (exit 2 before any input is read), the
 # terminal table, and the parallel path against the sequential one.
-# Usage: bash dmap.sh 1a|1b|1c|1d|2|abspath|append|stdin|error|table|parallel|noquery|tables|interval|switch
+# Usage: bash dmap.sh 1a|1b|1c|1d|2|abspath|append|stdin|error|table|parallel|noquery|tables|interval|switch|huge
 . "$(dirname "$0")/lib.sh"
 mode=${1:?mode}
 need_bin dmap
@@ -159,6 +159,17 @@ case $mode in
     expect_bytes "STATS lines counted once in every mode" "$T/sw.csv" "$T/sw.want"
     RUN_STDIN=$T/alt.log run sw2 dmap --cfg none --quiet --query "from STATS select count(\$line),sum(\$goroutines) outfile $T/sw2.csv"
     expect_bytes "stdin gives the same" "$T/sw2.csv" "$T/sw.want"
+    ;;
+  huge)
+    # Numbers as wide as a double goes are printed whole, as printf's %f
+    # prints them (cells were once cut at 63 characters).
+    printf 'v\n1e300\n5e299\n-1e-7\n' >"$T/huge.csv"
+    run h dmap --cfg none --query "select sum(v),max(v),min(v),count(\$line) logformat csv outfile $T/h.csv" "$T/huge.csv"
+    expect_rc h 0
+    { echo 'sum(v),max(v),min(v),count($line)'
+      # awk computes in doubles, as dmap does (bash's printf would use long double).
+      awk 'BEGIN { printf "%f,%f,%f,3\n", 1e300 + 5e299 + -1e-7, 1e300, -1e-7 }'; } >"$T/want"
+    expect_bytes "huge values" "$T/h.csv" "$T/want"
     ;;
   *) die "unknown mode $mode" ;;
 esac
