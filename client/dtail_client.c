@@ -30,6 +30,7 @@
 #include "client/remote.h"
 #include "exec/linescan.h"
 #include "exec/scan/follow.h"
+#include "exec/scan/followset.h"
 #include "exec/scan/targets.h"
 #include "exec/sink/lines.h"
 
@@ -109,9 +110,7 @@ struct tail_run {
     pthread_mutex_t rs_mu;  /* guards rs */
     follower_t **followers;
     size_t n_followers, cap_followers;
-    dev_t *seen_dev;        /* files (by identity) followed or rotated away */
-    ino_t *seen_ino;
-    size_t n_seen, cap_seen;
+    followset_t set;        /* which paths and files are followed */
     dtail_query_t *query;   /* --query: the mapreduce side, else NULL */
 };
 
@@ -226,48 +225,10 @@ static void *follow_query(void *arg)
     return NULL;
 }
 
-static int seen(const tail_run_t *t, const struct stat *st)
-{
-    for (size_t i = 0; i < t->n_seen; i++)
-        if (t->seen_dev[i] == st->st_dev && t->seen_ino[i] == st->st_ino)
-            return 1;
-    return 0;
-}
-
-static void remember(tail_run_t *t, const struct stat *st)
-{
-    if (seen(t, st))
-        return;
-    if (t->n_seen == t->cap_seen) {
-        size_t cap = t->cap_seen ? t->cap_seen * 2 : 16;
-        dev_t *d = realloc(t->seen_dev, cap * sizeof *d);
-        if (d)
-            t->seen_dev = d;
-        ino_t *i = realloc(t->seen_ino, cap * sizeof *i);
-        if (i)
-            t->seen_ino = i;
-        if (!d || !i)
-            return;
-        t->cap_seen = cap;
-    }
-    t->seen_dev[t->n_seen] = st->st_dev;
-    t->seen_ino[t->n_seen++] = st->st_ino;
-}
-
-static int following(const tail_run_t *t, const char *path)
-{
-    for (size_t i = 0; i < t->n_followers; i++)
-        if (strcmp(t->followers[i]->path, path) == 0)
-            return 1;
-    return 0;
-}
-
 /* Starts following target tg unless its path or its file is followed. */
 static void start_follower(tail_run_t *t, const target_t *tg, int from_start)
 {
-    struct stat st;
-    int exists = stat(tg->path, &st) == 0;
-    if (following(t, tg->path) || (exists && seen(t, &st)))
+    if (!followset_claim(&t->set, tg->path))
         return;
     if (t->n_followers == t->cap_followers) {
         size_t cap = t->cap_followers ? t->cap_followers * 2 : 16;
@@ -288,8 +249,6 @@ static void start_follower(tail_run_t *t, const target_t *tg, int from_start)
     f->from_start = from_start;
     f->started = pthread_create(&f->thread, NULL, t->query ? follow_query : follow_lines, f) == 0;
     t->followers[t->n_followers++] = f;
-    if (exists)
-        remember(t, &st);
 }
 
 /* Which files the specs name now; unmatched globs are quiet after the start. */
@@ -302,17 +261,6 @@ static void expand(tail_run_t *t, target_list_t *tl, int report_missing)
         target_list_add_spec(tl, o->files, cb, &t->rs, &e);
     for (int i = 0; i < o->n_positional; i++)
         target_list_add_spec(tl, o->positional[i], cb, &t->rs, &e);
-}
-
-/* Notes the identities the followed paths have now, so a file rotated away
- * under a name the specs also match is not followed a second time. */
-static void remember_current(tail_run_t *t)
-{
-    for (size_t i = 0; i < t->n_followers; i++) {
-        struct stat st;
-        if (stat(t->followers[i]->path, &st) == 0)
-            remember(t, &st);
-    }
 }
 
 static long long now_ms(void)
@@ -339,7 +287,7 @@ static void supervise(tail_run_t *t, long long deadline_ms)
         if (deadline_ms > 0 && now >= deadline_ms)
             break;
         if (now >= next_scan) {
-            remember_current(t);
+            followset_note_current(&t->set);
             target_list_t tl;
             target_list_init(&tl);
             expand(t, &tl, 0);
@@ -397,6 +345,7 @@ int dtail_client_main(int argc, char **argv)
     tail_run_t t = {.o = &o, .cfg = &cfg, .host = host, .rs = {"dtail", 0}};
     pthread_mutex_init(&t.out.mu, NULL);
     pthread_mutex_init(&t.rs_mu, NULL);
+    followset_init(&t.set);
     matcher_t m;
     if (matcher_init(&m, o.regex ? o.regex : "", &e) < 0) {
         cli_free(&o);
@@ -455,8 +404,7 @@ int dtail_client_main(int argc, char **argv)
     if (t.query)
         dtail_query_close(t.query, &t.rs);
     free(t.followers);
-    free(t.seen_dev);
-    free(t.seen_ino);
+    followset_free(&t.set);
     matcher_free(&m);
     cli_free(&o);
     return t.rs.status;

@@ -24,6 +24,7 @@
 #include "base/outbuf.h"
 #include "exec/linescan.h"
 #include "exec/scan/follow.h"
+#include "exec/scan/followset.h"
 #include "exec/scan/targets.h"
 #include "server/session_int.h"
 #include "wire/batch.h"
@@ -56,8 +57,7 @@ struct tail_run {
     pthread_mutex_t mu;          /* followers, identities, perm_open */
     follower_t **fs;             /* followers */
     size_t n_fs, cap_fs;
-    struct stat *seen;           /* identities followed (or rotated away) */
-    size_t n_seen, cap_seen;
+    followset_t set;             /* which paths and files are followed */
     /* map */
     const plan_t *plan;          /* the query's plan, NULL for lines */
     agg_spec_t *specs;           /* its aggregate specs */
@@ -256,48 +256,10 @@ static follower_t *follower_new(tail_run_t *t, const target_t *tg, const char *a
 
 /* ---- which files: the specs, expanded again every second ---------------- */
 
-static int seen(const tail_run_t *t, const struct stat *st)
-{
-    for (size_t i = 0; i < t->n_seen; i++)
-        if (t->seen[i].st_dev == st->st_dev && t->seen[i].st_ino == st->st_ino)
-            return 1;
-    return 0;
-}
-
-static void remember(tail_run_t *t, const struct stat *st)
-{
-    if (seen(t, st))
-        return;
-    if (t->n_seen == t->cap_seen) {
-        size_t cap = t->cap_seen ? t->cap_seen * 2 : 16;
-        struct stat *s = realloc(t->seen, cap * sizeof *s);
-        if (!s)
-            return;
-        t->seen = s;
-        t->cap_seen = cap;
-    }
-    t->seen[t->n_seen++] = *st;
-}
-
-static int following(const tail_run_t *t, const char *path)
-{
-    for (size_t i = 0; i < t->n_fs; i++)
-        if (strcmp(t->fs[i]->path, path) == 0)
-            return 1;
-    return 0;
-}
-
 /* Follows tg unless its path or its file is followed already. */
 static void start_follower(tail_run_t *t, const target_t *tg, const char *asked, int from_start)
 {
-    struct stat st;
-    int exists = stat(tg->path, &st) == 0;
-    pthread_mutex_lock(&t->mu);
-    int skip = following(t, tg->path) || (exists && seen(t, &st));
-    if (!skip && exists)
-        remember(t, &st);
-    pthread_mutex_unlock(&t->mu);
-    if (skip)
+    if (!followset_claim(&t->set, tg->path))
         return;
     err_t e;
     follower_t *f = follower_new(t, tg, asked, from_start, &e);
@@ -368,20 +330,6 @@ static void expand(tail_run_t *t, int tell)
     }
 }
 
-/* Identities the followed paths have now: a file rotated away under a name
- * the specs also match is not followed a second time. */
-static void remember_current(tail_run_t *t)
-{
-    for (size_t i = 0; i < t->n_fs; i++) {
-        struct stat st;
-        if (stat(t->fs[i]->path, &st) == 0) {
-            pthread_mutex_lock(&t->mu);
-            remember(t, &st);
-            pthread_mutex_unlock(&t->mu);
-        }
-    }
-}
-
 /* ---- the client's side: its next frame ends the tail -------------------- */
 
 static void *watch_client(void *arg)
@@ -428,7 +376,7 @@ static void supervise(tail_run_t *t, long long deadline)
         if (ss->broken || session_stopping(ss) || (deadline && now >= deadline))
             break;
         if (now >= next_scan) {
-            remember_current(t);
+            followset_note_current(&t->set);
             expand(t, 0);
             next_scan = now + RESCAN_MS;
         }
@@ -479,6 +427,7 @@ int session_run_tail(session_t *ss, const wire_request_t *rq, err_t *e)
         matcher_free(&m);
     }
     pthread_mutex_init(&t.mu, NULL);
+    followset_init(&t.set);
     int watching = pthread_create(&t.watcher, NULL, watch_client, &t) == 0;
     long long deadline = rq->timeout_s ? now_ms() + rq->timeout_s * 1000LL : 0;
     expand(&t, 1);
@@ -507,7 +456,7 @@ int session_run_tail(session_t *ss, const wire_request_t *rq, err_t *e)
     for (size_t i = 0; i < t.n_fs; i++)
         follower_free(t.fs[i]);
     free(t.fs);
-    free(t.seen);
+    followset_free(&t.set);
     free(t.specs);
     query_free(q);
     pthread_mutex_destroy(&t.mu);

@@ -1,0 +1,31 @@
+/* followset.h: which files a follow run reads. Its file specs are expanded
+ * again and again; a path gets one follower, and a file gets one follower
+ * whatever it is called: a file rotated away under a name the specs also
+ * match (app.log -> app-2026.log for `*.log`) is not read a second time.
+ * Shared by dtail and dserver's tail requests; thread-safe. */
+#ifndef DTAIL_EXEC_FOLLOWSET_H
+#define DTAIL_EXEC_FOLLOWSET_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct followset {
+    pthread_mutex_t mu;
+    char **paths;            /* paths followed */
+    size_t n_paths, cap_paths;
+    dev_t *dev;              /* identities followed, or rotated away */
+    ino_t *ino;
+    size_t n_ids, cap_ids;
+} followset_t;
+
+void followset_init(followset_t *fs);
+void followset_free(followset_t *fs);
+/* 1 (and recorded) when neither path nor the file it names now is followed
+ * yet: the caller starts a follower for it. 0 otherwise, or out of memory. */
+int followset_claim(followset_t *fs, const char *path);
+/* Records the files the followed paths name now; called before each
+ * expansion, so a file later renamed to a matching name is known. */
+void followset_note_current(followset_t *fs);
+
+#endif
