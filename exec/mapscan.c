@@ -46,7 +46,6 @@ struct map_worker {
     unsigned long long mode_lines; /* lines scanned since the shares restarted */
     unsigned long long mode_hits;  /* of those, found by the search */
     unsigned long long mode_other; /* lines the extractor found of no table */
-    pthread_t thread;            /* when running on its own thread */
 };
 
 /* Writes table t to the spill (opened on first use) and clears it. A
@@ -383,10 +382,7 @@ void mapscan_free(mapscan_t *ms)
 typedef struct map_par {
     mapscan_t *ms;               /* the plan */
     input_t *whole;              /* the file */
-    long long size;              /* its size */
-    long long n_ranges;          /* work units */
-    long long n_big;             /* the first n_big are MAP_RANGE long, the
-                                    rest MAP_RANGE_TAIL */
+    range_plan_t plan;           /* its work units */
     atomic_llong next;           /* next unit to claim */
     pthread_mutex_t mu;          /* guards err */
     int failed;                  /* a worker failed */
@@ -405,13 +401,10 @@ static void *range_worker(void *arg)
     map_worker_t *w = job->w;
     for (;;) {
         long long k = atomic_fetch_add(&par->next, 1);
-        if (k >= par->n_ranges || par->failed)
+        if (k >= par->plan.n || par->failed)
             break;
-        long long a = k < par->n_big ? k * MAP_RANGE
-                                     : par->n_big * MAP_RANGE + (k - par->n_big) * MAP_RANGE_TAIL;
-        long long b = a + (k < par->n_big ? MAP_RANGE : MAP_RANGE_TAIL);
-        if (b > par->size)
-            b = par->size;
+        long long a, b;
+        range_plan_bounds(&par->plan, k, &a, &b);
         err_t e;
         err_clear(&e);
         long long start;
@@ -444,24 +437,17 @@ static void *range_worker(void *arg)
 
 static int run_parallel(mapscan_t *ms, input_t *in, err_t *e)
 {
-    map_par_t par = {.ms = ms, .whole = in, .size = input_plain_size(in)};
-    long long tail = (long long)ms->o.n_threads * MAP_RANGE;
-    par.n_big = par.size > tail ? (par.size - tail) / MAP_RANGE : 0;
-    par.n_ranges = par.n_big + (par.size - par.n_big * MAP_RANGE + MAP_RANGE_TAIL - 1) / MAP_RANGE_TAIL;
+    map_par_t par = {.ms = ms, .whole = in};
+    range_plan_init(&par.plan, input_plain_size(in), MAP_RANGE, MAP_RANGE_TAIL, ms->o.n_threads);
     atomic_init(&par.next, 0);
     pthread_mutex_init(&par.mu, NULL);
     err_clear(&par.err);
     map_job_t jobs[MAP_MAX_THREADS];
+    pthread_t threads[MAP_MAX_THREADS];
     int started[MAP_MAX_THREADS] = {0};
     for (int i = 0; i < ms->o.n_threads; i++)
         jobs[i] = (map_job_t){&par, &ms->workers[i]};
-    for (int i = 1; i < ms->o.n_threads; i++)
-        started[i] = pthread_create(&ms->workers[i].thread, NULL, range_worker, &jobs[i]) == 0;
-    range_worker(&jobs[0]);
-    for (int i = 1; i < ms->o.n_threads; i++)
-        if (started[i])
-            pthread_join(ms->workers[i].thread, NULL);
-    range_worker(&jobs[0]);   /* ranges a worker that never started left */
+    range_workers_run(range_worker, jobs, sizeof jobs[0], ms->o.n_threads, threads, started);
     pthread_mutex_destroy(&par.mu);
     if (par.failed) {
         *e = par.err;

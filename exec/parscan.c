@@ -1,7 +1,8 @@
 /* parscan.c: the fast cat/grep path on both cores.
  *
- * A plain regular file is cut into fixed ranges; workers (the calling thread
- * and n-1 others) claim ranges in order, each scans the lines that start in
+ * A plain regular file is cut into 4 MiB ranges, 1 MiB near its end
+ * (exec/scan/range.h); workers (the calling thread and n-1 others, started
+ * by range_workers_run as mapscan's are) claim ranges in order, each scans the lines that start in
  * its range into an in-memory block, and blocks are written strictly in
  * range order, so the output is byte for byte the sequential one. Memory is
  * bounded by workers x (range + read buffer), whatever the file size.
@@ -22,6 +23,7 @@
 #include "exec/scan/reader.h"
 
 #define PAR_RANGE (4LL * 1024 * 1024)      /* bytes of file per work unit */
+#define PAR_RANGE_TAIL (1LL * 1024 * 1024) /* ... near the end of the file */
 #define PAR_MIN_FILE (16LL * 1024 * 1024)  /* smaller files run sequentially */
 #define PAR_MAX_THREADS 16
 #define PAR_STAGE_LIMIT (12 * 1024 * 1024) /* staged output before waiting for the turn */
@@ -29,8 +31,8 @@
 typedef struct par_shared {
     const linescan_opts_t *o;   /* the plan */
     input_t *whole;             /* the opened file */
-    long long size;             /* its size at open */
-    long long n_ranges;         /* ceil(size / PAR_RANGE) */
+    range_plan_t plan;          /* its work units */
+    long long n_ranges;         /* plan.n */
     const line_sink_t *proto;   /* format and source for worker sinks */
     outbuf_t *out;              /* final destination */
     atomic_llong next;          /* next range to claim */
@@ -56,8 +58,6 @@ typedef struct par_worker {
     reader_t reader;            /* own buffers */
     outbuf_t block;             /* staged output of the current range */
     line_sink_t sink;           /* formats into block */
-    pthread_t thread;           /* when not the calling thread */
-    int started;                /* thread was created */
 } par_worker_t;
 
 int linescan_parallel_eligible(const linescan_opts_t *o, const line_sink_t *sink, input_t *in)
@@ -153,9 +153,8 @@ static int range_pass(par_worker_t *w, long long start, long long b, int count_o
 static int scan_range(par_worker_t *w, long long k, err_t *e)
 {
     par_shared_t *sh = w->sh;
-    long long a = k * PAR_RANGE, b = a + PAR_RANGE;
-    if (b > sh->size)
-        b = sh->size;
+    long long a, b;
+    range_plan_bounds(&sh->plan, k, &a, &b);
     long long start;
     if (range_first_line(sh->whole, a, b, &start, e) < 0)
         return -1;
@@ -288,9 +287,10 @@ int linescan_run_parallel(const linescan_opts_t *o, input_t *in, const char *nam
     if (n_threads < 1)
         n_threads = 1;
     par_shared_t sh = {
-        .o = o, .whole = in, .size = input_plain_size(in), .proto = sink, .out = sink->out,
+        .o = o, .whole = in, .proto = sink, .out = sink->out,
     };
-    sh.n_ranges = (sh.size + PAR_RANGE - 1) / PAR_RANGE;
+    range_plan_init(&sh.plan, input_plain_size(in), PAR_RANGE, PAR_RANGE_TAIL, n_threads);
+    sh.n_ranges = sh.plan.n;
     sh.numbers = line_sink_numbers(sink);
     if (sh.numbers) {
         sh.count = calloc((size_t)sh.n_ranges + 1, sizeof *sh.count);
@@ -322,14 +322,9 @@ int linescan_run_parallel(const linescan_opts_t *o, input_t *in, const char *nam
         }
     }
     if (rc == 0) {
-        for (int i = 1; i < n_ready; i++)
-            workers[i].started = pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) == 0;
-        worker_main(&workers[0]);
-        for (int i = 1; i < n_ready; i++)
-            if (workers[i].started)
-                pthread_join(workers[i].thread, NULL);
-        /* A worker that could not start leaves ranges unclaimed: finish them. */
-        worker_main(&workers[0]);
+        pthread_t threads[PAR_MAX_THREADS];
+        int started[PAR_MAX_THREADS] = {0};
+        range_workers_run(worker_main, workers, sizeof workers[0], n_ready, threads, started);
     }
     for (int i = 0; i < n_ready; i++) {
         sink->n_lines += workers[i].sink.n_lines;

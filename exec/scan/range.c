@@ -48,3 +48,40 @@ const char *range_cut(const region_t *reg, long long stop, int *last)
     *last = 1;
     return (const char *)memchr(at, '\n', (size_t)(reg->p + reg->len - at)) + 1;
 }
+
+void range_plan_init(range_plan_t *rp, long long size, long long unit, long long tail,
+                     int n_workers)
+{
+    rp->size = size;
+    rp->unit = unit;
+    rp->tail = tail;
+    long long tail_bytes = (long long)(n_workers > 1 ? n_workers : 1) * unit;
+    rp->n_big = size > tail_bytes ? (size - tail_bytes) / unit : 0;
+    rp->n = rp->n_big + (size - rp->n_big * unit + tail - 1) / tail;
+}
+
+void range_plan_bounds(const range_plan_t *rp, long long k, long long *a, long long *b)
+{
+    if (k < rp->n_big) {
+        *a = k * rp->unit;
+        *b = *a + rp->unit;
+    } else {
+        *a = rp->n_big * rp->unit + (k - rp->n_big) * rp->tail;
+        *b = *a + rp->tail;
+    }
+    if (*b > rp->size)
+        *b = rp->size;
+}
+
+void range_workers_run(void *(*fn)(void *), void *args, size_t arg_size, int n,
+                       pthread_t *threads, int *started)
+{
+    char *base = args;
+    for (int i = 1; i < n; i++)
+        started[i] = pthread_create(&threads[i], NULL, fn, base + (size_t)i * arg_size) == 0;
+    fn(base);
+    for (int i = 1; i < n; i++)
+        if (started[i])
+            pthread_join(threads[i], NULL);
+    fn(base);   /* what a worker that never started left */
+}
