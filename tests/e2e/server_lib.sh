@@ -79,6 +79,18 @@ server_start() {
   SERVER_CLIENT_FLAGS=(--servers "$SERVER" --key "$SERVER_KEY" --trustAllHosts --noColor)
 }
 
+# expect_log LABEL STRING: dserver's log has STRING. The log is written in
+# blocks every 100 ms (warnings at once), so a running server's line may
+# come a moment after the client is done: wait up to 3 s for it first.
+expect_log() {
+  local i
+  for i in $(seq 1 60); do
+    grep -qF -- "$2" "$SERVER_LOG" 2>/dev/null && break
+    sleep 0.05
+  done
+  expect_contains "$1" "$SERVER_LOG" "$2"
+}
+
 server_alive() {
   kill -0 "$SERVER_PID" 2>/dev/null || fail "dserver (pid $SERVER_PID) is gone; log tail: $(tail -n 3 "$SERVER_LOG" | tr '\n' ' ')"
 }
