@@ -41,6 +41,7 @@ void config_defaults(config_t *c)
     c->max_concurrent_tails = 50;
     c->host_key_bits = 4096;
     c->max_command_frame_size = 1024 * 1024;
+    c->max_glob_targets = 1000;
 }
 
 /* The integer and string keys of the SSH layer, read from one table so each
@@ -68,6 +69,7 @@ static const config_key_t ssh_keys[] = {
     CK_STR("Server", "HostKeyFile", host_key_file),
     CK_INT("Server", "HostKeyBits", host_key_bits, 2048, 16384),
     CK_SIZE("Server", "MaxCommandFrameSize", max_command_frame_size, 1024, 1024 * 1024 * 1024),
+    CK_INT("Server", "MaxGlobTargets", max_glob_targets, 1, 100000000),
 };
 
 static int read_ssh_keys(config_t *c, json_t *root, const char *path, err_t *e)

@@ -28,6 +28,8 @@ typedef struct config {
     char host_key_file[1024];     /* Server.HostKeyFile, "" = <CacheDir>/ssh_host_key */
     int host_key_bits;            /* Server.HostKeyBits (RSA), default 4096 */
     size_t max_command_frame_size; /* Server.MaxCommandFrameSize, default 1 MiB */
+    int max_glob_targets;         /* Server.MaxGlobTargets, default 1000: files one
+                                     spec may expand to on the server */
     /* Server.Permissions as compact JSON, checked for shape ({"Default":
      * [rules], "Users": {user: [rules]}}); "" = DTail's default ["^/.*"].
      * server/permissions.c compiles the rules of one user. */

@@ -182,6 +182,26 @@ static void note_miss(void *ctx, const err_t *e)
     ((glob_miss_t *)ctx)->missed = 1;
 }
 
+size_t session_max_targets(const session_t *ss)
+{
+    const config_t *cfg = ss->env->cfg;
+    return cfg && cfg->max_glob_targets > 0 ? (size_t)cfg->max_glob_targets : 1000;
+}
+
+void session_cap_targets(session_t *ss, target_list_t *tl)
+{
+    size_t max = session_max_targets(ss);
+    if (tl->n <= max)
+        return;
+    char msg[160];
+    snprintf(msg, sizeof msg,
+             "Glob expansion exceeded server limit, only first targets served|limit|%zu|matched|%zu",
+             max, tl->n);
+    LOG_WARN("%s", msg);
+    session_send_message(ss, LOG_WARN, msg);
+    target_list_truncate(tl, max);
+}
+
 /* Runs fn over every file of the comma list `files`; returns the number of
  * files that failed (missing, denied, unreadable), or -1 if the client is
  * gone or the server stops. */
@@ -211,6 +231,7 @@ static int for_each_file(session_t *ss, const char *files, file_fn_t fn, void *c
                              pr == PERM_DENIED ? session_denied_text : "No file matches");
             failed++;
         }
+        session_cap_targets(ss, &tl);
         int denied_reported = 0;
         for (size_t i = 0; i < tl.n && !ss->broken; i++) {
             uint8_t st = serve_target(ss, &tl.items[i], s, index++, fn, ctx);

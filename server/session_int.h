@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "exec/agg/table.h"
 #include "exec/mapscan.h"
+#include "exec/scan/targets.h"
 #include "parser/parser.h"
 #include "server/permissions.h"
 #include "server/session.h"
@@ -42,6 +43,11 @@ extern const char session_denied_text[];
 int session_send_file_status(session_t *ss, uint8_t st, const char *name, const char *detail);
 int session_send_end(session_t *ss, uint8_t st, const char *message);
 int session_send_message(session_t *ss, enum log_level level, const char *text);
+/* Server.MaxGlobTargets: files one spec may expand to. */
+size_t session_max_targets(const session_t *ss);
+/* Keeps at most that many of what a spec expanded to, telling the client
+ * as DTail does when it cuts. */
+void session_cap_targets(session_t *ss, target_list_t *tl);
 /* AGGREGATE with t serialized. */
 int session_send_table(session_t *ss, const agg_table_t *t, int final);
 

@@ -324,6 +324,11 @@ static void expand(tail_run_t *t, int tell)
                                                                  : "No file matches (yet)");
             }
         }
+        /* The cut is told once, at the start; later expansions cut quietly. */
+        if (tell)
+            session_cap_targets(t->ss, &tl);
+        else
+            target_list_truncate(&tl, session_max_targets(t->ss));
         for (size_t i = 0; i < tl.n; i++)
             start_follower(t, &tl.items[i], spec, !tell);
         target_list_free(&tl);

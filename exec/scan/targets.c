@@ -21,6 +21,16 @@ void target_list_free(target_list_t *tl)
     target_list_init(tl);
 }
 
+void target_list_truncate(target_list_t *tl, size_t n)
+{
+    for (size_t i = n; i < tl->n; i++) {
+        free(tl->items[i].path);
+        free(tl->items[i].source_id);
+    }
+    if (n < tl->n)
+        tl->n = n;
+}
+
 static int has_glob_meta(const char *s)
 {
     return strpbrk(s, "*?[") != NULL;

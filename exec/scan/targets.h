@@ -24,6 +24,8 @@ typedef struct target_list {
 
 void target_list_init(target_list_t *tl);
 void target_list_free(target_list_t *tl);
+/* Keeps the first n targets (no-op when there are not more). */
+void target_list_truncate(target_list_t *tl, size_t n);
 /* Expands one comma-separated spec and appends the results. A glob that
  * matches nothing is reported through on_error (with the pattern) and the
  * rest continues; returns -1 only on allocation failure. */

@@ -33,6 +33,7 @@
 
 static char dir[256];
 static char user[256];
+static int glob_limit;   /* Server.MaxGlobTargets for the next start(); 0: default */
 
 typedef struct server {
     int fd;                      /* server end */
@@ -60,6 +61,8 @@ static int start(server_t *sv)
 {
     memset(sv, 0, sizeof *sv);
     config_defaults(&sv->cfg);
+    if (glob_limit)
+        sv->cfg.max_glob_targets = glob_limit;
     snprintf(sv->cfg.permissions, sizeof sv->cfg.permissions,
              "{\"Default\":[\"^%s/allowed/\",\"!^%s/allowed/secret\"]}", dir, dir);
     err_t e;
@@ -430,6 +433,34 @@ static void test_health_user_reads_nothing(void **state)
     memcpy(user, saved, sizeof user);
 }
 
+/* A spec that expands to more than Server.MaxGlobTargets files serves the
+ * first of them and says so, as DTail does. */
+static void test_glob_limit(void **state)
+{
+    (void)state;
+    glob_limit = 1;
+    server_t sv;
+    int fd = start(&sv);
+    glob_limit = 0;
+    stream_t s = sock_stream(&fd);
+    wire_reader_t r;
+    open_session(&s, &r);
+    char spec[512];
+    snprintf(spec, sizeof spec, "%s/allowed/*.log", dir);   /* app.log first of four */
+    wire_request_t rq = {.kind = WIRE_KIND_CAT, .render = WIRE_RENDER_PLAIN, .files = spec,
+                         .regex = "", .query = ""};
+    reply_t rep;
+    request(&s, &r, &rq, &rep);
+    assert_non_null(strstr(rep.messages, "Glob expansion exceeded server limit, only first "
+                                         "targets served|limit|1|matched|4"));
+    char app[512];
+    snprintf(app, sizeof app, "0 %s/allowed/app.log|", dir);
+    assert_string_equal(rep.statuses, app);   /* only the first file was served */
+    reply_free(&rep);
+    wire_reader_free(&r);
+    stop(&sv, fd);
+}
+
 static void test_disconnect_mid_stream(void **state)
 {
     (void)state;
@@ -513,6 +544,7 @@ int main(void)
         cmocka_unit_test(test_map_equals_serverless),
         cmocka_unit_test(test_health),
         cmocka_unit_test(test_health_user_reads_nothing),
+        cmocka_unit_test(test_glob_limit),
         cmocka_unit_test(test_disconnect_mid_stream),
         cmocka_unit_test(test_malformed_frame),
         cmocka_unit_test(test_dtail41_client),
