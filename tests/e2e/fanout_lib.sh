@@ -43,7 +43,7 @@ fanout_start() {
   mkdir -p "$dir" && chmod 755 "$dir"
   : >"$log"
   cd "$dir" || die "cd $dir"
-  timeout -k 5 "${SERVER_LIFETIME:-300}" "$DTAIL_BIN/dserver" --cfg "$SERVER_CFG" --port "$want_port" \
+  timeout -k "$(server_exit_bound)" "${SERVER_LIFETIME:-300}" "$DTAIL_BIN/dserver" --cfg "$SERVER_CFG" --port "$want_port" \
     --bindAddress "$addr" --logger stdout --logLevel "${SERVER_LOG_LEVEL:-info}" \
     "${as_user[@]}" "$@" >>"$log" 2>&1 </dev/null &
   pid=$!
@@ -92,7 +92,7 @@ fanout_stop_all() {
     [ -n "$pid" ] || continue
     kill -TERM "$pid" 2>/dev/null
     rc=124
-    for k in $(seq 1 200); do
+    for k in $(seq 1 $(($(server_exit_bound) * 20))); do
       if ! kill -0 "$pid" 2>/dev/null; then
         wait "${FANOUT_WAIT[$i]}"
         rc=$?
@@ -100,7 +100,7 @@ fanout_stop_all() {
       fi
       sleep 0.05
     done
-    [ "$rc" -eq 0 ] || fail "dserver $i exited with $rc after SIGTERM, want 0 within 10 s"
+    [ "$rc" -eq 0 ] || fail "dserver $i exited with $rc after SIGTERM, want 0 within $(server_exit_bound) s"
     if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "${FANOUT_LOGS[$i]}"; then
       fail "dserver $i log holds a sanitizer report"
     fi
