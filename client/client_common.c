@@ -22,6 +22,28 @@ void client_report_cb(void *ctx, const err_t *e)
     client_report(ctx, e);
 }
 
+int client_parse_args(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, int *status)
+{
+    err_t e;
+    err_clear(&e);
+    *status = 0;
+    if (cli_parse(o, tool, argc, argv, &e) < 0)
+        *status = client_usage_error(cli_tool_name(tool), &e);
+    else if (o->help)
+        cli_print_help(tool, argv[0]);
+    else if (o->version)
+        cli_print_version();
+    else
+        return 0;
+    cli_free(o);
+    return 1;
+}
+
+int client_default_port(const cli_opts_t *o, const config_t *cfg)
+{
+    return o->port ? (int)o->port : cfg->ssh_port ? cfg->ssh_port : 2222;
+}
+
 int client_usage_error(const char *tool, const err_t *e)
 {
     fprintf(stderr, "%s: %s\n", tool, e->msg);

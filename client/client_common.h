@@ -21,6 +21,11 @@ typedef struct client_run {
 void client_report(client_run_t *rs, const err_t *e);
 /* client_report as a target_list_add_spec callback (ctx is the run). */
 void client_report_cb(void *ctx, const err_t *e);
+/* Parses argv for tool into o. Returns 1 when the program is done (a
+ * usage error, --help or --version; o is freed and *status set), else 0. */
+int client_parse_args(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, int *status);
+/* The port for servers given without one: --port, Common.SSHPort, 2222. */
+int client_default_port(const cli_opts_t *o, const config_t *cfg);
 /* Prints "tool: message" and returns the exit status for it. */
 int client_usage_error(const char *tool, const err_t *e);
 

@@ -55,18 +55,9 @@ int dmap_client_main(int argc, char **argv)
     err_t e;
     err_clear(&e);
     cli_opts_t o;
-    if (cli_parse(&o, CLI_DMAP, argc, argv, &e) < 0) {
-        cli_free(&o);
-        return client_usage_error("dmap", &e);
-    }
-    if (o.help || o.version) {
-        if (o.help)
-            cli_print_help(CLI_DMAP, argv[0]);
-        else
-            cli_print_version();
-        cli_free(&o);
-        return 0;
-    }
+    int status;
+    if (client_parse_args(&o, CLI_DMAP, argc, argv, &status))
+        return status;
     /* DTail: the first positional containing "select " is the query. */
     const char *query = o.query;
     int query_pos = -1;
@@ -86,7 +77,7 @@ int dmap_client_main(int argc, char **argv)
         return client_usage_error("dmap", &e);
     }
     if (!query && (o.repl || ((o.files || o.n_positional) && isatty(STDIN_FILENO)))) {
-        int status = start_repl(&o);
+        status = start_repl(&o);
         cli_free(&o);
         return status;
     }
@@ -117,7 +108,7 @@ int dmap_client_main(int argc, char **argv)
 
     client_run_t run = {"dmap", 0};
     if (remote_wanted(&o)) {   /* parsed here, run on the server */
-        int status = remote_map_main(&o, &cfg, plan, query, query_pos, client_colors(&o, &cfg), &run);
+        status = remote_map_main(&o, &cfg, plan, query, query_pos, client_colors(&o, &cfg), &run);
         query_free(q);
         cli_free(&o);
         return status;

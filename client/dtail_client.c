@@ -312,18 +312,9 @@ int dtail_client_main(int argc, char **argv)
     err_t e;
     err_clear(&e);
     cli_opts_t o;
-    if (cli_parse(&o, CLI_DTAIL, argc, argv, &e) < 0) {
-        cli_free(&o);
-        return client_usage_error("dtail", &e);
-    }
-    if (o.help || o.version) {
-        if (o.help)
-            cli_print_help(CLI_DTAIL, argv[0]);
-        else
-            cli_print_version();
-        cli_free(&o);
-        return 0;
-    }
+    int status;
+    if (client_parse_args(&o, CLI_DTAIL, argc, argv, &status))
+        return status;
     if (o.check_health) {
         printf("WARN: DTail health check has moved to separate binary dtailhealth - "
                "please adjust the monitoring scripts!\n");
@@ -353,7 +344,7 @@ int dtail_client_main(int argc, char **argv)
     }
     t.matcher = &m;
     if (remote_wanted(&o)) {   /* the pattern was checked here, it runs there */
-        int status = remote_tail_main(&o, &cfg, &t.rs);
+        status = remote_tail_main(&o, &cfg, &t.rs);
         matcher_free(&m);
         cli_free(&o);
         return status;

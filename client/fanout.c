@@ -14,7 +14,6 @@
 
 #include "base/log.h"
 
-#define DEFAULT_PORT 2222
 #define TICK_MS 100
 #define FANOUT_READ_BUDGET ((size_t)16 << 20)  /* in flight from all servers */
 #define FANOUT_READ_MIN ((size_t)128 << 10)
@@ -318,7 +317,7 @@ int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *r
     f->tool = rs->tool;
     cli_host_name(f->me, sizeof f->me);
     const cli_opts_t *o = fo->o;
-    int def_port = o->port ? (int)o->port : fo->cfg->ssh_port ? fo->cfg->ssh_port : DEFAULT_PORT;
+    int def_port = client_default_port(o, fo->cfg);
     if (fanout_targets_parse(&f->targets, o->servers, o->discovery, def_port, &e) < 0) {
         fanout_targets_free(&f->targets);
         free(f);

@@ -295,7 +295,7 @@ int interactive_remote_main(const cli_opts_t *o, const config_t *cfg, client_run
     pthread_mutex_init(&ir->q_mu, NULL);
     pthread_mutex_init(&ir->out_mu, NULL);
     fanout_targets_t tl = {0};
-    int def_port = o->port ? (int)o->port : cfg->ssh_port ? cfg->ssh_port : 2222;
+    int def_port = client_default_port(o, cfg);
     if (build_request(ir, o, &e) < 0 ||
         fanout_targets_parse(&tl, o->servers, o->discovery, def_port, &e) < 0) {
         fanout_targets_free(&tl);

@@ -168,7 +168,7 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     if (!files)
         return client_usage_error(rs->tool, &e);
     fanout_targets_t tl;
-    int def_port = o->port ? (int)o->port : cfg->ssh_port ? cfg->ssh_port : 2222;
+    int def_port = client_default_port(o, cfg);
     if (fanout_targets_parse(&tl, o->servers, o->discovery, def_port, &e) < 0) {
         free(files);
         return client_usage_error(rs->tool, &e);

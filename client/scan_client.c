@@ -39,20 +39,9 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
     err_t e;
     err_clear(&e);
     cli_opts_t o;
-    if (cli_parse(&o, tool, argc, argv, &e) < 0) {
-        cli_free(&o);
-        return client_usage_error(name, &e);
-    }
-    if (o.help) {
-        cli_print_help(tool, argv[0]);
-        cli_free(&o);
-        return 0;
-    }
-    if (o.version) {
-        cli_print_version();
-        cli_free(&o);
-        return 0;
-    }
+    int status;
+    if (client_parse_args(&o, tool, argc, argv, &status))
+        return status;
     char host[256];
     config_t cfg;
     if (client_setup(&o, &cfg, host, sizeof host, &e) < 0 ||
@@ -70,7 +59,7 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
 
     client_run_t rs = {.tool = name, .status = 0};
     if (remote_wanted(&o)) {   /* the pattern was checked here, it runs there */
-        int status = remote_scan_main(&o, tool, &cfg, &rs);
+        status = remote_scan_main(&o, tool, &cfg, &rs);
         matcher_free(&m);
         cli_free(&o);
         return status;
