@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const flagparse_def_t *find(const flagparse_def_t *defs, size_t n, const char *name,
                                    size_t len)
@@ -14,6 +15,29 @@ static const flagparse_def_t *find(const flagparse_def_t *defs, size_t n, const 
     if (len == 1 && name[0] == 'h')
         return find(defs, n, "help", 4);
     return NULL;
+}
+
+int flagparse_bool(const char *v, int *out)
+{
+    if (!strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "t")) {
+        *out = 1;
+        return 0;
+    }
+    if (!strcasecmp(v, "false") || !strcmp(v, "0") || !strcasecmp(v, "f")) {
+        *out = 0;
+        return 0;
+    }
+    return -1;
+}
+
+int flagparse_int(const char *v, long long *out)
+{
+    char *end;
+    long long n = strtoll(v, &end, 10);
+    if (!*v || *end || n < 0)
+        return -1;
+    *out = n;
+    return 0;
 }
 
 int flagparse(const flagparse_def_t *defs, size_t n_defs, void *out, int argc, char **argv,
@@ -32,9 +56,8 @@ int flagparse(const flagparse_def_t *defs, size_t n_defs, void *out, int argc, c
         char *field = (char *)out + d->offset;
         if (d->type == FP_BOOL) {
             const char *v = eq ? eq + 1 : "true";
-            if (strcmp(v, "true") && strcmp(v, "1") && strcmp(v, "false") && strcmp(v, "0"))
+            if (flagparse_bool(v, (int *)field) < 0)
                 return err_set(e, ERR_USAGE, "invalid boolean value \"%s\" for flag -%s", v, d->name);
-            *(int *)field = !strcmp(v, "true") || !strcmp(v, "1");
             continue;
         }
         const char *val = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
@@ -44,12 +67,9 @@ int flagparse(const flagparse_def_t *defs, size_t n_defs, void *out, int argc, c
             *(const char **)field = val;
             continue;
         }
-        char *end;
-        long long n = strtoll(val, &end, 10);
-        if (!*val || *end || n < 0)
+        if (flagparse_int(val, (long long *)field) < 0)
             return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -%s: not a non-negative integer",
                            val, d->name);
-        *(long long *)field = n;
     }
     return 0;
 }

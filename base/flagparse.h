@@ -19,6 +19,12 @@ typedef struct flagparse_def {
     const char *help;             /* "ARG  text" for the help line */
 } flagparse_def_t;
 
+/* Go's flag values, shared with the clients' parser (client/cli.c):
+ * booleans true/false, 1/0, t/f (any case); integers >= 0. 0, or -1 when
+ * the text is no such value. */
+int flagparse_bool(const char *v, int *out);
+int flagparse_int(const char *v, long long *out);
+
 /* Fills out's fields. "-h" means the flag named "help" if the table has it. */
 int flagparse(const flagparse_def_t *defs, size_t n_defs, void *out, int argc, char **argv,
               const char *tool, err_t *e);

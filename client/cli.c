@@ -1,6 +1,8 @@
 /* cli.c: the flag table and parser. */
 #include "client/cli.h"
 
+#include "base/flagparse.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -75,13 +77,6 @@ const char *cli_tool_name(enum cli_tool tool)
     return names[tool];
 }
 
-static int parse_bool(const char *v, int *out)
-{
-    if (!strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "t")) { *out = 1; return 0; }
-    if (!strcasecmp(v, "false") || !strcmp(v, "0") || !strcasecmp(v, "f")) { *out = 0; return 0; }
-    return -1;
-}
-
 /* A size: bytes, or a number with K, M, G or T (powers of 1024, an
  * optional trailing B or iB: 512M, 2GiB). At least 1. */
 static int parse_size(const char *v, unsigned long long *out)
@@ -108,16 +103,6 @@ static int parse_size(const char *v, unsigned long long *out)
             end++;
     }
     if (*end || n == 0)
-        return -1;
-    *out = n;
-    return 0;
-}
-
-static int parse_int(const char *v, long long *out)
-{
-    char *end;
-    long long n = strtoll(v, &end, 10);
-    if (!*v || *end || n < 0)
         return -1;
     *out = n;
     return 0;
@@ -162,7 +147,7 @@ int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e
         void *field = (char *)o + f->offset;
         if (f->type == FLAG_BOOL) {
             int b = 1;
-            if (eq && parse_bool(eq + 1, &b) < 0)
+            if (eq && flagparse_bool(eq + 1, &b) < 0)
                 return err_set(e, ERR_USAGE, "invalid boolean value \"%s\" for flag -%s", eq + 1, f->name);
             *(int *)field = b;
             continue;
@@ -176,7 +161,7 @@ int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e
             return err_set(e, ERR_USAGE, "flag needs an argument: -%s", f->name);
         }
         if (f->type == FLAG_INT) {
-            if (parse_int(val, (long long *)field) < 0)
+            if (flagparse_int(val, (long long *)field) < 0)
                 return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -%s: not a non-negative integer",
                                val, f->name);
         } else {
