@@ -39,6 +39,9 @@ struct map_worker {
     uint64_t seq[EVAL_BATCH];    /* their input positions */
     uint32_t rows[EVAL_BATCH];   /* rows the format accepted */
     size_t n;                    /* lines in the batch */
+    int pre;                     /* the batch's rows were extracted as they
+                                    were split (extract_lines) */
+    int splits;                  /* the format splits lines itself */
     map_stats_t stats;           /* this worker's counts */
     unsigned file_index;         /* input being read */
     int dense;                   /* fused filter: every line to the extractor
@@ -69,9 +72,12 @@ static void table_spill(mapscan_t *ms, agg_table_t *t)
 
 static void flush_batch(map_worker_t *w)
 {
+    int pre = w->pre;
+    w->pre = 0;
     if (!w->n)
         return;
-    extract_batch(w->x, w->line, w->len, w->n, w->ev.cols, w->ev.status);
+    if (!pre)
+        extract_batch(w->x, w->line, w->len, w->n, w->ev.cols, w->ev.status);
     size_t nr = 0, other = 0;
     for (size_t i = 0; i < w->n; i++) {
         uint8_t st = w->ev.status[i];
@@ -158,6 +164,41 @@ static unsigned long long scan_all(map_worker_t *w, const char *p, const char *e
     return n;
 }
 
+/* Every line of [p, end) into the batch, split and extracted by the format
+ * in one pass (extract_lines). Returns the line count. */
+static unsigned long long scan_split(map_worker_t *w, const char *p, const char *end,
+                                     const char *base, long long off)
+{
+    unsigned long long n = 0;
+    if (w->n && !w->pre)
+        flush_batch(w);
+    w->pre = 1;
+    const uint64_t file = (uint64_t)w->file_index << 44;
+    while (p < end) {
+        size_t first = w->n;
+        p = extract_lines(w->x, p, end, w->line, w->len, &w->n, EVAL_BATCH, w->ev.cols,
+                          w->ev.status);
+        for (size_t i = first; i < w->n; i++)
+            w->seq[i] = file | (uint64_t)(off + (w->line[i] - base) + 1);
+        n += w->n - first;
+        if (w->n == EVAL_BATCH) {
+            flush_batch(w);
+            w->pre = 1;
+        }
+    }
+    return n;
+}
+
+/* Every line of [p, end) into the batch, by the fastest way the format
+ * allows. Returns the line count. */
+static unsigned long long scan_dense(map_worker_t *w, const char *p, const char *end,
+                                     const char *base, long long off)
+{
+    if (w->splits)
+        return scan_split(w, p, end, base, off);
+    return scan_all(w, p, end, base, off);
+}
+
 /* The lines of [p, end) that hold the table literal into the batch, found
  * by searching the whole range. Returns their count. */
 static unsigned long long scan_filtered(map_worker_t *w, const char *p, const char *end,
@@ -165,6 +206,8 @@ static unsigned long long scan_filtered(map_worker_t *w, const char *p, const ch
 {
     unsigned long long hits = 0;
     const char *ls, *le;
+    if (w->pre)
+        flush_batch(w);
     while (p < end && matcher_next_line(&w->filter, p, end, &ls, &le)) {
         hits++;
         add_line(w, ls, (size_t)(le - ls), off + (ls - base));
@@ -189,7 +232,7 @@ static void scan_fused(map_worker_t *w, const char *p, const char *end, long lon
             se = nl + 1;
         }
         if (w->dense) {
-            unsigned long long n = scan_all(w, p, se, base, off);
+            unsigned long long n = scan_dense(w, p, se, base, off);
             w->stats.lines_read += n;
             w->mode_lines += n;
             if (w->mode_lines >= MAP_MODE_MIN && w->mode_other * 16 > w->mode_lines) {
@@ -221,7 +264,7 @@ static void scan_region(map_worker_t *w, const char *p, const char *end, long lo
         w->stats.lines_read += count_byte(p, (size_t)(end - p), '\n');
         w->stats.lines_matched += scan_filtered(w, p, end, p, off);
     } else {
-        unsigned long long n = scan_all(w, p, end, p, off);
+        unsigned long long n = scan_dense(w, p, end, p, off);
         w->stats.lines_read += n;
         w->stats.lines_matched += n;
     }
@@ -288,6 +331,7 @@ static int worker_init(map_worker_t *w, mapscan_t *ms, err_t *e)
     if (ms->has_filter && matcher_init_literal(&w->filter, ms->filter.pattern, e) < 0)
         return -1;
     w->dense = 1;
+    w->splits = extractor_splits_lines(w->x);
     if (agg_table_init(&w->table, ms->specs, ms->o.plan->n_select, e) < 0)
         return -1;
     return reader_init(&w->reader, NULL, ms->o.max_line_len, 0, e);

@@ -88,39 +88,6 @@ void agg_table_clear(agg_table_t *t)
     t->heap_bytes = 0;
 }
 
-uint64_t agg_hash(const char *p, size_t len)
-{
-    /* 8 bytes at a time with a multiply-xorshift mix; the tail is read with
-     * one overlapping load (or two 4-byte loads for short keys) instead of
-     * a variable-length copy. */
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ (len * 0xff51afd7ed558ccdull);
-    uint64_t w;
-    if (len >= 8) {
-        const char *end = p + len;
-        while (end - p > 8) {
-            memcpy(&w, p, 8);
-            h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
-            h ^= h >> 31;
-            p += 8;
-        }
-        memcpy(&w, end - 8, 8);
-    } else if (len >= 4) {
-        uint32_t a, b;
-        memcpy(&a, p, 4);
-        memcpy(&b, p + len - 4, 4);
-        w = (uint64_t)a << 32 | b;
-    } else {
-        w = 0;
-        for (size_t i = 0; i < len; i++)
-            w = w << 8 | (unsigned char)p[i];
-    }
-    h = (h ^ w) * 0x94d049bb133111ebull;
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ull;
-    h ^= h >> 32;
-    return h;
-}
-
 /* A slot holds the hash's upper half beside the group index, so probing
  * skips other groups without touching their records. */
 static inline uint64_t slot_of(uint64_t hash, size_t g)
@@ -181,22 +148,11 @@ static void init_state(agg_table_t *t, unsigned char *rec)
     }
 }
 
-long agg_table_group(agg_table_t *t, const char *key, size_t len, uint64_t hash)
+long agg_table_group_new(agg_table_t *t, const char *key, size_t len, uint64_t hash)
 {
     size_t i = hash & t->mask;
-    const uint64_t tag = hash & 0xffffffff00000000ull;
-    for (;;) {
-        uint64_t s = t->slots[i];
-        if (!s)
-            break;
-        if ((s & 0xffffffff00000000ull) == tag) {
-            size_t gi = (uint32_t)s - 1;
-            const agg_group_t *g = &t->groups[gi];
-            if (g->hash == hash && g->key_len == len && memcmp(t->keys + g->key_off, key, len) == 0)
-                return (long)gi;
-        }
+    while (t->slots[i])
         i = (i + 1) & t->mask;
-    }
     /* New group. */
     if (t->n_groups >= t->cap_groups || t->n_groups >= t->cap_states) {
         size_t cap = t->cap_groups ? t->cap_groups * 2 : 64;

@@ -12,7 +12,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "base/bytes.h"
 #include "base/err.h"
 #include "exec/extract/extract.h"
 #include "parser/plan.h"
@@ -63,14 +65,66 @@ void agg_table_free(agg_table_t *t);
 /* Drops every group, keeping the allocations. */
 void agg_table_clear(agg_table_t *t);
 
-uint64_t agg_hash(const char *p, size_t len);
+static inline uint64_t agg_hash(const char *p, size_t len)
+{
+    /* 8 bytes at a time with a multiply-xorshift mix; the tail is read with
+     * one overlapping load (or two 4-byte loads for short keys) instead of
+     * a variable-length copy. */
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ (len * 0xff51afd7ed558ccdull);
+    uint64_t w;
+    if (len >= 8) {
+        const char *end = p + len;
+        while (end - p > 8) {
+            memcpy(&w, p, 8);
+            h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+            h ^= h >> 31;
+            p += 8;
+        }
+        memcpy(&w, end - 8, 8);
+    } else if (len >= 4) {
+        uint32_t a, b;
+        memcpy(&a, p, 4);
+        memcpy(&b, p + len - 4, 4);
+        w = (uint64_t)a << 32 | b;
+    } else {
+        w = 0;
+        for (size_t i = 0; i < len; i++)
+            w = w << 8 | (unsigned char)p[i];
+    }
+    h = (h ^ w) * 0x94d049bb133111ebull;
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 32;
+    return h;
+}
 /* Hints that the group of this hash is looked up soon. */
 static inline void agg_table_prefetch(const agg_table_t *t, uint64_t hash)
 {
     __builtin_prefetch(&t->slots[hash & t->mask]);
 }
-/* Index of the group with this key, created if new; -1 when out of memory. */
-long agg_table_group(agg_table_t *t, const char *key, size_t len, uint64_t hash);
+/* agg_table_group for a key that is not in the table yet. */
+long agg_table_group_new(agg_table_t *t, const char *key, size_t len, uint64_t hash);
+
+/* Index of the group with this key, created if new; -1 when out of memory.
+ * Inline: it runs once per selected row. */
+static inline long agg_table_group(agg_table_t *t, const char *key, size_t len, uint64_t hash)
+{
+    size_t i = hash & t->mask;
+    const uint64_t tag = hash & 0xffffffff00000000ull;
+    for (;;) {
+        uint64_t s = t->slots[i];
+        if (!s)
+            return agg_table_group_new(t, key, len, hash);
+        if ((s & 0xffffffff00000000ull) == tag) {
+            size_t gi = (uint32_t)s - 1;
+            const agg_group_t *g = &t->groups[gi];
+            if (g->hash == hash && g->key_len == len &&
+                bytes_equal(t->keys + g->key_off, key, len))
+                return (long)gi;
+        }
+        i = (i + 1) & t->mask;
+    }
+}
 
 /* Folds val[i] of row i into group gid[i] for select item `spec`, rows
  * 0..n-1. A missing value (len SV_MISSING) is skipped; numeric aggregates

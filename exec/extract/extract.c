@@ -467,6 +467,23 @@ void extract_batch(extractor_t *x, const char *const *line, const uint32_t *len,
     x->fmt->batch(x, line, len, n, cols, status);
 }
 
+bool extractor_splits_lines(const extractor_t *x)
+{
+    return x->fmt->lines != NULL;
+}
+
+const char *extract_lines(extractor_t *x, const char *p, const char *end, const char **line,
+                          uint32_t *len, size_t *n, size_t cap, sv_t *const *cols,
+                          uint8_t *status)
+{
+    if (*n == 0) {
+        x->have_err = false;
+        x->err[0] = '\0';
+        scratch_reset(&x->scratch);
+    }
+    return x->fmt->lines(x, p, end, line, len, n, cap, cols, status);
+}
+
 const char *extractor_last_error(const extractor_t *x)
 {
     return x->err;

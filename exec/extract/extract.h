@@ -16,6 +16,7 @@
 #ifndef DTAIL_EXEC_EXTRACT_H
 #define DTAIL_EXEC_EXTRACT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -82,5 +83,17 @@ int extractor_set_table(extractor_t *x, const char *literal, err_t *e);
 void extract_batch(extractor_t *x, const char *const *line, const uint32_t *len, size_t n,
                    sv_t *const *cols, uint8_t *status);
 const char *extractor_last_error(const extractor_t *x);
+
+/* Whether the format can split lines itself (extract_lines). */
+bool extractor_splits_lines(const extractor_t *x);
+/* Splits [p, end), whole lines each ending in '\n', into rows *n.. of a
+ * batch and extracts them in the same pass: line[], len[], cols and status
+ * as extract_batch would fill them for those lines. Stops when *n reaches
+ * cap; returns where the next line starts (end when all were taken). A
+ * batch is begun when *n is 0 (the error message and scratch reset), and
+ * may be filled by several calls. */
+const char *extract_lines(extractor_t *x, const char *p, const char *end, const char **line,
+                          uint32_t *len, size_t *n, size_t cap, sv_t *const *cols,
+                          uint8_t *status);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/bytes.h"
 #include "exec/extract/extract.h"
 #include "exec/filter/literal.h"
 
@@ -92,6 +93,11 @@ typedef struct extract_format {
     void (*batch)(extractor_t *x, const char *const *line, const uint32_t *len, size_t n,
                   sv_t *const *cols, uint8_t *status);
                         /* the batch loop (see extract_batch) */
+    const char *(*lines)(extractor_t *x, const char *p, const char *end, const char **line,
+                         uint32_t *len, size_t *n, size_t cap, sv_t *const *cols,
+                         uint8_t *status);
+                        /* splits and extracts in one pass (see
+                           extract_lines); NULL: the format has no such pass */
 } extract_format_t;
 
 struct extractor {
@@ -163,34 +169,6 @@ static inline uint32_t extract_name_hash(const char *p, uint32_t len)
     return h;
 }
 
-/* memcmp(a, b, n) == 0 for the short names of queries, without a call:
- * two overlapping word loads cover 4..16 bytes. */
-static inline bool extract_bytes_equal(const char *a, const char *b, uint32_t n)
-{
-    if (n > 16)
-        return memcmp(a, b, n) == 0;
-    if (n >= 8) {
-        uint64_t a0, b0, a1, b1;
-        memcpy(&a0, a, 8);
-        memcpy(&b0, b, 8);
-        memcpy(&a1, a + n - 8, 8);
-        memcpy(&b1, b + n - 8, 8);
-        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-    }
-    if (n >= 4) {
-        uint32_t a0, b0, a1, b1;
-        memcpy(&a0, a, 4);
-        memcpy(&b0, b, 4);
-        memcpy(&a1, a + n - 4, 4);
-        memcpy(&b1, b + n - 4, 4);
-        return ((a0 ^ b0) | (a1 ^ b1)) == 0;
-    }
-    for (uint32_t i = 0; i < n; i++)
-        if (a[i] != b[i])
-            return false;
-    return true;
-}
-
 /* Looks a name up in a table built over `keys`; index or EXTRACT_NONE. */
 static inline uint32_t extract_name_find(const name_table_t *t, const dyn_key_t *keys,
                                          const char *p, uint32_t len)
@@ -203,11 +181,18 @@ static inline uint32_t extract_name_find(const name_table_t *t, const dyn_key_t 
         if (!s)
             return EXTRACT_NONE;
         const dyn_key_t *k = &keys[s - 1];
-        if (k->len == len && extract_bytes_equal(k->name, p, len))
+        if (k->len == len && bytes_equal(k->name, p, len))
             return s - 1;
         i = (i + 1) & t->mask;
     }
 }
+/* Instruction sets of the formats' vector passes (extract_lines). */
+enum { EXTRACT_ISA_BASE = 0, EXTRACT_ISA_AVX2 = 1, EXTRACT_ISA_AVX512 = 2 };
+/* Uses no wider set than max from now on (tests run each variant this
+ * way; by default the widest the CPU has is used). Returns the set now in
+ * use. */
+int extract_isa_limit(int max);
+
 /* Records the message of the batch's first EXTRACT_ERROR line. */
 void extract_error(extractor_t *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Writes at most max bytes of [p, p+len) into out (cap bytes), printable
@@ -284,7 +269,7 @@ extract_dyn_field(const extractor_t *x, const char *p, uint32_t len)
             return EXTRACT_NONE;
         if (b != EXTRACT_BYLEN_MANY) {
             const dyn_key_t *d = &x->dyn[b - 1];
-            return extract_bytes_equal(d->name, p, len) ? d->field : EXTRACT_NONE;
+            return bytes_equal(d->name, p, len) ? d->field : EXTRACT_NONE;
         }
     }
     uint32_t k = extract_name_find(&x->dyn_tab, x->dyn, p, len);
@@ -351,7 +336,34 @@ static inline void split_masks64(const char *q, char sep, char eq, uint64_t *sm,
     *sm = split_mask16x4(a, b, c, d, _mm_set1_epi8(sep));
     *em = split_mask16x4(a, b, c, d, _mm_set1_epi8(eq));
 }
+
+/* The masks of three bytes over the 64 bytes at q. */
+static inline void split_masks64_3(const char *q, char c0, char c1, char c2, uint64_t *m0,
+                                   uint64_t *m1, uint64_t *m2)
+{
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)q);
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(q + 16));
+    __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(q + 32));
+    __m128i d = _mm_loadu_si128((const __m128i *)(const void *)(q + 48));
+    *m0 = split_mask16x4(a, b, c, d, _mm_set1_epi8(c0));
+    *m1 = split_mask16x4(a, b, c, d, _mm_set1_epi8(c1));
+    *m2 = split_mask16x4(a, b, c, d, _mm_set1_epi8(c2));
+}
 #else
+static inline void split_masks64_3(const char *q, char c0, char c1, char c2, uint64_t *m0,
+                                   uint64_t *m1, uint64_t *m2)
+{
+    uint64_t a = 0, b = 0, c = 0;
+    for (int k = 0; k < 64; k++) {
+        a |= (uint64_t)(q[k] == c0) << k;
+        b |= (uint64_t)(q[k] == c1) << k;
+        c |= (uint64_t)(q[k] == c2) << k;
+    }
+    *m0 = a;
+    *m1 = b;
+    *m2 = c;
+}
+
 static inline void split_masks64(const char *q, char sep, char eq, uint64_t *sm, uint64_t *em)
 {
     uint64_t s = 0, e = 0;

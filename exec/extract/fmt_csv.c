@@ -274,5 +274,5 @@ static void csv_batch(extractor_t *x, const char *const *line, const uint32_t *l
 }
 
 const extract_format_t extract_format_csv = {
-    "csv", true, false, NULL, csv_batch,
+    "csv", true, false, NULL, csv_batch, NULL,
 };

@@ -159,7 +159,7 @@ static inline bool default_in_table(const extractor_t *x, const char *p, uint32_
         return true;
     uint32_t n = end - start;
     if (x->table_fast && (x->table_f9_exact ? n == x->table_f9_len : n >= x->table_f9_len) &&
-        extract_bytes_equal(p + start, x->table_f9, x->table_f9_len))
+        bytes_equal(p + start, x->table_f9, x->table_f9_len))
         return true;
     return default_has_table(x, raw, raw_len);
 }
@@ -215,30 +215,199 @@ static uint8_t default_line_long(extractor_t *x, size_t i, const char *p, uint32
     return EXTRACT_OK;
 }
 
+/* One line, by the per-line splitters; status as extract_batch gives it. */
+static uint8_t default_line(extractor_t *x, size_t i, const char *line, uint32_t len,
+                            sv_t *const *cols)
+{
+    const char *p = line;
+    uint32_t l = len;
+    extract_trim(&p, &l);
+    uint8_t st;
+    if (l < 4 || memcmp(p, "INFO", 4) != 0)
+        st = EXTRACT_SKIP;
+    else if (l <= SPLIT_SHORT_MAX)
+        st = default_line_short(x, i, p, l, line, len, cols);
+    else
+        st = default_line_long(x, i, p, l, line, len, cols);
+    if (st == EXTRACT_SKIP && x->table_lit && !default_has_table(x, line, len))
+        st = EXTRACT_NO_TABLE;
+    if (st != EXTRACT_OK)
+        extract_line_missing(x, i, cols);
+    else
+        extract_line_dups(x, i, cols);
+    return st;
+}
+
 static void default_batch(extractor_t *x, const char *const *line, const uint32_t *len,
                           size_t n, sv_t *const *cols, uint8_t *status)
 {
-    for (size_t i = 0; i < n; i++) {
-        const char *p = line[i];
-        uint32_t l = len[i];
-        extract_trim(&p, &l);
-        uint8_t st;
-        if (l < 4 || memcmp(p, "INFO", 4) != 0)
-            st = EXTRACT_SKIP;
-        else if (l <= SPLIT_SHORT_MAX)
-            st = default_line_short(x, i, p, l, line[i], len[i], cols);
-        else
-            st = default_line_long(x, i, p, l, line[i], len[i], cols);
-        if (st == EXTRACT_SKIP && x->table_lit && !default_has_table(x, line[i], len[i]))
-            st = EXTRACT_NO_TABLE;
-        if (st != EXTRACT_OK)
-            extract_line_missing(x, i, cols);
-        else
-            extract_line_dups(x, i, cols);
-        status[i] = st;
+    for (size_t i = 0; i < n; i++)
+        status[i] = default_line(x, i, line[i], len[i], cols);
+}
+
+/* ---- lines split and extracted in one pass ----
+ *
+ * extract_lines for the default format: one pass of 64-byte windows over
+ * the region gives the newline, '|' and '=' masks at once, so a line's
+ * separators are known when its newline is, without a second look at its
+ * bytes. Lines that need trimming, are long or are not INFO go to
+ * default_line; the rest get exactly default_line_short's treatment. */
+#define LINES_EQ_RING 8     /* '=' masks of the last windows; a short line
+                               spans at most 5 */
+
+typedef struct lines_state {
+    const char *base;       /* the region's first byte: window w is at base + 64 w */
+    uint64_t eq[LINES_EQ_RING]; /* '=' mask of window w at eq[w % LINES_EQ_RING] */
+    uint32_t n_sep;         /* separators of the current line so far */
+    bool long_line;         /* the current line is over SPLIT_SHORT_MAX bytes */
+    uint16_t pos[SPLIT_SHORT_MAX + 64 + 4]; /* their offsets in the line */
+} lines_state_t;
+
+/* The first '=' in [start, end) of the line at offset lo of the region. */
+static inline uint32_t lines_eq(const lines_state_t *s, size_t lo, uint32_t start,
+                                uint32_t end)
+{
+    if (start >= end)
+        return EXTRACT_NONE;
+    size_t a = lo + start, w = a >> 6;
+    uint64_t m = s->eq[w % LINES_EQ_RING] & (~(uint64_t)0 << (a & 63));
+    while (!m) {
+        if (++w * 64 >= lo + end)
+            return EXTRACT_NONE;
+        m = s->eq[w % LINES_EQ_RING];
     }
+    size_t at = w * 64 + (size_t)__builtin_ctzll(m) - lo;
+    return at < end ? (uint32_t)at : EXTRACT_NONE;
+}
+
+/* A line of the fast path: untrimmed, INFO, at most SPLIT_SHORT_MAX bytes,
+ * its n_sep separators at pos; lo is its offset in the region. */
+static uint8_t lines_short(extractor_t *x, size_t i, const char *p, uint32_t len,
+                           const lines_state_t *s, size_t lo, sv_t *const *cols)
+{
+    const uint16_t *pos = s->pos;
+    uint32_t n_sep = s->n_sep;
+    if (n_sep + 1 < DEF_MIN_FIELDS || !is_mapreduce(p, pos[8] + 1u, pos[9]))
+        return x->table_lit && !default_has_table(x, p, len) ? EXTRACT_NO_TABLE : EXTRACT_SKIP;
+    if (!default_in_table(x, p, pos[8] + 1u, pos[9], p, len))
+        return EXTRACT_NO_TABLE;
+    uint32_t sep[10];
+    for (int k = 0; k < 10; k++)
+        sep[k] = pos[k];
+    default_fill(x, i, p, len, sep, cols);
+    for (uint32_t t = DEF_MIN_FIELDS - 1; t <= n_sep; t++) {
+        uint32_t start = pos[t - 1] + 1u, end = t < n_sep ? pos[t] : len;
+        if (!default_kv(x, i, p, start, end, lines_eq(s, lo, start, end), cols))
+            return EXTRACT_ERROR;
+    }
+    return EXTRACT_OK;
+}
+
+/* The line [ls, le) is complete: row i. */
+static inline uint8_t lines_end(extractor_t *x, size_t i, const char *ls, const char *le,
+                                lines_state_t *s, sv_t *const *cols)
+{
+    uint32_t len = (uint32_t)(le - ls);
+    if (s->long_line || len > SPLIT_SHORT_MAX || len < 4 || memcmp(ls, "INFO", 4) != 0 ||
+        (unsigned char)(le[-1] - 0x21) >= 0x5F)   /* extract_trim would act */
+        return default_line(x, i, ls, len, cols);
+    uint8_t st = lines_short(x, i, ls, len, s, (size_t)(ls - s->base), cols);
+    if (st != EXTRACT_OK)
+        extract_line_missing(x, i, cols);
+    else
+        extract_line_dups(x, i, cols);
+    return st;
+}
+
+/* default_lines for each instruction set: the template in
+ * fmt_default_lines.h, compiled once per set and chosen at run time. */
+#define LINES_FN default_lines_base
+#define LINES_ATTR
+#define LINES_MASKS split_masks64_3
+#define LINES_POPCOUNT split_popcount
+#include "exec/extract/fmt_default_lines.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+static inline __attribute__((always_inline, target("avx2"))) void
+masks64_3_avx2(const char *q, char c0, char c1, char c2, uint64_t *m0, uint64_t *m1,
+               uint64_t *m2)
+{
+    __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)q);
+    __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(q + 32));
+    __m256i v0 = _mm256_set1_epi8(c0), v1 = _mm256_set1_epi8(c1), v2 = _mm256_set1_epi8(c2);
+    *m0 = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, v0)) |
+          (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, v0)) << 32;
+    *m1 = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, v1)) |
+          (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, v1)) << 32;
+    *m2 = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, v2)) |
+          (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, v2)) << 32;
+}
+
+static inline __attribute__((always_inline, target("avx512f,avx512bw"))) void
+masks64_3_avx512(const char *q, char c0, char c1, char c2, uint64_t *m0, uint64_t *m1,
+                 uint64_t *m2)
+{
+    __m512i a = _mm512_loadu_si512((const void *)q);
+    *m0 = _mm512_cmpeq_epi8_mask(a, _mm512_set1_epi8(c0));
+    *m1 = _mm512_cmpeq_epi8_mask(a, _mm512_set1_epi8(c1));
+    *m2 = _mm512_cmpeq_epi8_mask(a, _mm512_set1_epi8(c2));
+}
+
+#define LINES_FN default_lines_avx2
+#define LINES_ATTR __attribute__((target("avx2,popcnt,bmi")))
+#define LINES_MASKS masks64_3_avx2
+#define LINES_POPCOUNT __builtin_popcountll
+#include "exec/extract/fmt_default_lines.h"
+
+#define LINES_FN default_lines_avx512
+#define LINES_ATTR __attribute__((target("avx512f,avx512bw,popcnt,bmi")))
+#define LINES_MASKS masks64_3_avx512
+#define LINES_POPCOUNT __builtin_popcountll
+#include "exec/extract/fmt_default_lines.h"
+#endif
+
+static int lines_isa_limit = EXTRACT_ISA_AVX512;
+
+/* The widest set this CPU has, up to the limit. */
+static int lines_isa(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    static int have = -1;   /* racy but idempotent */
+    if (have < 0) {
+        __builtin_cpu_init();
+        have = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512f")
+                   ? EXTRACT_ISA_AVX512
+               : __builtin_cpu_supports("avx2") ? EXTRACT_ISA_AVX2
+                                                : EXTRACT_ISA_BASE;
+    }
+    return have < lines_isa_limit ? have : lines_isa_limit;
+#else
+    return EXTRACT_ISA_BASE;
+#endif
+}
+
+int extract_isa_limit(int max)
+{
+    lines_isa_limit = max;
+    return lines_isa();
+}
+
+static const char *default_lines(extractor_t *x, const char *p, const char *end,
+                                 const char **line, uint32_t *len, size_t *np, size_t cap,
+                                 sv_t *const *cols, uint8_t *status)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    int isa = lines_isa();
+    if (isa == EXTRACT_ISA_AVX512)
+        return default_lines_avx512(x, p, end, line, len, np, cap, cols, status);
+    if (isa == EXTRACT_ISA_AVX2)
+        return default_lines_avx2(x, p, end, line, len, np, cap, cols, status);
+#endif
+    return default_lines_base(x, p, end, line, len, np, cap, cols, status);
 }
 
 const extract_format_t extract_format_default = {
-    "default", true, true, default_plan_var, default_batch,
+    "default", true, true, default_plan_var, default_batch, default_lines,
 };

@@ -50,5 +50,5 @@ static void generickv_batch(extractor_t *x, const char *const *line, const uint3
 }
 
 const extract_format_t extract_format_generickv = {
-    "generickv", true, false, NULL, generickv_batch,
+    "generickv", true, false, NULL, generickv_batch, NULL,
 };

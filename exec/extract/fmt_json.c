@@ -454,5 +454,5 @@ static void json_batch(extractor_t *x, const char *const *line, const uint32_t *
 }
 
 const extract_format_t extract_format_json = {
-    "json", true, false, NULL, json_batch,
+    "json", true, false, NULL, json_batch, NULL,
 };

@@ -166,36 +166,46 @@ static inline void xc_check_last_error(const xc_run_t *r, size_t m)
 typedef uint8_t (*xc_oracle_fn)(const char *p, size_t n, const char *const *fields, size_t nf,
                                 const extract_env_t *env, xo_val_t *out);
 
+/* Row k of the batch, the line [line, line+len): a valid status, and the
+ * status and values the oracle gives, views inside the line or the
+ * extractor. */
+static inline void xc_check_row(const xc_run_t *r, size_t k, const char *line, uint32_t len,
+                                xc_oracle_fn oracle)
+{
+    xo_val_t want[XC_MAX];
+    xc_check_status(r, r->st[k]);
+    uint8_t ws = oracle(line, len, r->fields, r->nf, &r->env, want);
+    /* With a table literal, a line without it is no line of the table
+     * whatever it holds; the others are as without one. */
+    if (r->table && !memmem(line, len, r->table, strlen(r->table))) {
+        ws = EXTRACT_NO_TABLE;
+        for (size_t f = 0; f < r->nf; f++)
+            want[f].len = SIZE_MAX;
+    }
+    if (ws != r->st[k])
+        abort();
+    for (size_t f = 0; f < r->nf; f++) {
+        sv_t v = r->cols[f][k];
+        if (want[f].len == SIZE_MAX) {
+            if (v.len != SV_MISSING)
+                abort();
+            continue;
+        }
+        if (v.len != want[f].len || (v.len && memcmp(v.p, want[f].p, v.len) != 0))
+            abort();
+        bool inside = v.p >= line && v.p + v.len <= line + len;
+        if (!inside && !extract_owns(r->x, v.p, v.len))
+            abort();
+    }
+}
+
 /* Checks the batch [b, b + m) just extracted: valid statuses, each status
  * and value the oracle's (asked about every line once, in order), views
  * inside the line or the extractor, and the batch's error message. */
 static inline void xc_check_oracle(const xc_run_t *r, size_t b, size_t m, xc_oracle_fn oracle)
 {
-    xo_val_t want[XC_MAX];
-    for (size_t k = 0; k < m; k++) {
-        xc_check_status(r, r->st[k]);
-        uint8_t ws = oracle(r->lines[b + k], r->lens[b + k], r->fields, r->nf, &r->env, want);
-        /* With a table literal, a line without it is no line of the table
-         * whatever it holds; the others are as without one. */
-        if (r->table && !memmem(r->lines[b + k], r->lens[b + k], r->table, strlen(r->table))) {
-            ws = EXTRACT_NO_TABLE;
-            for (size_t f = 0; f < r->nf; f++)
-                want[f].len = SIZE_MAX;
-        }
-        if (ws != r->st[k])
-            abort();
-        for (size_t f = 0; f < r->nf; f++) {
-            sv_t v = r->cols[f][k];
-            if (want[f].len == SIZE_MAX) {
-                if (v.len != SV_MISSING)
-                    abort();
-                continue;
-            }
-            if (v.len != want[f].len || (v.len && memcmp(v.p, want[f].p, v.len) != 0))
-                abort();
-            xc_check_view(r, v, b + k);
-        }
-    }
+    for (size_t k = 0; k < m; k++)
+        xc_check_row(r, k, r->lines[b + k], r->lens[b + k], oracle);
     xc_check_last_error(r, m);
 }
 
@@ -240,6 +250,53 @@ static inline void xc_check_alone(xc_run_t *r, size_t b, size_t m, bool same_vie
 
 /* A whole target for a format without state across lines: every batch is
  * checked against oracle and line by line alone (the same views). */
+/* Where the format splits lines itself (extract_lines): the input's lines
+ * as one region, each ending in '\n' (a buffer of that exact size, so a read
+ * past it is caught by ASan), split and extracted in batches with the
+ * instruction set isa, give each line the oracle's status and values, with
+ * views inside the line or the extractor, and each batch's error message
+ * is set exactly when one of its lines is EXTRACT_ERROR. */
+static inline void xc_check_lines(xc_run_t *r, xc_oracle_fn oracle, int isa)
+{
+    if (!extractor_splits_lines(r->x))
+        return;
+    extract_isa_limit(isa);
+    size_t total = 0;
+    for (size_t i = 0; i < r->n_lines; i++)
+        total += r->lens[i] + 1u;
+    char *region = malloc(total);
+    size_t *at = calloc(r->n_lines, sizeof *at);
+    size_t o = 0;
+    for (size_t i = 0; i < r->n_lines; i++) {
+        at[i] = o;
+        memcpy(region + o, r->lines[i], r->lens[i]);
+        o += r->lens[i];
+        region[o++] = '\n';
+    }
+    const char *p = region, *end = region + total;
+    const char *lines[XC_MAX];
+    uint32_t lens[XC_MAX];
+    size_t i0 = 0;
+    while (p < end) {
+        size_t m = 0;
+        p = extract_lines(r->x, p, end, lines, lens, &m, r->batch, r->cols, r->st);
+        if (m == 0 || m > r->batch || i0 + m > r->n_lines)
+            abort();
+        for (size_t k = 0; k < m; k++) {
+            if (lines[k] != region + at[i0 + k] || lens[k] != r->lens[i0 + k])
+                abort();
+            xc_check_row(r, k, lines[k], lens[k], oracle);
+        }
+        xc_check_last_error(r, m);
+        i0 += m;
+    }
+    if (i0 != r->n_lines)
+        abort();
+    free(at);
+    free(region);
+    extract_isa_limit(EXTRACT_ISA_AVX512);
+}
+
 static inline int xc_fuzz(const uint8_t *data, size_t size, const char *format,
                           const char *const names[XC_MAX], xc_oracle_fn oracle)
 {
@@ -258,6 +315,9 @@ static inline int xc_fuzz(const uint8_t *data, size_t size, const char *format,
         xc_check_oracle(&r, b, m, oracle);
         xc_check_alone(&r, b, m, true);
     }
+    /* Bits 6-7 of the batch byte: the instruction set of the one-pass
+     * splitter (where the CPU has it). */
+    xc_check_lines(&r, oracle, data[2] >> 6 > EXTRACT_ISA_AVX512 ? EXTRACT_ISA_AVX512 : data[2] >> 6);
     xc_close(&r);
     return 0;
 }

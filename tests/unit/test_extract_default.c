@@ -639,6 +639,109 @@ static void test_huge_line(void **state)
     extractor_free(x);
 }
 
+/* extract_lines (one pass: split and extract) gives each line exactly what
+ * extract_batch gives it: the same rows, statuses, values and first error
+ * message, for every instruction set this CPU has, any batch size, any
+ * alignment of the region, with and without a table filter. */
+static void test_lines_vs_batch(void **state)
+{
+    (void)state;
+    enum { N = 3000, CAP = 1024 };
+    char *region = malloc((size_t)N * CAP + 64);
+    char *tmp = malloc(CAP);
+    const char **lines = calloc(N, sizeof *lines);
+    uint32_t *lens = calloc(N, sizeof *lens);
+    xt_batch_t want, got;
+    xt_batch_init(&want, N, 1, N_OF);
+    xt_batch_init(&got, N, 1, N_OF);
+    static const char *const lits[] = {NULL, "|MAPREDUCE:T|", "|MAPREDUCE:", "MAPREDUCE:T|a="};
+    size_t fast = 0, rows = 0;
+    for (int isa = EXTRACT_ISA_BASE; isa <= EXTRACT_ISA_AVX512; isa++) {
+        if (extract_isa_limit(isa) != isa)
+            continue;
+        for (size_t t = 0; t < sizeof lits / sizeof lits[0]; t++) {
+            extractor_t *xa = make(oracle_fields, N_OF), *xb = make(oracle_fields, N_OF);
+            err_t e;
+            if (lits[t]) {
+                assert_int_equal(extractor_set_table(xa, lits[t], &e), 1);
+                assert_int_equal(extractor_set_table(xb, lits[t], &e), 1);
+            }
+            for (int round = 0; round < 2; round++) {
+                size_t o = rng_next(&rng) % 64;   /* the region's alignment */
+                char *start = region + o;
+                for (size_t i = 0; i < N; i++) {
+                    size_t n = gen_line(tmp, i % 7 ? 300 : CAP - 1);
+                    for (size_t k = 0; k < n; k++)
+                        if (tmp[k] == '\n')
+                            tmp[k] = ' ';
+                    if (i % 11 == 3 && n)
+                        tmp[n - 1] = '\r';
+                    memcpy(region + o, tmp, n);
+                    lines[i] = region + o;
+                    lens[i] = (uint32_t)n;
+                    region[o + n] = '\n';
+                    o += n + 1;
+                }
+                const char *end = region + o, *p = start;
+                size_t i0 = 0;
+                while (p < end) {
+                    size_t cap = 1 + rng_next(&rng) % 300, n = 0;
+                    if (cap > N - i0)
+                        cap = N - i0;
+                    /* a batch may be filled by several calls */
+                    const char *mid = p + rng_next(&rng) % (size_t)(end - p + 1);
+                    const char *nl = memchr(mid, '\n', (size_t)(end - mid));
+                    const char *stop = nl ? nl + 1 : end;
+                    sv_t *cols[N_OF];
+                    for (size_t f = 0; f < N_OF; f++)
+                        cols[f] = got.cols[f] + i0;
+                    const char **gl = (const char **)got.lines + i0;
+                    p = extract_lines(xb, p, stop, gl, got.lens + i0, &n, cap, cols, got.st + i0);
+                    if (n < cap && p < end)
+                        p = extract_lines(xb, p, end, gl, got.lens + i0, &n, cap, cols,
+                                          got.st + i0);
+                    assert_true(n > 0 && n <= cap);
+                    const char *const *wl = lines + i0;
+                    for (size_t f = 0; f < N_OF; f++)
+                        cols[f] = want.cols[f] + i0;
+                    extract_batch(xa, wl, lens + i0, n, cols, want.st + i0);
+                    assert_string_equal(extractor_last_error(xb), extractor_last_error(xa));
+                    i0 += n;
+                }
+                assert_int_equal(i0, N);
+                for (size_t i = 0; i < N; i++) {
+                    if (got.lines[i] != lines[i] || got.lens[i] != lens[i])
+                        fail_msg("isa %d row %zu: line %p/%u, want %p/%u", isa, i,
+                                 (const void *)got.lines[i], got.lens[i],
+                                 (const void *)lines[i], lens[i]);
+                    if (got.st[i] != want.st[i])
+                        fail_msg("isa %d table %zu row %zu: status %d, want %d: %.*s", isa, t, i,
+                                 got.st[i], want.st[i], (int)lens[i], lines[i]);
+                    fast += got.st[i] == EXTRACT_OK && lens[i] <= SPLIT_SHORT_MAX;
+                    rows++;
+                    for (size_t f = 0; f < N_OF; f++) {
+                        sv_t a = got.cols[f][i], b = want.cols[f][i];
+                        if (a.len != b.len ||
+                            (a.len != SV_MISSING && a.len && memcmp(a.p, b.p, a.len) != 0))
+                            fail_msg("isa %d row %zu field %s differs", isa, i,
+                                     oracle_fields[f]);
+                    }
+                }
+            }
+            extractor_free(xa);
+            extractor_free(xb);
+        }
+    }
+    extract_isa_limit(EXTRACT_ISA_AVX512);
+    assert_true(fast > rows / 10);
+    xt_batch_free(&want);
+    xt_batch_free(&got);
+    free(region);
+    free(tmp);
+    free(lines);
+    free(lens);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -655,6 +758,7 @@ int main(void)
         cmocka_unit_test(test_table_cases),
         cmocka_unit_test(test_boundaries),
         cmocka_unit_test(test_huge_line),
+        cmocka_unit_test(test_lines_vs_batch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
