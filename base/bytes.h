@@ -1,4 +1,4 @@
-/* bytes.h: short byte-string comparison for hot loops.
+/* bytes.h: short byte-string comparison and copy for hot loops.
  *
  * memcmp(a, b, n) == 0 without a library call for the short strings hot
  * paths compare (field names, group keys): two overlapping word loads
@@ -35,6 +35,30 @@ static inline bool bytes_equal(const char *a, const char *b, size_t n)
         if (a[i] != b[i])
             return false;
     return true;
+}
+
+/* memcpy(dst, src, n) without a library call for n <= 16 (overlapping
+ * word moves; nothing outside [dst, dst+n) is written). */
+static inline void bytes_copy(char *dst, const char *src, size_t n)
+{
+    if (n > 16) {
+        memcpy(dst, src, n);
+    } else if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, src, 8);
+        memcpy(&b, src + n - 8, 8);
+        memcpy(dst, &a, 8);
+        memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, src, 4);
+        memcpy(&b, src + n - 4, 4);
+        memcpy(dst, &a, 4);
+        memcpy(dst + n - 4, &b, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            dst[i] = src[i];
+    }
 }
 
 #endif

@@ -530,8 +530,7 @@ static int assign_groups(eval_t *ev, agg_table_t *t, const uint32_t *rows, size_
                 ev->key_cap = cap;
             }
             memcpy(ev->key + len, &vl, 4);
-            if (vl)
-                memcpy(ev->key + len + 4, v.p, vl);
+            bytes_copy(ev->key + len + 4, v.p, vl);
             len += 4 + vl;
         }
         ev->key_off[i] = (uint32_t)start;
@@ -565,6 +564,13 @@ size_t eval_batch(eval_t *ev, agg_table_t *table, uint32_t *rows, size_t nr, con
     for (size_t i = 0; i < nr; i++)
         ev->seqs[i] = seq[rows[i]];
     for (size_t s = 0; s < ev->plan->n_select; s++) {
+        /* count($line): every parsed line has one, so the rows are counted
+         * without gathering their values. */
+        if (ev->plan->select[s].agg == PLAN_AGG_COUNT && ev->select[s]->kind == EV_COL &&
+            strcmp(ev->fields[ev->select[s]->col], "$line") == 0) {
+            agg_table_count(table, s, ev->gid, nr);
+            continue;
+        }
         const sv_t *col = eval_node(ev, ev->select[s], rows, nr);
         for (size_t i = 0; i < nr; i++)
             ev->vals[i] = col[rows[i]];

@@ -212,6 +212,13 @@ static inline size_t sketch_bytes(const sketch_t *sk)
 
 #define STATE(g, T) ((T *)(void *)(t->states + (size_t)(g) * t->state_size + off))
 
+void agg_table_count(agg_table_t *t, size_t spec, const uint32_t *gid, size_t n)
+{
+    const uint32_t off = t->specs[spec].off;
+    for (size_t i = 0; i < n; i++)
+        *STATE(gid[i], uint64_t) += 1;
+}
+
 void agg_table_update(agg_table_t *t, size_t spec, const uint32_t *gid, const sv_t *val,
                       const uint64_t *seq, size_t n)
 {

@@ -132,6 +132,9 @@ static inline long agg_table_group(agg_table_t *t, const char *key, size_t len, 
 void agg_table_update(agg_table_t *t, size_t spec, const uint32_t *gid, const sv_t *val,
                       const uint64_t *seq, size_t n);
 
+/* agg_table_update of a count for rows that all have a value. */
+void agg_table_count(agg_table_t *t, size_t spec, const uint32_t *gid, size_t n);
+
 /* Folds every group of `from` into `into` (same specs). */
 int agg_table_merge(agg_table_t *into, const agg_table_t *from);
 

@@ -336,6 +336,17 @@ static int plan_fields(extractor_t *x, const char *const *fields, err_t *e)
                 x->dyn_max_len = (uint32_t)len;
         }
     }
+    x->by_kind = calloc(x->n_fields ? x->n_fields : 1, sizeof *x->by_kind);
+    if (!x->by_kind)
+        return err_set(e, ERR_NOMEM, "out of memory planning log format fields");
+    uint32_t at = 0;
+    for (uint32_t k = 0; k < FIELD_KINDS; k++) {
+        x->kind_start[k] = at;
+        for (size_t f = 0; f < x->n_fields; f++)
+            if (x->plan[f].kind == k)
+                x->by_kind[at++] = (uint32_t)f;
+    }
+    x->kind_start[FIELD_KINDS] = at;
     if (x->n_dyn && name_table_build(&x->dyn_tab, x->dyn, x->n_dyn) < 0)
         return err_set(e, ERR_NOMEM, "out of memory planning log format fields");
     for (uint32_t k = 0; k < x->n_dyn; k++) {
@@ -418,6 +429,7 @@ void extractor_free(extractor_t *x)
     free(x->dyn_tab.slot);
     free(x->pre_tab.slot);
     free(x->plan);
+    free(x->by_kind);
     free(x->dups);
     free(x->env_block);
     free(x->csv_map);

@@ -37,6 +37,7 @@ enum field_kind {
     FIELD_POS,          /* default: positional field `pos` */
     FIELD_TIMEPART,     /* default: bytes [sub_off, sub_off+sub_len) of
                            field 1 when it is YYYYMMDD-HHMMSS */
+    FIELD_KINDS         /* count */
 };
 
 typedef struct field_plan {
@@ -104,6 +105,10 @@ struct extractor {
     const extract_format_t *fmt;  /* the format */
     size_t n_fields;              /* requested fields = columns */
     field_plan_t *plan;           /* per field */
+    uint32_t *by_kind;            /* the fields ordered by plan kind (dups
+                                     as FIELD_MISSING) */
+    uint32_t kind_start[FIELD_KINDS + 1]; /* by_kind[kind_start[k]..
+                                     kind_start[k+1]) are of kind k */
     uint32_t *dups;               /* pairs (field, first field of the same
                                      name) for repeated names */
     size_t n_dups;                /* pairs in dups */

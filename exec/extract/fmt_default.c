@@ -66,45 +66,43 @@ static bool time_is_full(const char *t, uint32_t len)
 }
 
 /* Writes the variables of one accepted line; sep[k] is the offset of the
- * '|' that ends field k (k < 10). */
-static inline void default_fill(const extractor_t *x, size_t i, const char *p, uint32_t len,
-                                const uint32_t *sep, sv_t *const *cols)
+ * '|' that ends field k (k < 10). One loop per kind of field, so no
+ * branch per field on its kind. */
+static inline __attribute__((always_inline)) uint32_t sep_at(const void *sep, bool wide, uint32_t k)
 {
-    int full_time = -1;   /* not computed yet */
-    for (size_t f = 0; f < x->n_fields; f++) {
-        const field_plan_t *fp = &x->plan[f];
-        sv_t *v = &cols[f][i];
-        uint32_t start;
-        switch (fp->kind) {
-        case FIELD_CONST:
-            *v = fp->value;
-            break;
-        case FIELD_LINE:
-            v->p = p;
-            v->len = len;
-            break;
-        case FIELD_POS:
-            start = fp->pos ? sep[fp->pos - 1] + 1 : 0;
-            v->p = p + start;
-            v->len = sep[fp->pos] - start;
-            break;
-        case FIELD_TIMEPART:
-            start = sep[0] + 1;
-            if (full_time < 0)
-                full_time = time_is_full(p + start, sep[1] - start);
-            if (full_time) {
-                v->p = p + start + fp->sub_off;
-                v->len = fp->sub_len;
-            } else {
-                v->p = NULL;
-                v->len = SV_MISSING;
-            }
-            break;
-        default:
-            v->p = NULL;
-            v->len = SV_MISSING;
-            break;
-        }
+    return wide ? ((const uint32_t *)sep)[k] : ((const uint16_t *)sep)[k];
+}
+
+/* sep: uint32_t offsets when wide, else uint16_t (a short line's). */
+static inline __attribute__((always_inline)) void
+default_fill(const extractor_t *x, size_t i, const char *p, uint32_t len, const void *sep,
+             bool wide, sv_t *const *cols)
+{
+    const uint32_t *ks = x->kind_start, *ord = x->by_kind;
+    for (uint32_t k = ks[FIELD_MISSING]; k < ks[FIELD_MISSING + 1]; k++) {
+        cols[ord[k]][i].p = NULL;
+        cols[ord[k]][i].len = SV_MISSING;
+    }
+    for (uint32_t k = ks[FIELD_CONST]; k < ks[FIELD_CONST + 1]; k++)
+        cols[ord[k]][i] = x->plan[ord[k]].value;
+    for (uint32_t k = ks[FIELD_LINE]; k < ks[FIELD_LINE + 1]; k++) {
+        cols[ord[k]][i].p = p;
+        cols[ord[k]][i].len = len;
+    }
+    for (uint32_t k = ks[FIELD_POS]; k < ks[FIELD_POS + 1]; k++) {
+        uint32_t pos = x->plan[ord[k]].pos;
+        uint32_t start = pos ? sep_at(sep, wide, pos - 1) + 1 : 0;
+        cols[ord[k]][i].p = p + start;
+        cols[ord[k]][i].len = sep_at(sep, wide, pos) - start;
+    }
+    if (ks[FIELD_TIMEPART] == ks[FIELD_TIMEPART + 1])
+        return;
+    uint32_t start = sep_at(sep, wide, 0) + 1;
+    bool full = time_is_full(p + start, sep_at(sep, wide, 1) - start);
+    for (uint32_t k = ks[FIELD_TIMEPART]; k < ks[FIELD_TIMEPART + 1]; k++) {
+        const field_plan_t *fp = &x->plan[ord[k]];
+        cols[ord[k]][i].p = full ? p + start + fp->sub_off : NULL;
+        cols[ord[k]][i].len = full ? fp->sub_len : SV_MISSING;
     }
 }
 
@@ -174,10 +172,7 @@ static uint8_t default_line_short(extractor_t *x, size_t i, const char *p, uint3
         return EXTRACT_SKIP;
     if (!default_in_table(x, p, s.pos[8] + 1u, s.pos[9], raw, raw_len))
         return EXTRACT_NO_TABLE;
-    uint32_t sep[10];
-    for (int k = 0; k < 10; k++)
-        sep[k] = s.pos[k];
-    default_fill(x, i, p, len, sep, cols);
+    default_fill(x, i, p, len, s.pos, false, cols);
     for (uint32_t t = DEF_MIN_FIELDS - 1; t <= s.n_sep; t++) {
         uint32_t start = s.pos[t - 1] + 1u, end = split_short_end(&s, t);
         if (!default_kv(x, i, p, start, end, split_short_eq(&s, start, end), cols))
@@ -201,7 +196,7 @@ static uint8_t default_line_long(extractor_t *x, size_t i, const char *p, uint32
     uint32_t sep[10];
     for (int k = 0; k < 10; k++)
         sep[k] = tok[k].end;
-    default_fill(x, i, p, len, sep, cols);
+    default_fill(x, i, p, len, sep, true, cols);
     size_t t = DEF_MIN_FIELDS - 1;
     for (;;) {
         for (; t < nt; t++)
@@ -260,7 +255,8 @@ typedef struct lines_state {
     uint64_t eq[LINES_EQ_RING]; /* '=' mask of window w at eq[w % LINES_EQ_RING] */
     uint32_t n_sep;         /* separators of the current line so far */
     bool long_line;         /* the current line is over SPLIT_SHORT_MAX bytes */
-    uint16_t pos[SPLIT_SHORT_MAX + 64 + 4]; /* their offsets in the line */
+    uint16_t pos[SPLIT_SHORT_MAX + 64 + 32 + 4]; /* their offsets in the line
+                               (+ slack for the stores of LINES_STORE) */
 } lines_state_t;
 
 /* The first '=' in [start, end) of the line at offset lo of the region. */
@@ -291,10 +287,7 @@ static uint8_t lines_short(extractor_t *x, size_t i, const char *p, uint32_t len
         return x->table_lit && !default_has_table(x, p, len) ? EXTRACT_NO_TABLE : EXTRACT_SKIP;
     if (!default_in_table(x, p, pos[8] + 1u, pos[9], p, len))
         return EXTRACT_NO_TABLE;
-    uint32_t sep[10];
-    for (int k = 0; k < 10; k++)
-        sep[k] = pos[k];
-    default_fill(x, i, p, len, sep, cols);
+    default_fill(x, i, p, len, pos, false, cols);
     for (uint32_t t = DEF_MIN_FIELDS - 1; t <= n_sep; t++) {
         uint32_t start = pos[t - 1] + 1u, end = t < n_sep ? pos[t] : len;
         if (!default_kv(x, i, p, start, end, lines_eq(s, lo, start, end), cols))
@@ -319,12 +312,33 @@ static inline uint8_t lines_end(extractor_t *x, size_t i, const char *ls, const 
     return st;
 }
 
+/* The positions of the set bits of m, plus wo, to out[0..]: four at a
+ * time, unconditionally (fewer unpredictable loop exits; the extra writes
+ * land in the slack or are overwritten next). */
+static inline __attribute__((always_inline)) void lines_store_scalar(uint16_t *out, uint64_t m,
+                                                                     ptrdiff_t wo)
+{
+    const uint64_t top = (uint64_t)1 << 63;
+    while (m) {
+        out[0] = (uint16_t)(wo + __builtin_ctzll(m));
+        m &= m - 1;
+        out[1] = (uint16_t)(wo + __builtin_ctzll(m | top));
+        m &= m - 1;
+        out[2] = (uint16_t)(wo + __builtin_ctzll(m | top));
+        m &= m - 1;
+        out[3] = (uint16_t)(wo + __builtin_ctzll(m | top));
+        m &= m - 1;
+        out += 4;
+    }
+}
+
 /* default_lines for each instruction set: the template in
  * fmt_default_lines.h, compiled once per set and chosen at run time. */
 #define LINES_FN default_lines_base
 #define LINES_ATTR
 #define LINES_MASKS split_masks64_3
 #define LINES_POPCOUNT split_popcount
+#define LINES_STORE lines_store_scalar
 #include "exec/extract/fmt_default_lines.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -359,12 +373,30 @@ masks64_3_avx512(const char *q, char c0, char c1, char c2, uint64_t *m0, uint64_
 #define LINES_ATTR __attribute__((target("avx2,popcnt,bmi")))
 #define LINES_MASKS masks64_3_avx2
 #define LINES_POPCOUNT __builtin_popcountll
+#define LINES_STORE lines_store_scalar
 #include "exec/extract/fmt_default_lines.h"
 
+/* lines_store_scalar in two compresses: no branch per bit. Positions
+ * are 16-bit lanes, so wo + bit wraps as the uint16_t stores do. */
+static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vbmi2,popcnt"))) void
+lines_store_avx512(uint16_t *out, uint64_t m, ptrdiff_t wo)
+{
+    static const uint16_t iota[32] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10,
+                                      11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                                      22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
+    __m512i lo = _mm512_add_epi16(_mm512_loadu_si512((const void *)iota),
+                                  _mm512_set1_epi16((short)wo));
+    __m512i hi = _mm512_add_epi16(lo, _mm512_set1_epi16(32));
+    _mm512_storeu_si512((void *)out, _mm512_maskz_compress_epi16((__mmask32)m, lo));
+    out += __builtin_popcount((uint32_t)m);
+    _mm512_storeu_si512((void *)out, _mm512_maskz_compress_epi16((__mmask32)(m >> 32), hi));
+}
+
 #define LINES_FN default_lines_avx512
-#define LINES_ATTR __attribute__((target("avx512f,avx512bw,popcnt,bmi")))
+#define LINES_ATTR __attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt,bmi")))
 #define LINES_MASKS masks64_3_avx512
 #define LINES_POPCOUNT __builtin_popcountll
+#define LINES_STORE lines_store_avx512
 #include "exec/extract/fmt_default_lines.h"
 #endif
 
@@ -377,7 +409,8 @@ static int lines_isa(void)
     static int have = -1;   /* racy but idempotent */
     if (have < 0) {
         __builtin_cpu_init();
-        have = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512f")
+        have = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512f") &&
+                       __builtin_cpu_supports("avx512vbmi2")
                    ? EXTRACT_ISA_AVX512
                : __builtin_cpu_supports("avx2") ? EXTRACT_ISA_AVX2
                                                 : EXTRACT_ISA_BASE;

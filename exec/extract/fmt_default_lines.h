@@ -7,6 +7,8 @@
  *   LINES_MASKS     f(q, c0, c1, c2, &m0, &m1, &m2): masks of three bytes
  *                   over the 64 bytes at q
  *   LINES_POPCOUNT  set bits of a uint64_t
+ *   LINES_STORE     f(out, m, wo): out[k] = wo + the k-th set bit of m, for
+ *                   each set bit; may write up to 32 entries further
  *
  * and gets them undefined again. No include guard, on purpose. */
 
@@ -26,18 +28,7 @@ static inline LINES_ATTR void LINES_PUSH(lines_state_t *s, uint64_t m, ptrdiff_t
     }
     uint16_t *out = s->pos + s->n_sep;
     s->n_sep += (uint32_t)LINES_POPCOUNT(m);
-    const uint64_t top = (uint64_t)1 << 63;
-    while (m) {     /* four at a time, as split_short_init */
-        out[0] = (uint16_t)(wo + __builtin_ctzll(m));
-        m &= m - 1;
-        out[1] = (uint16_t)(wo + __builtin_ctzll(m | top));
-        m &= m - 1;
-        out[2] = (uint16_t)(wo + __builtin_ctzll(m | top));
-        m &= m - 1;
-        out[3] = (uint16_t)(wo + __builtin_ctzll(m | top));
-        m &= m - 1;
-        out += 4;
-    }
+    LINES_STORE(out, m, wo);
 }
 
 static LINES_ATTR const char *LINES_FN(extractor_t *x, const char *p, const char *end,
@@ -55,6 +46,7 @@ static LINES_ATTR const char *LINES_FN(extractor_t *x, const char *p, const char
     for (size_t w = 0; p < end; p += 64, w++) {
         uint64_t nm, sm, em;
         if (end - p >= 64) {
+            __builtin_prefetch(p + 1024);
             LINES_MASKS(p, '\n', '|', '=', &nm, &sm, &em);
         } else {
             char tmp[64] = {0};
@@ -93,3 +85,4 @@ static LINES_ATTR const char *LINES_FN(extractor_t *x, const char *p, const char
 #undef LINES_ATTR
 #undef LINES_MASKS
 #undef LINES_POPCOUNT
+#undef LINES_STORE
