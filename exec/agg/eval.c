@@ -535,8 +535,11 @@ static int assign_groups(eval_t *ev, agg_table_t *t, const uint32_t *rows, size_
         }
         ev->key_off[i] = (uint32_t)start;
         ev->key_len[i] = (uint32_t)(len - start);
-        ev->key_hash[i] = agg_hash(ev->key + start, len - start);
     }
+    /* Hashed in a pass of its own: a key read back right after its pieces
+     * were stored would stall on store forwarding at every row. */
+    for (size_t i = 0; i < nr; i++)
+        ev->key_hash[i] = agg_hash(ev->key + ev->key_off[i], ev->key_len[i]);
     enum { PREFETCH_ROWS = 12 };
     for (size_t i = 0; i < nr && i < PREFETCH_ROWS; i++)
         agg_table_prefetch(t, ev->key_hash[i]);

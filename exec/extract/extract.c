@@ -467,6 +467,8 @@ int extractor_set_table(extractor_t *x, const char *literal, err_t *e)
     x->table_f9 = copy + 1;
     x->table_f9_exact = len >= 2 && copy[len - 1] == '|';
     x->table_f9_len = (uint32_t)(len - 1 - x->table_f9_exact);
+    x->table_f9_mapreduce = x->table_fast && x->table_f9_len >= 10 &&
+                            memcmp(x->table_f9, "MAPREDUCE:", 10) == 0;
     return 1;
 }
 

@@ -133,6 +133,9 @@ struct extractor {
     uint32_t table_f9_len;        /* bytes of table_f9 */
     bool table_f9_exact;          /* field 9 must equal table_f9, not just
                                      start with it */
+    bool table_f9_mapreduce;      /* table_fast, and table_f9 starts with
+                                     "MAPREDUCE:" (a field 9 that proves the
+                                     table proves a MapReduce line) */
     bool table_fast;              /* the literal starts with '|': field 9
                                      can prove it */
     scratch_t scratch;            /* per-batch value storage */

@@ -148,16 +148,21 @@ static bool default_has_table(const extractor_t *x, const char *raw, uint32_t ra
     return literal_find(&x->table_find, raw, raw + raw_len) != NULL;
 }
 
+/* Whether field 9 [start, end) proves the table literal. */
+static inline bool default_f9_is_table(const extractor_t *x, const char *p, uint32_t start,
+                                       uint32_t end)
+{
+    uint32_t n = end - start;
+    return x->table_fast && (x->table_f9_exact ? n == x->table_f9_len : n >= x->table_f9_len) &&
+           bytes_equal(p + start, x->table_f9, x->table_f9_len);
+}
+
 /* Whether an accepted line is of the table: field 9 [start, end) proves
  * it, or else the line is searched. */
 static inline bool default_in_table(const extractor_t *x, const char *p, uint32_t start,
                                     uint32_t end, const char *raw, uint32_t raw_len)
 {
-    if (!x->table_lit)
-        return true;
-    uint32_t n = end - start;
-    if (x->table_fast && (x->table_f9_exact ? n == x->table_f9_len : n >= x->table_f9_len) &&
-        bytes_equal(p + start, x->table_f9, x->table_f9_len))
+    if (!x->table_lit || default_f9_is_table(x, p, start, end))
         return true;
     return default_has_table(x, raw, raw_len);
 }
@@ -283,10 +288,16 @@ static uint8_t lines_short(extractor_t *x, size_t i, const char *p, uint32_t len
 {
     const uint16_t *pos = s->pos;
     uint32_t n_sep = s->n_sep;
-    if (n_sep + 1 < DEF_MIN_FIELDS || !is_mapreduce(p, pos[8] + 1u, pos[9]))
+    if (n_sep + 1 < DEF_MIN_FIELDS)
         return x->table_lit && !default_has_table(x, p, len) ? EXTRACT_NO_TABLE : EXTRACT_SKIP;
-    if (!default_in_table(x, p, pos[8] + 1u, pos[9], p, len))
-        return EXTRACT_NO_TABLE;
+    /* Nearly every line: field 9 is the table's, which also makes it a
+     * MapReduce line. */
+    if (!(x->table_f9_mapreduce && default_f9_is_table(x, p, pos[8] + 1u, pos[9]))) {
+        if (!is_mapreduce(p, pos[8] + 1u, pos[9]))
+            return x->table_lit && !default_has_table(x, p, len) ? EXTRACT_NO_TABLE : EXTRACT_SKIP;
+        if (!default_in_table(x, p, pos[8] + 1u, pos[9], p, len))
+            return EXTRACT_NO_TABLE;
+    }
     default_fill(x, i, p, len, pos, false, cols);
     for (uint32_t t = DEF_MIN_FIELDS - 1; t <= n_sep; t++) {
         uint32_t start = pos[t - 1] + 1u, end = t < n_sep ? pos[t] : len;
