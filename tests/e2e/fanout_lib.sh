@@ -43,7 +43,7 @@ fanout_start() {
   mkdir -p "$dir" && chmod 755 "$dir"
   : >"$log"
   cd "$dir" || die "cd $dir"
-  timeout -k "$(server_exit_bound)" "${SERVER_LIFETIME:-300}" "$DTAIL_BIN/dserver" --cfg "$SERVER_CFG" --port "$want_port" \
+  timeout --foreground -k "$(server_exit_bound)" "${SERVER_LIFETIME:-300}" "$DTAIL_BIN/dserver" --cfg "$SERVER_CFG" --port "$want_port" \
     --bindAddress "$addr" --logger stdout --logLevel "${SERVER_LOG_LEVEL:-info}" \
     "${as_user[@]}" "$@" >>"$log" 2>&1 </dev/null &
   pid=$!

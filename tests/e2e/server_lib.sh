@@ -63,11 +63,16 @@ server_exit_bound() {
   if grep -qa __asan_init "$DTAIL_BIN/dserver" 2>/dev/null; then echo 60; else echo 10; fi
 }
 
+# dserver runs under timeout --foreground: without it, timeout follows each
+# signal it passes on (our SIGTERM) with a SIGCONT, and a SIGCONT that comes
+# while LeakSanitizer's tracer attaches to the exiting sanitizer build
+# discards the tracer's SIGSTOP, so the tracer waits for ever (seen under
+# parallel load as a dserver spinning in sched_yield until SIGKILL).
 server_start() {
   local as_user=()
   [ "$(id -u)" -eq 0 ] && as_user=(--user nobody)
   : >"$SERVER_LOG"
-  timeout -k "$(server_exit_bound)" "${SERVER_LIFETIME:-300}" "$DTAIL_BIN/dserver" --cfg "$SERVER_CFG" --port 0 \
+  timeout --foreground -k "$(server_exit_bound)" "${SERVER_LIFETIME:-300}" "$DTAIL_BIN/dserver" --cfg "$SERVER_CFG" --port 0 \
     --bindAddress 127.0.0.1 --logger stdout --logLevel "${SERVER_LOG_LEVEL:-info}" \
     "${as_user[@]}" "$@" >>"$SERVER_LOG" 2>&1 </dev/null &
   SERVER_PID=$!
