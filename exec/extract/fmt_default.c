@@ -417,7 +417,9 @@ static int lines_isa_limit = EXTRACT_ISA_AVX512;
 static int lines_isa(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    static int have = -1;   /* racy but idempotent */
+    /* Every thread computes the same value: relaxed atomics suffice. */
+    static int cached = -1;
+    int have = __atomic_load_n(&cached, __ATOMIC_RELAXED);
     if (have < 0) {
         __builtin_cpu_init();
         have = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512f") &&
@@ -425,8 +427,10 @@ static int lines_isa(void)
                    ? EXTRACT_ISA_AVX512
                : __builtin_cpu_supports("avx2") ? EXTRACT_ISA_AVX2
                                                 : EXTRACT_ISA_BASE;
+        __atomic_store_n(&cached, have, __ATOMIC_RELAXED);
     }
-    return have < lines_isa_limit ? have : lines_isa_limit;
+    int limit = __atomic_load_n(&lines_isa_limit, __ATOMIC_RELAXED);
+    return have < limit ? have : limit;
 #else
     return EXTRACT_ISA_BASE;
 #endif
@@ -434,7 +438,7 @@ static int lines_isa(void)
 
 int extract_isa_limit(int max)
 {
-    lines_isa_limit = max;
+    __atomic_store_n(&lines_isa_limit, max, __ATOMIC_RELAXED);
     return lines_isa();
 }
 
