@@ -558,20 +558,26 @@ static inline uint32_t split_short_end(const split_short_t *s, uint32_t t)
     return t < s->n_sep ? s->pos[t] : s->len;
 }
 
-/* The first eq byte in [start, end), or EXTRACT_NONE. */
-static inline uint32_t split_short_eq(const split_short_t *s, uint32_t start, uint32_t end)
+/* The first eq byte in [start, end) of a line whose eq masks are kept per
+ * 64-byte window: the byte at line offset o is bit (lo + o) % 64 of
+ * masks[((lo + o) / 64) & ring]. lo is the line's offset from the first
+ * window (0 for split_short_t's own masks, whose ring is
+ * SPLIT_SHORT_WIN - 1); ring + 1 is a power of two that covers the line's
+ * windows. EXTRACT_NONE when there is none. */
+static inline uint32_t extract_first_eq(const uint64_t *masks, size_t ring, size_t lo,
+                                        uint32_t start, uint32_t end)
 {
     if (start >= end)
         return EXTRACT_NONE;
-    uint32_t w = start >> 6;
-    uint64_t m = s->eq[w] & (~(uint64_t)0 << (start & 63));
+    size_t a = lo + start, w = a >> 6;
+    uint64_t m = masks[w & ring] & (~(uint64_t)0 << (a & 63));
     while (!m) {
-        if (++w * 64 >= end)
+        if (++w * 64 >= lo + end)
             return EXTRACT_NONE;
-        m = s->eq[w];
+        m = masks[w & ring];
     }
-    uint32_t at = w * 64 + (uint32_t)__builtin_ctzll(m);
-    return at < end ? at : EXTRACT_NONE;
+    size_t at = w * 64 + (size_t)__builtin_ctzll(m) - lo;
+    return at < end ? (uint32_t)at : EXTRACT_NONE;
 }
 
 #endif

@@ -167,23 +167,42 @@ static inline bool default_in_table(const extractor_t *x, const char *p, uint32_
     return default_has_table(x, raw, raw_len);
 }
 
+/* A trimmed INFO line of at most SPLIT_SHORT_MAX bytes whose n_sep
+ * separators are at pos and whose '=' masks are eq (as extract_first_eq
+ * reads them, with ring and lo); raw is the untrimmed line. Both short
+ * paths end here: default_line_short and the one-pass default_lines. */
+static inline uint8_t default_short(extractor_t *x, size_t i, const char *p, uint32_t len,
+                                    const char *raw, uint32_t raw_len, const uint16_t *pos,
+                                    uint32_t n_sep, const uint64_t *eq, size_t ring, size_t lo,
+                                    sv_t *const *cols)
+{
+    if (n_sep + 1 < DEF_MIN_FIELDS)
+        return EXTRACT_SKIP;
+    /* Nearly every line: field 9 is the table's, which also makes it a
+     * MapReduce line. */
+    if (!(x->table_f9_mapreduce && default_f9_is_table(x, p, pos[8] + 1u, pos[9]))) {
+        if (!is_mapreduce(p, pos[8] + 1u, pos[9]))
+            return EXTRACT_SKIP;
+        if (!default_in_table(x, p, pos[8] + 1u, pos[9], raw, raw_len))
+            return EXTRACT_NO_TABLE;
+    }
+    default_fill(x, i, p, len, pos, false, cols);
+    for (uint32_t t = DEF_MIN_FIELDS - 1; t <= n_sep; t++) {
+        uint32_t start = pos[t - 1] + 1u, end = t < n_sep ? pos[t] : len;
+        if (!default_kv(x, i, p, start, end, extract_first_eq(eq, ring, lo, start, end), cols))
+            return EXTRACT_ERROR;
+    }
+    return EXTRACT_OK;
+}
+
 /* A line of at most SPLIT_SHORT_MAX bytes; raw is the untrimmed line. */
 static uint8_t default_line_short(extractor_t *x, size_t i, const char *p, uint32_t len,
                                   const char *raw, uint32_t raw_len, sv_t *const *cols)
 {
     split_short_t s;
     split_short_init(&s, p, len, '|', '=');
-    if (s.n_sep + 1 < DEF_MIN_FIELDS || !is_mapreduce(p, s.pos[8] + 1u, s.pos[9]))
-        return EXTRACT_SKIP;
-    if (!default_in_table(x, p, s.pos[8] + 1u, s.pos[9], raw, raw_len))
-        return EXTRACT_NO_TABLE;
-    default_fill(x, i, p, len, s.pos, false, cols);
-    for (uint32_t t = DEF_MIN_FIELDS - 1; t <= s.n_sep; t++) {
-        uint32_t start = s.pos[t - 1] + 1u, end = split_short_end(&s, t);
-        if (!default_kv(x, i, p, start, end, split_short_eq(&s, start, end), cols))
-            return EXTRACT_ERROR;
-    }
-    return EXTRACT_OK;
+    return default_short(x, i, p, len, raw, raw_len, s.pos, s.n_sep, s.eq, SPLIT_SHORT_WIN - 1, 0,
+                         cols);
 }
 
 /* Any line; raw is the untrimmed line. */
@@ -257,55 +276,13 @@ static void default_batch(extractor_t *x, const char *const *line, const uint32_
 
 typedef struct lines_state {
     const char *base;       /* the region's first byte: window w is at base + 64 w */
-    uint64_t eq[LINES_EQ_RING]; /* '=' mask of window w at eq[w % LINES_EQ_RING] */
+    uint64_t eq[LINES_EQ_RING]; /* '=' mask of window w at eq[w % LINES_EQ_RING]
+                               (a power of two: extract_first_eq's ring) */
     uint32_t n_sep;         /* separators of the current line so far */
     bool long_line;         /* the current line is over SPLIT_SHORT_MAX bytes */
     uint16_t pos[SPLIT_SHORT_MAX + 64 + 32 + 4]; /* their offsets in the line
                                (+ slack for the stores of LINES_STORE) */
 } lines_state_t;
-
-/* The first '=' in [start, end) of the line at offset lo of the region. */
-static inline uint32_t lines_eq(const lines_state_t *s, size_t lo, uint32_t start,
-                                uint32_t end)
-{
-    if (start >= end)
-        return EXTRACT_NONE;
-    size_t a = lo + start, w = a >> 6;
-    uint64_t m = s->eq[w % LINES_EQ_RING] & (~(uint64_t)0 << (a & 63));
-    while (!m) {
-        if (++w * 64 >= lo + end)
-            return EXTRACT_NONE;
-        m = s->eq[w % LINES_EQ_RING];
-    }
-    size_t at = w * 64 + (size_t)__builtin_ctzll(m) - lo;
-    return at < end ? (uint32_t)at : EXTRACT_NONE;
-}
-
-/* A line of the fast path: untrimmed, INFO, at most SPLIT_SHORT_MAX bytes,
- * its n_sep separators at pos; lo is its offset in the region. */
-static uint8_t lines_short(extractor_t *x, size_t i, const char *p, uint32_t len,
-                           const lines_state_t *s, size_t lo, sv_t *const *cols)
-{
-    const uint16_t *pos = s->pos;
-    uint32_t n_sep = s->n_sep;
-    if (n_sep + 1 < DEF_MIN_FIELDS)
-        return x->table_lit && !default_has_table(x, p, len) ? EXTRACT_NO_TABLE : EXTRACT_SKIP;
-    /* Nearly every line: field 9 is the table's, which also makes it a
-     * MapReduce line. */
-    if (!(x->table_f9_mapreduce && default_f9_is_table(x, p, pos[8] + 1u, pos[9]))) {
-        if (!is_mapreduce(p, pos[8] + 1u, pos[9]))
-            return x->table_lit && !default_has_table(x, p, len) ? EXTRACT_NO_TABLE : EXTRACT_SKIP;
-        if (!default_in_table(x, p, pos[8] + 1u, pos[9], p, len))
-            return EXTRACT_NO_TABLE;
-    }
-    default_fill(x, i, p, len, pos, false, cols);
-    for (uint32_t t = DEF_MIN_FIELDS - 1; t <= n_sep; t++) {
-        uint32_t start = pos[t - 1] + 1u, end = t < n_sep ? pos[t] : len;
-        if (!default_kv(x, i, p, start, end, lines_eq(s, lo, start, end), cols))
-            return EXTRACT_ERROR;
-    }
-    return EXTRACT_OK;
-}
 
 /* The line [ls, le) is complete: row i. */
 static inline uint8_t lines_end(extractor_t *x, size_t i, const char *ls, const char *le,
@@ -315,7 +292,10 @@ static inline uint8_t lines_end(extractor_t *x, size_t i, const char *ls, const 
     if (s->long_line || len > SPLIT_SHORT_MAX || len < 4 || memcmp(ls, "INFO", 4) != 0 ||
         (unsigned char)(le[-1] - 0x21) >= 0x5F)   /* extract_trim would act */
         return default_line(x, i, ls, len, cols);
-    uint8_t st = lines_short(x, i, ls, len, s, (size_t)(ls - s->base), cols);
+    uint8_t st = default_short(x, i, ls, len, ls, len, s->pos, s->n_sep, s->eq,
+                               LINES_EQ_RING - 1, (size_t)(ls - s->base), cols);
+    if (st == EXTRACT_SKIP && x->table_lit && !default_has_table(x, ls, len))
+        st = EXTRACT_NO_TABLE;
     if (st != EXTRACT_OK)
         extract_line_missing(x, i, cols);
     else
