@@ -223,13 +223,21 @@ int eval_init(eval_t *ev, const plan_t *plan, err_t *e)
     k += plan->n_set;
     ev->group = resolve_ids(ev, ids + k, plan->n_group_by);
     free(ids);
+    /* count($line): every parsed line has a $line (a format's own key of
+     * that name overrides it with a value, never with nothing), so its
+     * rows are counted without gathering values. */
+    ev->count_rows = calloc(plan->n_select ? plan->n_select : 1, sizeof *ev->count_rows);
+    for (size_t i = 0; ev->count_rows && ev->select && i < plan->n_select; i++)
+        ev->count_rows[i] = plan->select[i].agg == PLAN_AGG_COUNT &&
+                            ev->select[i]->kind == EV_COL &&
+                            strcmp(ev->fields[ev->select[i]->col], "$line") == 0;
     ev->set_cols = calloc(plan->n_set ? plan->n_set : 1, sizeof *ev->set_cols);
     ev->cols = calloc(ev->n_fields ? ev->n_fields : 1, sizeof *ev->cols);
     ev->scratch = calloc(1, sizeof *ev->scratch);
     ev->key_cap = 4096;
     ev->key = malloc(ev->key_cap);
-    int ok = ev->select && ev->where_lhs && ev->where_rhs && ev->set && ev->group &&
-             ev->set_cols && ev->cols && ev->scratch && ev->key;
+    int ok = ev->select && ev->count_rows && ev->where_lhs && ev->where_rhs && ev->set &&
+             ev->group && ev->set_cols && ev->cols && ev->scratch && ev->key;
     for (size_t i = 0; ok && i < ev->n_fields; i++)
         ok = (ev->cols[i] = malloc(EVAL_BATCH * sizeof(sv_t))) != NULL;
     for (size_t i = 0; ok && i < ev->n_nodes; i++) {
@@ -261,6 +269,7 @@ void eval_free(eval_t *ev)
     free(ev->cols);
     free(ev->fields);
     free(ev->select);
+    free(ev->count_rows);
     free(ev->where_lhs);
     free(ev->where_rhs);
     free(ev->set);
@@ -567,10 +576,7 @@ size_t eval_batch(eval_t *ev, agg_table_t *table, uint32_t *rows, size_t nr, con
     for (size_t i = 0; i < nr; i++)
         ev->seqs[i] = seq[rows[i]];
     for (size_t s = 0; s < ev->plan->n_select; s++) {
-        /* count($line): every parsed line has one, so the rows are counted
-         * without gathering their values. */
-        if (ev->plan->select[s].agg == PLAN_AGG_COUNT && ev->select[s]->kind == EV_COL &&
-            strcmp(ev->fields[ev->select[s]->col], "$line") == 0) {
+        if (ev->count_rows[s]) {
             agg_table_count(table, s, ev->gid, nr);
             continue;
         }

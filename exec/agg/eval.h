@@ -10,6 +10,7 @@
 #ifndef DTAIL_EXEC_AGG_EVAL_H
 #define DTAIL_EXEC_AGG_EVAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,8 @@ typedef struct eval {
     sv_t **cols;                /* extractor columns, EVAL_BATCH rows each */
     uint8_t status[EVAL_BATCH]; /* extractor status per row */
     ev_node_t **select;         /* compiled select values */
+    bool *count_rows;           /* per select item: a count of every row
+                                   (count($line)), no values needed */
     ev_node_t **where_lhs;      /* compiled where operands */
     ev_node_t **where_rhs;
     ev_node_t **set;            /* compiled set right-hand sides */
