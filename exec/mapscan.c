@@ -39,13 +39,12 @@ struct map_worker {
     uint64_t seq[EVAL_BATCH];    /* their input positions */
     uint32_t rows[EVAL_BATCH];   /* rows the format accepted */
     size_t n;                    /* lines in the batch */
-    int pre;                     /* the batch's rows were extracted as they
-                                    were split (extract_lines) */
-    int splits;                  /* the format splits lines itself */
+    int splits;                  /* the format splits lines itself: a dense
+                                    batch is extracted as it is split */
     map_stats_t stats;           /* this worker's counts */
     unsigned file_index;         /* input being read */
-    int dense;                   /* fused filter: every line to the extractor
-                                    (else the literal search picks them) */
+    int dense;                   /* every line to the extractor (else the
+                                    literal search picks them) */
     unsigned long long mode_lines; /* lines scanned since the shares restarted */
     unsigned long long mode_hits;  /* of those, found by the search */
     unsigned long long mode_other; /* lines the extractor found of no table */
@@ -72,11 +71,9 @@ static void table_spill(mapscan_t *ms, agg_table_t *t)
 
 static void flush_batch(map_worker_t *w)
 {
-    int pre = w->pre;
-    w->pre = 0;
     if (!w->n)
         return;
-    if (!pre)
+    if (!(w->splits && w->dense))
         extract_batch(w->x, w->line, w->len, w->n, w->ev.cols, w->ev.status);
     size_t nr = 0, other = 0;
     for (size_t i = 0; i < w->n; i++) {
@@ -96,10 +93,10 @@ static void flush_batch(map_worker_t *w)
             w->stats.lines_skipped++;
         }
     }
-    if (w->ms->fused_filter) {
-        w->stats.lines_matched += w->n - other;
-        w->mode_other += other;
-    }
+    /* Only a fused table filter makes NO_TABLE lines; otherwise every
+     * line of the batch passed the filter (or there is none). */
+    w->stats.lines_matched += w->n - other;
+    w->mode_other += other;
     w->stats.lines_parsed += nr;
     pthread_mutex_lock(&w->mu);
     w->stats.lines_selected += eval_batch(&w->ev, &w->table, w->rows, nr, w->seq);
@@ -170,9 +167,6 @@ static unsigned long long scan_split(map_worker_t *w, const char *p, const char 
                                      const char *base, long long off)
 {
     unsigned long long n = 0;
-    if (w->n && !w->pre)
-        flush_batch(w);
-    w->pre = 1;
     const uint64_t file = (uint64_t)w->file_index << 44;
     while (p < end) {
         size_t first = w->n;
@@ -181,10 +175,8 @@ static unsigned long long scan_split(map_worker_t *w, const char *p, const char 
         for (size_t i = first; i < w->n; i++)
             w->seq[i] = file | (uint64_t)(off + (w->line[i] - base) + 1);
         n += w->n - first;
-        if (w->n == EVAL_BATCH) {
+        if (w->n == EVAL_BATCH)
             flush_batch(w);
-            w->pre = 1;
-        }
     }
     return n;
 }
@@ -206,8 +198,6 @@ static unsigned long long scan_filtered(map_worker_t *w, const char *p, const ch
 {
     unsigned long long hits = 0;
     const char *ls, *le;
-    if (w->pre)
-        flush_batch(w);
     while (p < end && matcher_next_line(&w->filter, p, end, &ls, &le)) {
         hits++;
         add_line(w, ls, (size_t)(le - ls), off + (ls - base));
@@ -236,6 +226,7 @@ static void scan_fused(map_worker_t *w, const char *p, const char *end, long lon
             w->stats.lines_read += n;
             w->mode_lines += n;
             if (w->mode_lines >= MAP_MODE_MIN && w->mode_other * 16 > w->mode_lines) {
+                flush_batch(w);     /* its rows are of the dense kind */
                 w->dense = 0;
                 w->mode_lines = w->mode_hits = w->mode_other = 0;
             }
@@ -245,6 +236,7 @@ static void scan_fused(map_worker_t *w, const char *p, const char *end, long lon
             w->mode_lines += n;
             w->mode_hits += scan_filtered(w, p, se, base, off);
             if (w->mode_lines >= MAP_MODE_MIN && w->mode_hits * 32 >= w->mode_lines * 31) {
+                flush_batch(w);
                 w->dense = 1;
                 w->mode_lines = w->mode_hits = w->mode_other = 0;
             }
@@ -260,13 +252,11 @@ static void scan_region(map_worker_t *w, const char *p, const char *end, long lo
 {
     if (w->ms->fused_filter) {
         scan_fused(w, p, end, off);
-    } else if (w->ms->has_filter) {
-        w->stats.lines_read += count_byte(p, (size_t)(end - p), '\n');
-        w->stats.lines_matched += scan_filtered(w, p, end, p, off);
+    } else if (w->dense) {
+        w->stats.lines_read += scan_dense(w, p, end, p, off);
     } else {
-        unsigned long long n = scan_dense(w, p, end, p, off);
-        w->stats.lines_read += n;
-        w->stats.lines_matched += n;
+        w->stats.lines_read += count_byte(p, (size_t)(end - p), '\n');
+        scan_filtered(w, p, end, p, off);
     }
 }
 
@@ -330,7 +320,7 @@ static int worker_init(map_worker_t *w, mapscan_t *ms, err_t *e)
     }
     if (ms->has_filter && matcher_init_literal(&w->filter, ms->filter.pattern, e) < 0)
         return -1;
-    w->dense = 1;
+    w->dense = !ms->has_filter || ms->fused_filter;
     w->splits = extractor_splits_lines(w->x);
     if (agg_table_init(&w->table, ms->specs, ms->o.plan->n_select, e) < 0)
         return -1;
