@@ -8,23 +8,32 @@
 # done, the client's peak RSS per server (goal: at most 1 MiB), merged
 # lines per second, and both dmap times.
 #
-# Usage: benchmarks/fanout.sh [--servers N] [--lines N] [--bin DIR]
-#   DIR defaults to build/bin (the release build).
+# Usage: benchmarks/fanout.sh [--servers N] [--lines N] [--bin DIR] [--quick]
+#   DIR defaults to build/bin (the release build). --quick: 10 servers x
+#   5000 lines unless given. Exit status: 0, 1 when an output is wrong (line
+#   count, dmap tables differ) or a command failed, 2 on a usage error.
+
 set -u
 set -o pipefail
 export LC_ALL=C
+SCRIPT_DIR=$(cd "$(dirname "$0")" && pwd)
+. "$SCRIPT_DIR/lib.sh"
+BENCH_TAG=fanout
 
-N=50 LINES=20000
-BIN=$(cd "$(dirname "$0")/.." && pwd)/build/bin
+N= LINES=
+BIN=$(cd "$SCRIPT_DIR/.." && pwd)/build/bin
 while [ $# -gt 0 ]; do
   case $1 in
   --servers) N=$2; shift 2 ;;
   --lines) LINES=$2; shift 2 ;;
   --bin) BIN=$(cd "$2" && pwd) || exit 2; shift 2 ;;
-  -h|--help) sed -n '2,/^$/p' "$0" | sed -e '/^$/d' -e 's/^# \{0,1\}//'; exit 0 ;;
-  *) echo "fanout.sh: unknown option $1" >&2; exit 2 ;;
+  --quick|-h|--help) common_opt "$@"; shift "$SHIFT" ;;
+  *) echo "fanout.sh: unknown option $1" >&2; usage 2 ;;
   esac
 done
+if [ "$QUICK" -eq 1 ]; then N=${N:-10} LINES=${LINES:-5000}; fi
+N=${N:-50} LINES=${LINES:-20000}
+require_positive N LINES
 for b in dcat dgrep dmap dserver; do
   [ -x "$BIN/$b" ] || { echo "fanout.sh: $BIN/$b missing (build first)" >&2; exit 2; }
 done
@@ -95,9 +104,9 @@ run() {
   local rc=$?
   local e=$EPOCHREALTIME
   WALL=$(echo "$e - $s" | bc)
-  RSS=$(tail -n 1 "$T/$name.rss")
+  PEAK=$(tail -n 1 "$T/$name.rss")
   OUTLINES=$(wc -l <"$T/$name.out")
-  [ "$rc" -eq 0 ] || { echo "$name: exit $rc: $(head -n 3 "$T/$name.err")" >&2; }
+  [ "$rc" -eq 0 ] || mismatch "$name: exit $rc: $(head -n 3 "$T/$name.err" | tr '\n' ' ')"
   CONNECT=$(sed -n 's/.*Handshakes with all [0-9]* servers done after \([0-9]*\) ms.*/\1/p' "$T/$name.err" | head -n 1)
 }
 
@@ -108,20 +117,20 @@ rm -f "$T"/warm.*
 # The client's own base (libraries, one connection): the same dgrep through
 # one server. Per server is what each further server adds.
 run base "$BIN/dgrep" "${FLAGS[@]}" --servers "${SERVERS%%,*}" --files data.log --regex 'grp=g7\|'
-BASE_RSS=$RSS
+BASE_RSS=$PEAK
 echo "client through one server: peak RSS $BASE_RSS KiB"
 
 report() { # NAME
   local per
-  per=$(echo "scale=1; ($RSS - $BASE_RSS) / ($N - 1)" | bc)
+  per=$(echo "scale=1; ($PEAK - $BASE_RSS) / ($N - 1)" | bc)
   printf '%-14s %8.2f s  connect %5s ms  peak RSS %7d KiB (+%s KiB per further server)  %9d lines  %10.0f lines/s\n' \
-    "$1" "$WALL" "${CONNECT:-?}" "$RSS" "$per" "$OUTLINES" "$(echo "$OUTLINES / $WALL" | bc -l)"
+    "$1" "$WALL" "${CONNECT:-?}" "$PEAK" "$per" "$OUTLINES" "$(echo "$OUTLINES / $WALL" | bc -l)"
 }
 
 echo "== $N servers x $LINES lines ($(du -h "$T/part.log" | cut -f1) each), one client"
 run dcat "$BIN/dcat" "${FLAGS[@]}" --servers "$SERVERS" --files data.log
 report dcat
-[ "$OUTLINES" -eq $((N * LINES)) ] || echo "dcat: $OUTLINES lines, want $((N * LINES))" >&2
+[ "$OUTLINES" -eq $((N * LINES)) ] || mismatch "dcat: $OUTLINES lines, want $((N * LINES))"
 run dcat_plain "$BIN/dcat" "${FLAGS[@]}" --plain --servers "$SERVERS" --files data.log
 report dcat_plain
 run dgrep "$BIN/dgrep" "${FLAGS[@]}" --servers "$SERVERS" --files data.log --regex 'grp=g7\|'
@@ -133,6 +142,10 @@ cp "$T/dmap.out" "$T/dmap_fan.out"
 FAN_WALL=$WALL
 run dmap_one "$BIN/dmap" "${FLAGS[@]}" --servers "$ALL" --files data.log --query "$Q"
 printf '%-14s %8.2f s  (one server holding all %d lines)\n' dmap_one "$WALL" $((N * LINES))
-cmp -s "$T/dmap_fan.out" "$T/dmap_one.out" && echo "dmap: the same table through $N servers and through one" ||
-  { echo "dmap: tables differ:" >&2; diff "$T/dmap_fan.out" "$T/dmap_one.out" | head -n 6 >&2; }
+cmp -s "$T/dmap_fan.out" "$T/dmap_one.out" ||
+  mismatch "dmap: the table through $N servers differs from the one through one server: $(diff "$T/dmap_fan.out" "$T/dmap_one.out" | head -n 6 | tr '\n' ' ')"
 echo "dmap through $N servers: $FAN_WALL s; through one server: $WALL s"
+print_verdict "output mismatch(es) or failed command(s)" \
+  "VERIFIED: dcat gave all $((N * LINES)) lines; dmap gave the same table through $N servers and through one"
+((${#MISMATCHES[@]})) && exit 1
+exit 0

@@ -321,7 +321,10 @@ tail)
     sleep 1
     kill -KILL "${FANOUT_PIDS[1]}" ) &
   writer=$!
-  RUN_TIMEOUT=25 run_sh tail_bg "'$DTAIL_BIN/dtail' --key '$SERVER_KEY' --trustAllHosts --plain --timeout 10 --servers '$(fanout_list)' --files data.log" &
+  # dtail itself in the background (bounded), so that wait gives its status.
+  E2E_RUNS=$((E2E_RUNS + 1))
+  timeout -k 2 25 "$DTAIL_BIN/dtail" --key "$SERVER_KEY" --trustAllHosts --plain --timeout 10 \
+    --servers "$(fanout_list)" --files data.log >"$T/tail_bg.out" 2>"$T/tail_bg.err" </dev/null &
   runner=$!
   wait "$writer"
   sleep 0.5
@@ -330,8 +333,10 @@ tail)
   echo y2 >>"$SRV/s1/data.log"
   echo x2 >>"$SRV/s0/data.log"
   wait "$runner"
-  E2E_RUNS=$((E2E_RUNS + 1))
+  RC=$?
   OUT=$T/tail_bg.out ERR=$T/tail_bg.err
+  [ "$RC" -ne 124 ] && [ "$RC" -ne 137 ] || fail "tail: dtail --timeout 10 still ran after 25 s"
+  expect_rc tail 0
   printf 'x1\ny1\nx2\ny2\n' >"$T/want"
   expect_multiset tail "$OUT" "$T/want"
   expect_contains tail "$ERR" "${FANOUT_SERVERS[1]}|"

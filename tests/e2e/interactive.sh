@@ -166,8 +166,9 @@ commands)
   wait_out 'interactive query error: unexpected arguments: y' 5
   send ':reload --query "select 1"'
   wait_out 'interactive query error: flag provided but not defined: -query' 5
+  # The earlier errors are in bg.out already: wait for this one's own text.
   send ':reload --grep "("'
-  wait_out 'interactive query error: ' 5
+  wait_out "interactive query error: invalid regex '('" 5
   send 'hello there'
   wait_out 'interactive query error: unknown command "hello there"' 5
   send ':reload --grep WARN --max 2'

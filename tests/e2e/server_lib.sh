@@ -59,8 +59,9 @@ JSON
 # How long dserver may take to exit after SIGTERM. A sanitizer build ends
 # with LeakSanitizer's scan of the whole process, which on a loaded machine
 # took over 5 s; the release build must be done in 10 s.
+server_sanitized() { grep -qa __asan_init "$DTAIL_BIN/dserver" 2>/dev/null; }
 server_exit_bound() {
-  if grep -qa __asan_init "$DTAIL_BIN/dserver" 2>/dev/null; then echo 60; else echo 10; fi
+  if server_sanitized; then echo 60; else echo 10; fi
 }
 
 # dserver runs under timeout --foreground: without it, timeout follows each
