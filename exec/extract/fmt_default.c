@@ -20,6 +20,8 @@
 
 #include <stdio.h>
 
+#include "base/cpu.h"
+
 #define DEF_TOKS 64          /* tokens taken from the splitter at once */
 #define DEF_MIN_FIELDS 11    /* fewer: not a MapReduce line */
 
@@ -396,24 +398,12 @@ static int lines_isa_limit = EXTRACT_ISA_AVX512;
 /* The widest set this CPU has, up to the limit. */
 static int lines_isa(void)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
-    /* Every thread computes the same value: relaxed atomics suffice. */
-    static int cached = -1;
-    int have = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (have < 0) {
-        __builtin_cpu_init();
-        have = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512f") &&
-                       __builtin_cpu_supports("avx512vbmi2")
-                   ? EXTRACT_ISA_AVX512
-               : __builtin_cpu_supports("avx2") ? EXTRACT_ISA_AVX2
-                                                : EXTRACT_ISA_BASE;
-        __atomic_store_n(&cached, have, __ATOMIC_RELAXED);
-    }
+    int level = cpu_vec_level();
+    int have = level >= CPU_VEC_AVX512VBMI2 ? EXTRACT_ISA_AVX512
+               : level >= CPU_VEC_AVX2      ? EXTRACT_ISA_AVX2
+                                            : EXTRACT_ISA_BASE;
     int limit = __atomic_load_n(&lines_isa_limit, __ATOMIC_RELAXED);
     return have < limit ? have : limit;
-#else
-    return EXTRACT_ISA_BASE;
-#endif
 }
 
 int extract_isa_limit(int max)

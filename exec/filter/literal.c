@@ -4,20 +4,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/cpu.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #define LITERAL_X86 1
-
-/* The vector widths this CPU has, detected once. */
-static int cpu_level(void)
-{
-    static int level = -1;   /* 0 SSE2 (baseline), 1 AVX2, 2 AVX-512BW */
-    if (level < 0) {
-        __builtin_cpu_init();
-        level = __builtin_cpu_supports("avx512bw") ? 2 : __builtin_cpu_supports("avx2") ? 1 : 0;
-    }
-    return level;
-}
 #endif
 
 /* Rough frequency rank of bytes in log text (higher = more common), so the
@@ -151,7 +142,7 @@ const char *literal_find(const literal_t *l, const char *p, const char *end)
     if (l->len == 1 || p >= end)
         return find_scalar(l, p, end);
 #ifdef LITERAL_X86
-    return cpu_level() >= 1 ? find_avx2(l, p, end) : find_sse2(l, p, end);
+    return cpu_vec_level() >= CPU_VEC_AVX2 ? find_avx2(l, p, end) : find_sse2(l, p, end);
 #else
     return find_scalar(l, p, end);
 #endif
@@ -193,9 +184,9 @@ static size_t count_avx512(const char *p, size_t n, char c)
 size_t count_byte(const char *p, size_t n, char c)
 {
 #ifdef LITERAL_X86
-    if (cpu_level() >= 2)
+    if (cpu_vec_level() >= CPU_VEC_AVX512BW)
         return count_avx512(p, n, c);
-    if (cpu_level() >= 1)
+    if (cpu_vec_level() >= CPU_VEC_AVX2)
         return count_avx2(p, n, c);
 #endif
     size_t total = 0;
