@@ -314,9 +314,10 @@ static int worker_init(map_worker_t *w, mapscan_t *ms, err_t *e)
         int got = extractor_set_table(w->x, ms->filter.pattern, e);
         if (got < 0)
             return -1;
+        /* The format cannot: the literal search filters (the same for
+         * every worker, so only the first can find this out). */
         if (got == 0)
-            return err_set(e, ERR_QUERY, "log format \"%s\" cannot filter tables",
-                           ms->o.plan->logformat->name);
+            ms->fused_filter = 0;
     }
     if (ms->has_filter && matcher_init_literal(&w->filter, ms->filter.pattern, e) < 0)
         return -1;
@@ -384,9 +385,10 @@ int mapscan_init(mapscan_t *ms, const map_opts_t *o, err_t *e)
         if (matcher_init_literal(&ms->filter, pat, e) < 0)
             return -1;
         ms->has_filter = 1;
-        /* The default format proves the table from its field 9 and
-         * searches only the other lines (extractor_set_table). */
-        ms->fused_filter = !strcmp(o->plan->logformat->name, "default") && !strchr(pat, '\n');
+        /* Formats that can (the default: it proves the table from its
+         * field 9) take the filter themselves and search only the other
+         * lines; worker_init asks the first extractor. */
+        ms->fused_filter = !strchr(pat, '\n');
     }
     for (int i = 0; i < ms->o.n_threads; i++) {
         if (worker_init(&ms->workers[i], ms, e) < 0) {
