@@ -251,16 +251,11 @@ static ssize_t read_zstd(input_t *in, char *buf, size_t cap, err_t *e)
 
 input_t *input_open_source(const input_source_t *src, const char *name, err_t *e)
 {
-    input_t *in = calloc(1, sizeof *in);
-    if (!in) {
-        err_set(e, ERR_NOMEM, "%s: out of memory", name);
+    input_t *in = input_alloc(name, e);
+    if (!in)
         return NULL;
-    }
     in->fd = -1;
-    in->path = name;
     in->kind = INPUT_PLAIN;
-    in->plain_size = -1;
-    in->slice_pos = -1;
     in->src = *src;
     return in;
 }
