@@ -472,12 +472,18 @@ int extractor_set_table(extractor_t *x, const char *literal, err_t *e)
     return 1;
 }
 
-void extract_batch(extractor_t *x, const char *const *line, const uint32_t *len, size_t n,
-                   sv_t *const *cols, uint8_t *status)
+/* A new batch: no error message yet, the scratch free again. */
+static void batch_begin(extractor_t *x)
 {
     x->have_err = false;
     x->err[0] = '\0';
     scratch_reset(&x->scratch);
+}
+
+void extract_batch(extractor_t *x, const char *const *line, const uint32_t *len, size_t n,
+                   sv_t *const *cols, uint8_t *status)
+{
+    batch_begin(x);
     x->fmt->batch(x, line, len, n, cols, status);
 }
 
@@ -490,11 +496,8 @@ const char *extract_lines(extractor_t *x, const char *p, const char *end, const 
                           uint32_t *len, size_t *n, size_t cap, sv_t *const *cols,
                           uint8_t *status)
 {
-    if (*n == 0) {
-        x->have_err = false;
-        x->err[0] = '\0';
-        scratch_reset(&x->scratch);
-    }
+    if (*n == 0)
+        batch_begin(x);
     return x->fmt->lines(x, p, end, line, len, n, cap, cols, status);
 }
 

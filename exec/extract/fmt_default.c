@@ -237,6 +237,21 @@ static uint8_t default_line_long(extractor_t *x, size_t i, const char *p, uint32
 }
 
 /* One line, by the per-line splitters; status as extract_batch gives it. */
+/* The status st of line i [line, line+len) made final: a skipped line
+ * without the table literal is not of the table; columns of a line not
+ * taken are missing, repeated names copied otherwise. */
+static inline uint8_t default_finish(extractor_t *x, size_t i, const char *line, uint32_t len,
+                                     uint8_t st, sv_t *const *cols)
+{
+    if (st == EXTRACT_SKIP && x->table_lit && !default_has_table(x, line, len))
+        st = EXTRACT_NO_TABLE;
+    if (st != EXTRACT_OK)
+        extract_line_missing(x, i, cols);
+    else
+        extract_line_dups(x, i, cols);
+    return st;
+}
+
 static uint8_t default_line(extractor_t *x, size_t i, const char *line, uint32_t len,
                             sv_t *const *cols)
 {
@@ -250,13 +265,7 @@ static uint8_t default_line(extractor_t *x, size_t i, const char *line, uint32_t
         st = default_line_short(x, i, p, l, line, len, cols);
     else
         st = default_line_long(x, i, p, l, line, len, cols);
-    if (st == EXTRACT_SKIP && x->table_lit && !default_has_table(x, line, len))
-        st = EXTRACT_NO_TABLE;
-    if (st != EXTRACT_OK)
-        extract_line_missing(x, i, cols);
-    else
-        extract_line_dups(x, i, cols);
-    return st;
+    return default_finish(x, i, line, len, st, cols);
 }
 
 static void default_batch(extractor_t *x, const char *const *line, const uint32_t *len,
@@ -296,13 +305,7 @@ static inline uint8_t lines_end(extractor_t *x, size_t i, const char *ls, const 
         return default_line(x, i, ls, len, cols);
     uint8_t st = default_short(x, i, ls, len, ls, len, s->pos, s->n_sep, s->eq,
                                LINES_EQ_RING - 1, (size_t)(ls - s->base), cols);
-    if (st == EXTRACT_SKIP && x->table_lit && !default_has_table(x, ls, len))
-        st = EXTRACT_NO_TABLE;
-    if (st != EXTRACT_OK)
-        extract_line_missing(x, i, cols);
-    else
-        extract_line_dups(x, i, cols);
-    return st;
+    return default_finish(x, i, ls, len, st, cols);
 }
 
 /* The positions of the set bits of m, plus wo, to out[0..]: four at a
