@@ -22,7 +22,6 @@ typedef struct perm_rule {
 struct perm_rules {
     perm_rule_t *rules;    /* in config order */
     size_t n;              /* count */
-    pcre2_match_data *md;  /* reused for every match */
 };
 
 void perm_rules_free(perm_rules_t *r)
@@ -32,7 +31,6 @@ void perm_rules_free(perm_rules_t *r)
     for (size_t i = 0; i < r->n; i++)
         pcre2_code_free(r->rules[i].re);
     free(r->rules);
-    pcre2_match_data_free(r->md);
     free(r);
 }
 
@@ -81,8 +79,7 @@ perm_rules_t *perm_rules_new(const config_t *cfg, const char *user, err_t *e)
         list = json_object_get(root, "Default");
     size_t n = json_array_size(list);
     r->rules = calloc(n ? n : 1, sizeof *r->rules);
-    r->md = pcre2_match_data_create(1, NULL);
-    if (!root || !r->rules || !r->md) {
+    if (!root || !r->rules) {
         err_set(e, root ? ERR_NOMEM : ERR_CONFIG, "Server.Permissions: %s",
                 root ? "out of memory" : je.text);
         goto fail;
@@ -104,17 +101,26 @@ fail:
     return NULL;
 }
 
+/* Match data is made per call (once per file opened, not per line), so
+ * the rules may be shared by threads that open files at once (tail's
+ * followers) without a lock. */
 int perm_rules_allow(const perm_rules_t *r, const char *path)
 {
+    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    if (!md)
+        return 0;   /* out of memory: deny */
     int allowed = 0;
     for (size_t i = 0; i < r->n; i++) {
-        int rc = pcre2_match(r->rules[i].re, (PCRE2_SPTR)path, strlen(path), 0, 0, r->md, NULL);
+        int rc = pcre2_match(r->rules[i].re, (PCRE2_SPTR)path, strlen(path), 0, 0, md, NULL);
         if (rc < 0)
             continue;
-        if (r->rules[i].deny)
-            return 0;   /* deny wins */
+        if (r->rules[i].deny) {
+            allowed = 0;   /* deny wins */
+            break;
+        }
         allowed = 1;
     }
+    pcre2_match_data_free(md);
     return allowed;
 }
 
