@@ -479,11 +479,9 @@ static int run_parallel(mapscan_t *ms, input_t *in, err_t *e)
     pthread_mutex_init(&par.mu, NULL);
     err_clear(&par.err);
     map_job_t jobs[MAP_MAX_THREADS];
-    pthread_t threads[MAP_MAX_THREADS];
-    int started[MAP_MAX_THREADS] = {0};
     for (int i = 0; i < ms->o.n_threads; i++)
         jobs[i] = (map_job_t){&par, &ms->workers[i]};
-    range_workers_run(range_worker, jobs, sizeof jobs[0], ms->o.n_threads, threads, started);
+    range_workers_run(range_worker, jobs, sizeof jobs[0], ms->o.n_threads);
     pthread_mutex_destroy(&par.mu);
     if (par.failed) {
         *e = par.err;

@@ -32,7 +32,6 @@ typedef struct par_shared {
     const linescan_opts_t *o;   /* the plan */
     input_t *whole;             /* the opened file */
     range_plan_t plan;          /* its work units */
-    long long n_ranges;         /* plan.n */
     const line_sink_t *proto;   /* format and source for worker sinks */
     outbuf_t *out;              /* final destination */
     atomic_llong next;          /* next range to claim */
@@ -117,7 +116,7 @@ static int publish_count(par_shared_t *sh, long long k, unsigned long long n,
     pthread_mutex_lock(&sh->mu);
     sh->count[k] = n;
     sh->counted[k] = 1;
-    while (sh->n_based < sh->n_ranges && sh->counted[sh->n_based]) {
+    while (sh->n_based < sh->plan.n && sh->counted[sh->n_based]) {
         sh->base[sh->n_based + 1] = sh->base[sh->n_based] + sh->count[sh->n_based];
         sh->n_based++;
     }
@@ -224,7 +223,7 @@ static void *worker_main(void *arg)
     par_shared_t *sh = w->sh;
     for (;;) {
         long long k = atomic_fetch_add(&sh->next, 1);
-        if (k >= sh->n_ranges)
+        if (k >= sh->plan.n)
             break;
         err_t e;
         err_clear(&e);
@@ -290,12 +289,11 @@ int linescan_run_parallel(const linescan_opts_t *o, input_t *in, const char *nam
         .o = o, .whole = in, .proto = sink, .out = sink->out,
     };
     range_plan_init(&sh.plan, input_plain_size(in), PAR_RANGE, PAR_RANGE_TAIL, n_threads);
-    sh.n_ranges = sh.plan.n;
     sh.numbers = line_sink_numbers(sink);
     if (sh.numbers) {
-        sh.count = calloc((size_t)sh.n_ranges + 1, sizeof *sh.count);
-        sh.base = calloc((size_t)sh.n_ranges + 1, sizeof *sh.base);
-        sh.counted = calloc((size_t)sh.n_ranges + 1, 1);
+        sh.count = calloc((size_t)sh.plan.n + 1, sizeof *sh.count);
+        sh.base = calloc((size_t)sh.plan.n + 1, sizeof *sh.base);
+        sh.counted = calloc((size_t)sh.plan.n + 1, 1);
         if (!sh.count || !sh.base || !sh.counted) {
             free(sh.count);
             free(sh.base);
@@ -321,11 +319,8 @@ int linescan_run_parallel(const linescan_opts_t *o, input_t *in, const char *nam
             break;
         }
     }
-    if (rc == 0) {
-        pthread_t threads[PAR_MAX_THREADS];
-        int started[PAR_MAX_THREADS] = {0};
-        range_workers_run(worker_main, workers, sizeof workers[0], n_ready, threads, started);
-    }
+    if (rc == 0)
+        range_workers_run(worker_main, workers, sizeof workers[0], n_ready);
     for (int i = 0; i < n_ready; i++) {
         sink->n_lines += workers[i].sink.n_lines;
         worker_free(&workers[i]);

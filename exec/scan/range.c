@@ -1,6 +1,7 @@
 /* range.c: line-aligned ranges of a plain file. */
 #include "exec/scan/range.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -73,10 +74,13 @@ void range_plan_bounds(const range_plan_t *rp, long long k, long long *a, long l
         *b = rp->size;
 }
 
-void range_workers_run(void *(*fn)(void *), void *args, size_t arg_size, int n,
-                       pthread_t *threads, int *started)
+void range_workers_run(void *(*fn)(void *), void *args, size_t arg_size, int n)
 {
     char *base = args;
+    pthread_t *threads = n > 1 ? calloc((size_t)n, sizeof *threads) : NULL;
+    int *started = n > 1 ? calloc((size_t)n, sizeof *started) : NULL;
+    if (!threads || !started)
+        n = 1;
     for (int i = 1; i < n; i++)
         started[i] = pthread_create(&threads[i], NULL, fn, base + (size_t)i * arg_size) == 0;
     fn(base);
@@ -84,4 +88,6 @@ void range_workers_run(void *(*fn)(void *), void *args, size_t arg_size, int n,
         if (started[i])
             pthread_join(threads[i], NULL);
     fn(base);   /* what a worker that never started left */
+    free(threads);
+    free(started);
 }

@@ -31,9 +31,9 @@ void range_plan_bounds(const range_plan_t *rp, long long k, long long *a, long l
 /* Runs fn(arg) on n workers at once: n - 1 new threads and the caller
  * (args is an array of n elements of arg_size bytes, one per worker).
  * fn claims work until none is left, so when a thread cannot start, the
- * caller's second run after the joins does what it left. */
-void range_workers_run(void *(*fn)(void *), void *args, size_t arg_size, int n,
-                       pthread_t *threads, int *started);
+ * caller's second run after the joins does what it left (and when the
+ * thread handles cannot be allocated, the caller does it all). */
+void range_workers_run(void *(*fn)(void *), void *args, size_t arg_size, int n);
 
 /* Offset of the first line that starts in [a, b): one past the first '\n'
  * in [a - 1, b - 1). Sets *start = b when no line starts there (the range
