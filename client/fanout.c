@@ -363,13 +363,17 @@ int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *r
         h->f = f;
         h->t = &f->targets.items[i];
         h->rs.tool = rs->tool;
-        if (pthread_create(&h->thread, &attr, host_main, h) != 0) {
-            err_set(&e, ERR_NOMEM, "cannot start a thread: %s", strerror(errno));
+        int rc = pthread_create(&h->thread, &attr, host_main, h);
+        if (rc != 0) {   /* the error is the return value, errno is not set */
+            err_set(&e, ERR_NOMEM, "cannot start a thread: %s", strerror(rc));
             report_failure(h, &e);
+            /* Started hosts count under mu as well: no update is lost. */
+            pthread_mutex_lock(&f->mu);
             h->state = FANOUT_FAILED;
             h->finished = 1;
             h->thread = 0;
             f->n_finished++;
+            pthread_mutex_unlock(&f->mu);
         }
     }
     pthread_attr_destroy(&attr);
