@@ -220,12 +220,18 @@ static int rows_in_key_order(build_t *b, err_t *e)
     return rc;
 }
 
+/* Records why ordering failed and leaves the spill as it was: no open
+ * transaction (a later spill_write begins its own), no table `ordered`. */
 static int db_fail(build_t *b, err_t *e, sqlite3_stmt *st)
 {
+    sqlite3 *db = spill_db(b->sp);
     sqlite3_finalize(st);
-    if (e->code != ERR_NONE)
-        return -1;
-    return err_set(e, ERR_IO, "ordering spilled groups: %s", sqlite3_errmsg(spill_db(b->sp)));
+    if (e->code == ERR_NONE)
+        err_set(e, ERR_IO, "ordering spilled groups: %s", sqlite3_errmsg(db));
+    if (!sqlite3_get_autocommit(db))
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_exec(db, "DROP TABLE IF EXISTS ordered", NULL, NULL, NULL);
+    return -1;
 }
 
 /* With order by: every row rendered once into the table `ordered` beside
