@@ -48,18 +48,14 @@ cleanup() {
   rm -rf "$T"
 }
 trap cleanup EXIT
-chmod 755 "$T"
-mkdir -p "$T/cache" "$T/home/.ssh"
-chmod 755 "$T/cache"
-ssh-keygen -q -t ed25519 -N '' -f "$T/key" || exit 1
-cp "$T/key.pub" "$T/cache/$(id -un).authorized_keys"
-chmod 644 "$T/cache/$(id -un).authorized_keys"
+# The launch is the e2e harness's (tests/e2e/dserver_lib.sh).
+. "$SCRIPT_DIR/../tests/e2e/dserver_lib.sh"
+DSERVER_BIN=$BIN/dserver
+SERVER_LIFETIME=7200
+mkdir -p "$T/home/.ssh"
 # Loopback handshakes are cheap: let every server take all of them.
-printf '{"Common": {"CacheDir": "%s", "LogDir": "%s/log"}, "Server": {"HostKeyBits": 2048, "MaxConnections": 100}}\n' \
-  "$T/cache" "$T" >"$T/dtail.json"
+dserver_prepare "$T" '"MaxConnections": 100' || { echo "fanout.sh: cannot prepare the key and config" >&2; exit 2; }
 export HOME=$T/home
-as_user=()
-[ "$(id -u)" -eq 0 ] && as_user=(--user nobody)
 
 awk -v n="$LINES" 'BEGIN { srand(42);
   for (i = 0; i < n; i++)
@@ -67,18 +63,12 @@ awk -v n="$LINES" 'BEGIN { srand(42);
   >"$T/part.log"
 
 start_server() { # DIR: a dserver working in DIR; sets ADDR (host:port)
-  local dir=$1 log=$1/dserver.log port= k
-  mkdir -p "$dir" && chmod 755 "$dir"
-  (cd "$dir" && exec "$BIN/dserver" --cfg "$T/dtail.json" --port 0 --bindAddress 127.0.0.1 \
-     --logger stdout --logLevel info "${as_user[@]}" >"$log" 2>&1 </dev/null) &
-  PIDS+=($!)
-  for k in $(seq 1 200); do
-    port=$(sed -n 's/.*|Listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$log" 2>/dev/null)
-    [ -n "$port" ] && break
-    sleep 0.05
-  done
-  [ -n "$port" ] || { echo "fanout.sh: a dserver did not start: $(head -n 3 "$log")" >&2; exit 1; }
-  ADDR=127.0.0.1:$port
+  mkdir -p "$1" && chmod 755 "$1"
+  dserver_launch "$1/dserver.log" 127.0.0.1 0 "$1" --cfg "$T/dtail.json"
+  local rc=$?
+  PIDS+=($DSERVER_CHILD "$DSERVER_PID")
+  [ "$rc" -eq 0 ] || { echo "fanout.sh: a dserver did not start: $(head -n 3 "$1/dserver.log")" >&2; exit 1; }
+  ADDR=127.0.0.1:$DSERVER_PORT
 }
 
 t0=$EPOCHREALTIME
@@ -95,7 +85,7 @@ start_server "$T/all"
 ALL=$ADDR
 echo "started $N dservers (+1 holding all data) in $(echo "$EPOCHREALTIME - $t0" | bc) s"
 
-FLAGS=(--key "$T/key" --trustAllHosts --noColor --logLevel info)
+FLAGS=(--key "$T/id_ed25519" --trustAllHosts --noColor --logLevel info)
 # run NAME CMD...: wall time, peak RSS (KiB), stdout lines; stderr kept.
 run() {
   local name=$1; shift

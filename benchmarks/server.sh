@@ -63,33 +63,26 @@ chmod a+r "$MIXED" "$STATS" "$ONELINE" 2>/dev/null
 sample_cpu_busy
 
 # ------------------------------------------------------------ the server
+# The launch is the e2e harness's (tests/e2e/dserver_lib.sh).
+. "$REPO/tests/e2e/dserver_lib.sh"
+DSERVER_BIN=$BIN/dserver
+SERVER_LIFETIME=7200
 SRV=$TMP/srv
-mkdir -p "$SRV/cache" "$TMP/home/.ssh" "$TMP/follow"
-chmod 755 "$TMP" "$SRV" "$SRV/cache" "$TMP/follow"
-ssh-keygen -q -t ed25519 -N '' -f "$SRV/id_ed25519" || exit 2
 USER_NAME=$(id -un)
-cp "$SRV/id_ed25519.pub" "$SRV/cache/$USER_NAME.authorized_keys"
-chmod 644 "$SRV/cache/$USER_NAME.authorized_keys"
-cat >"$SRV/dtail.json" <<JSON
-{"Common": {"CacheDir": "$SRV/cache", "LogDir": "$SRV/log"}, "Server": {"HostKeyBits": 2048}}
-JSON
+chmod 755 "$TMP"
+mkdir -p "$TMP/home/.ssh" "$TMP/follow" && chmod 755 "$TMP/follow" || exit 2
+dserver_prepare "$SRV" || { echo "server.sh: cannot prepare the key and config in $SRV" >&2; exit 2; }
 export HOME=$TMP/home
-AS_USER=()
-[[ $(id -u) == 0 ]] && AS_USER=(--user nobody)
-"$BIN/dserver" --cfg "$SRV/dtail.json" --port 0 --bindAddress 127.0.0.1 --logger stdout \
-    --logLevel info "${AS_USER[@]}" >"$SRV/log.txt" 2>&1 </dev/null &
-SERVER_PID=$!
+SERVER_PID=
 PROXY_PID=
 TAIL_PID=
 trap 'kill $SERVER_PID $PROXY_PID $TAIL_PID 2>/dev/null; rm -rf "$TMP"' EXIT
-PORT=
-for _ in $(seq 1 200); do
-    PORT=$(sed -n 's/.*|Listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$SRV/log.txt")
-    [[ -n $PORT ]] && break
-    sleep 0.05
-done
-[[ -n $PORT ]] || { echo "server.sh: dserver did not start: $(head -5 "$SRV/log.txt")" >&2; exit 2; }
-progress "dserver on 127.0.0.1:$PORT (pid $SERVER_PID)"
+dserver_launch "$SRV/log.txt" 127.0.0.1 0 . --cfg "$SRV/dtail.json"
+LAUNCHED=$?
+SERVER_PID="$DSERVER_CHILD $DSERVER_PID"
+((LAUNCHED == 0)) || { echo "server.sh: dserver did not start: $(head -5 "$SRV/log.txt")" >&2; exit 2; }
+PORT=$DSERVER_PORT
+progress "dserver on 127.0.0.1:$PORT (pid $DSERVER_CHILD)"
 CL=(--cfg none --servers "127.0.0.1:$PORT" --key "$SRV/id_ed25519" --trustAllHosts --noColor)
 
 mbps() { awk -v b="$1" -v s="$2" 'BEGIN { if (s == "" || s == 0) print ""; else printf "%.0f", b / s / 1e6 }'; }

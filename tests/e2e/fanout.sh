@@ -9,16 +9,6 @@
 
 need_bin dcat dgrep dmap dtail
 
-# start N: N servers on 127.0.0.1..N.
-start() {
-  server_setup
-  chmod 755 "$T"
-  local i
-  for i in $(seq 1 "$1"); do
-    fanout_start "127.0.0.$i"
-  done
-}
-
 # gen SEED LINES: DTail STATS lines with a group (grp=gN) and an integer
 # value (lat) drawn at random.
 gen() {
@@ -37,54 +27,54 @@ split_random() {
 
 case ${1:-} in
 targets)
-  start 2
+  fanout_start_n 2
   S0=${FANOUT_SERVERS[0]} S1=${FANOUT_SERVERS[1]}
   echo a >"$SRV/s0/data.log"
   echo b >"$SRV/s1/data.log"
   # A file of servers: comments, blank lines, a duplicate.
   printf '# the servers\n\n%s\n  %s  # second\n%s\n' "$S0" "$S1" "$S0" >"$T/servers.txt"
-  run file dcat "${FANOUT_FLAGS[@]}" --plain --servers "$T/servers.txt" --files data.log
+  run file dcat "${SERVER_CLIENT_FLAGS[@]}" --plain --servers "$T/servers.txt" --files data.log
   expect_rc file 0
   printf 'a\nb\n' >"$T/ab"
   expect_multiset file "$OUT" "$T/ab"
   # A comma list with duplicates (the same host:port twice): read once.
-  run dup dcat "${FANOUT_FLAGS[@]}" --plain --servers "$S0,$S1,$S1,$S0" --files data.log
+  run dup dcat "${SERVER_CLIENT_FLAGS[@]}" --plain --servers "$S0,$S1,$S1,$S0" --files data.log
   expect_rc dup 0
   expect_multiset dup "$OUT" "$T/ab"
   # The summary counts de-duplicated servers.
-  run dup_summary dcat "${FANOUT_FLAGS[@]}" --servers "$S0,$S1,$S1" --files data.log
+  run dup_summary dcat "${SERVER_CLIENT_FLAGS[@]}" --servers "$S0,$S1,$S1" --files data.log
   expect_contains dup_summary "$ERR" "|SUMMARY|servers=2|ok=2|failed=0|unfinished=0"
   # --discovery COMMA and FILE, and a /regex/ filter over their lists.
-  run disc_comma dcat "${FANOUT_FLAGS[@]}" --plain --discovery "COMMA:$S0,$S1" --files data.log
+  run disc_comma dcat "${SERVER_CLIENT_FLAGS[@]}" --plain --discovery "COMMA:$S0,$S1" --files data.log
   expect_rc disc_comma 0
   expect_multiset disc_comma "$OUT" "$T/ab"
-  run disc_file dcat "${FANOUT_FLAGS[@]}" --plain --discovery FILE --servers "$T/servers.txt" --files data.log
+  run disc_file dcat "${SERVER_CLIENT_FLAGS[@]}" --plain --discovery FILE --servers "$T/servers.txt" --files data.log
   expect_rc disc_file 0
   expect_multiset disc_file "$OUT" "$T/ab"
-  run disc_regex dcat "${FANOUT_FLAGS[@]}" --plain --discovery "FILE:$T/servers.txt" --servers '/^127\.0\.0\.2:/' --files data.log
+  run disc_regex dcat "${SERVER_CLIENT_FLAGS[@]}" --plain --discovery "FILE:$T/servers.txt" --servers '/^127\.0\.0\.2:/' --files data.log
   expect_rc disc_regex 0
   echo b >"$T/b"
   expect_bytes disc_regex "$OUT" "$T/b"
   # Usage errors exit 2 before connecting and name what is wrong.
   printf '%s\nhost:notaport\n' "$S0" >"$T/bad.txt"
-  run bad_line dcat "${FANOUT_FLAGS[@]}" --servers "$T/bad.txt" --files data.log
+  run bad_line dcat "${SERVER_CLIENT_FLAGS[@]}" --servers "$T/bad.txt" --files data.log
   expect_rc bad_line 2
   expect_contains bad_line "$ERR" "bad.txt line 2"
-  run bad_module dcat "${FANOUT_FLAGS[@]}" --discovery DNS --files data.log
+  run bad_module dcat "${SERVER_CLIENT_FLAGS[@]}" --discovery DNS --files data.log
   expect_rc bad_module 2
   expect_contains bad_module "$ERR" 'unknown module "DNS"'
-  run regex_alone dcat "${FANOUT_FLAGS[@]}" --servers '/x/' --files data.log
+  run regex_alone dcat "${SERVER_CLIENT_FLAGS[@]}" --servers '/x/' --files data.log
   expect_rc regex_alone 2
-  run regex_empty dcat "${FANOUT_FLAGS[@]}" --discovery "COMMA:$S0" --servers '/^nomatch/' --files data.log
+  run regex_empty dcat "${SERVER_CLIENT_FLAGS[@]}" --discovery "COMMA:$S0" --servers '/^nomatch/' --files data.log
   expect_rc regex_empty 2
   expect_contains regex_empty "$ERR" "no server to connect to"
-  run bad_port dcat "${FANOUT_FLAGS[@]}" --servers "$S0,[::1]:99999" --files data.log
+  run bad_port dcat "${SERVER_CLIENT_FLAGS[@]}" --servers "$S0,[::1]:99999" --files data.log
   expect_rc bad_port 2
   # IPv6 literals in brackets (if this machine has ::1).
   if "$DTAIL_BIN/dserver" --help >/dev/null 2>&1 && ip -6 addr show lo 2>/dev/null | grep -q '::1'; then
     fanout_start ::1
     echo c >"$SRV/s2/data.log"
-    run v6 dcat "${FANOUT_FLAGS[@]}" --plain --servers "${FANOUT_SERVERS[2]}" --files data.log
+    run v6 dcat "${SERVER_CLIENT_FLAGS[@]}" --plain --servers "${FANOUT_SERVERS[2]}" --files data.log
     expect_rc v6 0
     expect_lines v6 "$OUT" 1
   else
@@ -93,28 +83,28 @@ targets)
   fanout_stop_all
   ;;
 cat)
-  start 3
+  fanout_start_n 3
   gen 7 30000 >"$T/all.log"
   split_random 11 "$T/all.log" 3
   need_input "$SRV/s0/data.log" "$SRV/s1/data.log" "$SRV/s2/data.log"
-  run plain dcat "${FANOUT_FLAGS[@]}" --plain --servers "$(fanout_list)" --files data.log
+  run plain dcat "${SERVER_CLIENT_FLAGS[@]}" --plain --servers "$(fanout_list)" --files data.log
   expect_rc plain 0
   expect_multiset plain "$OUT" "$T/all.log"
   # REMOTE lines: every line whole, in DTail's format.
-  run remote dcat "${FANOUT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log
+  run remote dcat "${SERVER_CLIENT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log
   expect_rc remote 0
   expect_lines remote "$OUT" 30000
   bad=$(grep -cv '^REMOTE|[^|]*|100|[0-9]*|[^|]*|INFO|1002-0711[0-9][0-9]|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|grp=g[0-9]|lat=[0-9]*|seq=[0-9]*$' "$OUT")
   [ "$bad" -eq 0 ] || fail "remote: $bad lines are not whole REMOTE lines"
   expect_contains remote "$ERR" "|SUMMARY|servers=3|ok=3|failed=0|unfinished=0"
   # dgrep through all of them.
-  run grep dgrep "${FANOUT_FLAGS[@]}" --plain --servers "$(fanout_list)" --files data.log --regex 'grp=g3\|'
+  run grep dgrep "${SERVER_CLIENT_FLAGS[@]}" --plain --servers "$(fanout_list)" --files data.log --regex 'grp=g3\|'
   expect_rc grep 0
   grep 'grp=g3|' "$T/all.log" >"$T/g3"
   need_input "$T/g3"
   expect_multiset grep "$OUT" "$T/g3"
   # Compressed lines give the same bytes.
-  run zstd dcat "${FANOUT_FLAGS[@]}" --plain --compress --servers "$(fanout_list)" --files data.log
+  run zstd dcat "${SERVER_CLIENT_FLAGS[@]}" --plain --compress --servers "$(fanout_list)" --files data.log
   expect_rc zstd 0
   expect_multiset zstd "$OUT" "$T/all.log"
   fanout_stop_all
@@ -122,7 +112,7 @@ cat)
 map)
   # Property: for random splits of random data over 3 servers, dmap through
   # all of them equals serverless dmap over the whole data.
-  start 3
+  fanout_start_n 3
   Q='from STATS select grp,count($line),sum(lat),min(lat),max(lat),avg(lat),percentage(lat),percentile(lat),p50(lat),p99(lat),quantile(lat,0.75),$line,last(seq) group by grp'
   for seed in 1 2 3; do
     rm -f "$SRV"/s*/data.log
@@ -131,7 +121,7 @@ map)
     for f in "$SRV"/s*/data.log; do need_input "$f"; done
     run "local$seed" dmap --noColor --files "$T/all.log" --query "$Q outfile $T/local$seed.csv"
     expect_rc "local$seed" 0
-    run "fan$seed" dmap "${FANOUT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log --query "$Q outfile $T/fan$seed.csv"
+    run "fan$seed" dmap "${SERVER_CLIENT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log --query "$Q outfile $T/fan$seed.csv"
     expect_rc "fan$seed" 0
     need_input "$T/local$seed.csv" "$T/fan$seed.csv"
     # Exact columns 1-8 (grp count sum min max avg percentage percentile)
@@ -164,36 +154,36 @@ map)
   # groups and values.
   Q2='from STATS select count($line),sum(lat),max(lat) group by grp order by count($line)'
   run local_table dmap --noColor --files "$T/all.log" --query "$Q2"
-  run fan_table dmap "${FANOUT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log --query "$Q2"
+  run fan_table dmap "${SERVER_CLIENT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log --query "$Q2"
   expect_rc fan_table 0
   expect_bytes fan_table "$T/fan_table.out" "$T/local_table.out"
   fanout_stop_all
   ;;
 refused)
   # A port nothing listens on: reported at once, the others carry on.
-  start 2
+  fanout_start_n 2
   echo a >"$SRV/s0/data.log"
   echo b >"$SRV/s1/data.log"
   fanout_kill 1
   DEAD=${FANOUT_SERVERS[1]}
-  run refused dcat "${FANOUT_FLAGS[@]}" --plain --servers "${FANOUT_SERVERS[0]},$DEAD" --files data.log
+  run refused dcat "${SERVER_CLIENT_FLAGS[@]}" --plain --servers "${FANOUT_SERVERS[0]},$DEAD" --files data.log
   expect_rc refused 1
   echo a >"$T/a"
   expect_bytes refused "$OUT" "$T/a"
   expect_contains refused "$ERR" "$DEAD|cannot connect"
   # Not plain: the CLIENT line and the summary naming it.
-  run summary dcat "${FANOUT_FLAGS[@]}" --servers "${FANOUT_SERVERS[0]},$DEAD" --files data.log
+  run summary dcat "${SERVER_CLIENT_FLAGS[@]}" --servers "${FANOUT_SERVERS[0]},$DEAD" --files data.log
   expect_rc summary 1
   expect_contains summary "$ERR" "|ERROR|$DEAD|cannot connect"
   expect_contains summary "$ERR" "|SUMMARY|servers=2|ok=1|failed=1|unfinished=0"
   expect_contains summary "$ERR" "|ERROR|SUMMARY|$DEAD|cannot connect"
   # --quiet: no summary, the failure still reported, still exit 1.
-  run quiet dcat "${FANOUT_FLAGS[@]}" --quiet --servers "${FANOUT_SERVERS[0]},$DEAD" --files data.log
+  run quiet dcat "${SERVER_CLIENT_FLAGS[@]}" --quiet --servers "${FANOUT_SERVERS[0]},$DEAD" --files data.log
   expect_rc quiet 1
   grep -q SUMMARY "$ERR" && fail "quiet: a summary was printed"
   expect_contains quiet "$ERR" "|ERROR|$DEAD|cannot connect"
   # dmap: the result of the servers that answered, exit 1.
-  run map dmap "${FANOUT_FLAGS[@]}" --servers "${FANOUT_SERVERS[0]},$DEAD" --files data.log --query 'select count($line)'
+  run map dmap "${SERVER_CLIENT_FLAGS[@]}" --servers "${FANOUT_SERVERS[0]},$DEAD" --files data.log --query 'select count($line)'
   expect_rc map 1
   expect_contains map "$OUT" "            1"
   fanout_stop_all
@@ -202,13 +192,13 @@ blackhole)
   # A server that accepts TCP but never speaks (stopped): the handshake
   # times out after Common.SSHConnectTimeoutMs; the other server's output
   # is complete long before.
-  start 2
+  fanout_start_n 2
   echo a >"$SRV/s0/data.log"
   echo b >"$SRV/s1/data.log"
   kill -STOP "${FANOUT_PIDS[1]}"
   printf '{"Common": {"SSHConnectTimeoutMs": 1500}}\n' >"$T/client.json"
   t0=$(date +%s%N)
-  run hole dcat "${FANOUT_FLAGS[@]}" --cfg "$T/client.json" --servers "$(fanout_list)" --files data.log
+  run hole dcat "${SERVER_CLIENT_FLAGS[@]}" --cfg "$T/client.json" --servers "$(fanout_list)" --files data.log
   t1=$(date +%s%N)
   kill -CONT "${FANOUT_PIDS[1]}"
   expect_rc hole 1
@@ -221,7 +211,7 @@ blackhole)
   ;;
 badkey)
   # One server knows another key: its refusal is reported, the other reads.
-  start 1
+  fanout_start_n 1
   ssh-keygen -q -t ed25519 -N '' -f "$T/other" || die "ssh-keygen"
   mkdir -p "$SRV/cache2" && chmod 755 "$SRV/cache2"
   cp "$T/other.pub" "$SRV/cache2/$SERVER_USER.authorized_keys"
@@ -230,7 +220,7 @@ badkey)
   SERVER_CFG=$SRV/other.json fanout_start 127.0.0.2
   echo a >"$SRV/s0/data.log"
   echo b >"$SRV/s1/data.log"
-  run badkey dcat "${FANOUT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log
+  run badkey dcat "${SERVER_CLIENT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log
   expect_rc badkey 1
   expect_contains badkey "$OUT" "|a"
   expect_contains badkey "$ERR" "|ERROR|${FANOUT_SERVERS[1]}|authentication failed"
@@ -239,11 +229,11 @@ badkey)
 denied)
   # A file one server cannot read: its server reports it, exit 1, the
   # other server's lines are all there.
-  start 2
+  fanout_start_n 2
   echo a >"$SRV/s0/data.log"
   echo b >"$SRV/s1/data.log"
   chmod 000 "$SRV/s1/data.log"
-  run denied dcat "${FANOUT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log
+  run denied dcat "${SERVER_CLIENT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log
   expect_rc denied 1
   expect_contains denied "$OUT" "|a"
   grep -q '|b$' "$OUT" && fail "denied: the unreadable file was read"
@@ -252,7 +242,7 @@ denied)
   ;;
 dies)
   # A server killed mid-query: reported, the others complete, exit 1.
-  start 3
+  fanout_start_n 3
   gen 5 400000 >"$SRV/s2/data.log"
   echo a >"$SRV/s0/data.log"
   echo b >"$SRV/s1/data.log"
@@ -274,14 +264,14 @@ dies)
 sigint)
   # First Ctrl-C: the connection stats; a second one within 3 s ends the
   # run. A stopped server keeps the run going (a long connect timeout).
-  start 2
+  fanout_start_n 2
   echo a >"$SRV/s0/data.log"
   echo b >"$SRV/s1/data.log"
   kill -STOP "${FANOUT_PIDS[1]}"
   printf '{"Common": {"SSHConnectTimeoutMs": 60000}}\n' >"$T/client.json"
   # Signalled directly (timeout(1) would take the SIGINT itself); a
   # watchdog bounds the run.
-  "$DTAIL_BIN/dcat" "${FANOUT_FLAGS[@]}" --cfg "$T/client.json" \
+  "$DTAIL_BIN/dcat" "${SERVER_CLIENT_FLAGS[@]}" --cfg "$T/client.json" \
     --servers "$(fanout_list)" --files data.log >"$T/int.out" 2>"$T/int.err" &
   pid=$!
   ( for k in $(seq 1 300); do sleep 0.1; kill -0 "$pid" 2>/dev/null || exit 0; done
@@ -311,7 +301,7 @@ tail)
   # dtail through two servers: lines written on both arrive; server 2 is
   # killed and started again on its port, and the client reconnects (2 s
   # backoff) and follows again. The run ends at --timeout with exit 0.
-  start 2
+  fanout_start_n 2
   : >"$SRV/s0/data.log"
   : >"$SRV/s1/data.log"
   chmod 666 "$SRV/s0/data.log" "$SRV/s1/data.log"

@@ -1,6 +1,6 @@
 # Harness for end-to-end tests against several dservers (source after
-# lib.sh and server_lib.sh; call server_setup first: every server shares
-# its key, cache dir and config).
+# lib.sh and server_lib.sh; call server_setup first, or fanout_start_n:
+# every server shares its key, cache dir and config).
 #
 #   fanout_start ADDR [FLAGS...]  one more dserver on ADDR (127.0.0.N) and a
 #                                 free port, working in $SRV/sI (so a
@@ -9,15 +9,17 @@
 #                                 FANOUT_SERVERS (ADDR:PORT), FANOUT_LOGS
 #                                 (FANOUT_PORT=P, FANOUT_DIR=D: on port P in
 #                                 D, e.g. to restart a killed server as it was)
+#   fanout_start_n N              server_setup, then N servers on
+#                                 127.0.0.1..N
 #   fanout_kill I                 SIGKILL server I (0-based)
 #   FANOUT_PIDS                   the dserver processes (for kill -STOP)
-#   fanout_stop_all               SIGTERM every server still running; each
-#                                 must exit 0 within 10 s, logs ASan-clean
+#   fanout_stop_all               server_lib.sh's dserver_stop for every
+#                                 server still running
 #   fanout_list                   the servers as a comma list
-#   FANOUT_FLAGS                  (array) --key, --trustAllHosts, --noColor
 #
-# Every server runs bounded by `timeout` (SERVER_LIFETIME, default 300 s)
-# and is killed when the script exits.
+# Clients take server_lib.sh's SERVER_CLIENT_FLAGS (--key, --trustAllHosts,
+# --noColor). Every server runs bounded by `timeout` (SERVER_LIFETIME,
+# default 300 s) and is killed when the script exits.
 
 FANOUT_PIDS=()
 FANOUT_WAIT=()
@@ -26,7 +28,7 @@ FANOUT_LOGS=()
 
 fanout_cleanup() {
   local p
-  for p in "${FANOUT_PIDS[@]}"; do
+  for p in "${FANOUT_PIDS[@]}" "${FANOUT_WAIT[@]}"; do
     [ -n "$p" ] && kill -KILL "$p" 2>/dev/null
   done
   rm -rf "$T"
@@ -35,39 +37,30 @@ trap fanout_cleanup EXIT
 
 fanout_start() {
   local addr=$1; shift
-  local want_port=${FANOUT_PORT:-0}
-  local as_user=() i=${#FANOUT_PIDS[@]} port= pid
-  [ "$(id -u)" -eq 0 ] && as_user=(--user nobody)
+  local i=${#FANOUT_PIDS[@]}
   local log=$SRV/dserver.$i.log
   local dir=${FANOUT_DIR:-$SRV/s$i}
-  mkdir -p "$dir" && chmod 755 "$dir"
-  : >"$log"
-  cd "$dir" || die "cd $dir"
-  timeout --foreground -k "$(server_exit_bound)" "${SERVER_LIFETIME:-300}" "$DTAIL_BIN/dserver" --cfg "$SERVER_CFG" --port "$want_port" \
-    --bindAddress "$addr" --logger stdout --logLevel "${SERVER_LOG_LEVEL:-info}" \
-    "${as_user[@]}" "$@" >>"$log" 2>&1 </dev/null &
-  pid=$!
-  cd - >/dev/null || die "cd back"
-  local k
-  for k in $(seq 1 200); do
-    port=$(sed -n "s/.*|Listening on ${addr//./\\.}:\([0-9][0-9]*\)\$/\1/p" "$log")
-    [ -n "$port" ] && break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.05
-  done
-  [ -n "$port" ] || die "dserver $i on $addr did not start listening: $(head -n 5 "$log" | tr '\n' ' ')"
-  # The dserver itself (the child of timeout), so that signals reach it.
-  local child
-  child=$(cat "/proc/$pid/task/$pid/children" 2>/dev/null | awk '{ print $1 }')
-  [ -n "$child" ] || die "dserver $i: cannot find the process under timeout (pid $pid)"
-  FANOUT_PIDS+=("$child")
-  FANOUT_WAIT+=("$pid")
+  mkdir -p "$dir" && chmod 755 "$dir" || die "cannot create $dir"
+  dserver_launch "$log" "$addr" "${FANOUT_PORT:-0}" "$dir" --cfg "$SERVER_CFG" "$@" || {
+    [ -n "$DSERVER_CHILD" ] && FANOUT_PIDS+=("$DSERVER_CHILD")
+    FANOUT_WAIT+=("$DSERVER_PID")
+    die "dserver $i on $addr did not start listening: $(head -n 5 "$log" | tr '\n' ' ')"
+  }
+  FANOUT_PIDS+=("$DSERVER_CHILD")
+  FANOUT_WAIT+=("$DSERVER_PID")
   case $addr in
-    *:*) FANOUT_SERVERS+=("[$addr]:$port") ;;
-    *) FANOUT_SERVERS+=("$addr:$port") ;;
+    *:*) FANOUT_SERVERS+=("[$addr]:$DSERVER_PORT") ;;
+    *) FANOUT_SERVERS+=("$addr:$DSERVER_PORT") ;;
   esac
   FANOUT_LOGS+=("$log")
-  FANOUT_FLAGS=(--key "$SERVER_KEY" --trustAllHosts --noColor)
+}
+
+fanout_start_n() {
+  server_setup
+  local i
+  for i in $(seq 1 "$1"); do
+    fanout_start "127.0.0.$i"
+  done
 }
 
 fanout_list() {
@@ -86,24 +79,10 @@ fanout_kill() {
 }
 
 fanout_stop_all() {
-  local i pid k rc
+  local i
   for i in "${!FANOUT_PIDS[@]}"; do
-    pid=${FANOUT_PIDS[$i]}
-    [ -n "$pid" ] || continue
-    kill -TERM "$pid" 2>/dev/null
-    rc=124
-    for k in $(seq 1 $(($(server_exit_bound) * 20))); do
-      if ! kill -0 "$pid" 2>/dev/null; then
-        wait "${FANOUT_WAIT[$i]}"
-        rc=$?
-        break
-      fi
-      sleep 0.05
-    done
-    [ "$rc" -eq 0 ] || fail "dserver $i exited with $rc after SIGTERM, want 0 within $(server_exit_bound) s"
-    if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "${FANOUT_LOGS[$i]}"; then
-      fail "dserver $i log holds a sanitizer report"
-    fi
+    [ -n "${FANOUT_PIDS[$i]}" ] || continue
+    dserver_stop "${FANOUT_PIDS[$i]}" "${FANOUT_WAIT[$i]}" "${FANOUT_LOGS[$i]}" "dserver $i"
     FANOUT_PIDS[$i]=
   done
 }

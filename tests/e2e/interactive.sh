@@ -24,7 +24,7 @@ BG_PID=
 start_bg() {   # start_bg TOOL ARGS...: through the servers, in the background
   local tool=$1; shift
   E2E_RUNS=$((E2E_RUNS + 1))
-  timeout -k 2 60 "$DTAIL_BIN/$tool" "${FANOUT_FLAGS[@]}" --servers "$(fanout_list)" \
+  timeout -k 2 60 "$DTAIL_BIN/$tool" "${SERVER_CLIENT_FLAGS[@]}" --servers "$(fanout_list)" \
     --interactive-query --control-tty "$T/ctl" "$@" >"$T/bg.out" 2>"$T/bg.err" </dev/null &
   BG_PID=$!
 }
@@ -182,7 +182,7 @@ commands)
 notty)
   # A control terminal that cannot be opened: exit 1 before connecting.
   start 1
-  run notty dgrep "${FANOUT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log --grep x \
+  run notty dgrep "${SERVER_CLIENT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log --grep x \
     --interactive-query --control-tty "$T/no/such/tty"
   expect_rc notty 1
   expect_contains "names the terminal" "$ERR" "$T/no/such/tty"
@@ -191,7 +191,7 @@ notty)
   run serverless dgrep --plain --grep x --interactive-query --control-tty "$T/ctl" "$SRV/s0/data.log"
   expect_rc serverless 2
   expect_contains "serverless refused" "$ERR" "--interactive-query runs through servers only"
-  run dmap dmap "${FANOUT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log \
+  run dmap dmap "${SERVER_CLIENT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log \
     --query 'select count($line)' --interactive-query --control-tty "$T/ctl"
   expect_rc dmap 2
   expect_contains "dmap refused" "$ERR" "dmap reloads are not available yet"

@@ -7,13 +7,11 @@
 #                         timeout a failure showing bg.out and bg.err
 
 follow_servers() {
-  server_setup
-  chmod 755 "$T"
+  fanout_start_n "$1"
   local i
-  for i in $(seq 1 "$1"); do
-    fanout_start "127.0.0.$i"
-    : >"$SRV/s$((i - 1))/data.log"
-    chmod 666 "$SRV/s$((i - 1))/data.log"
+  for i in $(seq 0 $(($1 - 1))); do
+    : >"$SRV/s$i/data.log"
+    chmod 666 "$SRV/s$i/data.log"
   done
 }
 

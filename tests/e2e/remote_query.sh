@@ -17,7 +17,7 @@ start() {   # start N: N servers on 127.0.0.1..N, each with an empty data.log
 BG_PID=
 start_bg() {   # start_bg ARGS...: dtail through the servers, in the background
   E2E_RUNS=$((E2E_RUNS + 1))
-  timeout -k 2 60 "$DTAIL_BIN/dtail" "${FANOUT_FLAGS[@]}" --servers "$(fanout_list)" "$@" \
+  timeout -k 2 60 "$DTAIL_BIN/dtail" "${SERVER_CLIENT_FLAGS[@]}" --servers "$(fanout_list)" "$@" \
     >"$T/bg.out" 2>"$T/bg.err" </dev/null &
   BG_PID=$!
 }

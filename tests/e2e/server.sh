@@ -176,7 +176,7 @@ sigterm)
   # (10 s). A sanitizer build adds LeakSanitizer's scan at exit (seconds
   # under load), so it gets a looser bound, still below that deadline.
   bound=2000
-  server_sanitized && bound=8000
+  dserver_sanitized && bound=8000
   [ "$ms" -lt "$bound" ] || fail "sigterm: $ms ms from SIGTERM to exit, want < $bound ms (shutdown waited for the idle client?)"
   expect_log log "|Stopped"
   run after "$H" --server "$SERVER"
@@ -186,10 +186,10 @@ shutdown_after)
   server_setup
   server_start --shutdownAfter 2
   health_ok before
-  server_wait_exit 8
+  server_wait_exit "$SERVER_PID" 8
   [ "$SERVER_RC" -eq 0 ] || fail "dserver --shutdownAfter 2: exit $SERVER_RC, want 0 within 8 s"
   expect_log log "Shutting down after 2 s"
-  server_sanitizer_clean
+  server_sanitizer_clean "$SERVER_LOG"
   SERVER_PID=
   ;;
 hostkeys)
@@ -241,7 +241,7 @@ root)
   expect_contains refuse "$ERR" "Not allowed to run as UID 0"
   [ -e "$SRV/cache/ssh_host_key" ] && fail "refused start created a host key"
   server_start
-  uid=$(awk '/^Uid:/{print $2}' "/proc/$(pgrep -P "$SERVER_PID" dserver)/status")
+  uid=$(awk '/^Uid:/{print $2}' "/proc/$SERVER_CHILD/status")
   [ "$uid" = "$(id -u nobody)" ] || fail "dserver runs as uid $uid, want nobody"
   health_ok dropped
   server_stop

@@ -11,8 +11,12 @@
 #   server_stop              SIGTERM; dserver must exit 0 within 10 s (60 s
 #                            in sanitizer builds: LeakSanitizer) and
 #                            its log must hold no sanitizer report
-#   SERVER_CLIENT_FLAGS      (array) --servers, --key, --trustAllHosts,
-#                            --noColor for dcat/dgrep/dmap
+#   dserver_stop SIGPID WAITPID LOG LABEL
+#                            the same for any dserver (fanout_lib.sh)
+#   server_wait_exit PID SECONDS   waits for PID to exit; sets SERVER_RC
+#   server_sanitizer_clean LOG [LABEL]   fails if LOG has a sanitizer report
+#   SERVER_CLIENT_FLAGS      (array) --key, --trustAllHosts, --noColor for
+#                            dcat/dgrep/dmap; server_start adds --servers
 #
 # Knobs (set before server_setup): SERVER_MAX_CONNECTIONS (default 10),
 # SERVER_CFG_EXTRA (more "Server" keys, e.g. '"MaxConcurrentCats": 1'),
@@ -20,19 +24,24 @@
 # unless told whom to become: the harness passes --user nobody and makes
 # the test's temp dir readable (inputs must be readable by nobody).
 # Every dserver run is bounded by `timeout` (SERVER_LIFETIME, default 300 s).
+# The launch itself is dserver_lib.sh's (shared with the benchmarks).
+
+. "$(dirname "${BASH_SOURCE[0]}")/dserver_lib.sh"
+DSERVER_BIN=$DTAIL_BIN/dserver
 
 SRV=$T/srv
 SERVER_LOG=$SRV/dserver.log
 SERVER_KEY=$SRV/id_ed25519
 SERVER_CFG=$SRV/dtail.json
 SERVER_PID=
+SERVER_CHILD=
 SERVER_PORT=
 SERVER=
 SERVER_USER=$(id -un)
 
 server_cleanup() {
-  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill -KILL "$SERVER_PID" 2>/dev/null
+  if [ -n "$SERVER_PID" ]; then
+    kill -KILL "$SERVER_CHILD" "$SERVER_PID" 2>/dev/null
   fi
   rm -rf "$T"
 }
@@ -41,54 +50,22 @@ trap server_cleanup EXIT
 server_setup() {
   command -v ssh-keygen >/dev/null || skip "ssh-keygen is not installed"
   need_bin dserver
-  mkdir -p "$SRV/cache" "$T/home/.ssh" || die "cannot create $SRV"
-  chmod 755 "$T" "$SRV" "$SRV/cache"
-  ssh-keygen -q -t ed25519 -N '' -C e2e -f "$SERVER_KEY" || die "ssh-keygen failed"
-  cp "$SERVER_KEY.pub" "$SRV/cache/$SERVER_USER.authorized_keys"
-  chmod 644 "$SRV/cache/$SERVER_USER.authorized_keys"
-  cat >"$SERVER_CFG" <<JSON
-{
-  "Common": {"CacheDir": "$SRV/cache", "LogDir": "$SRV/log"},
-  "Server": {"HostKeyBits": 2048, "MaxConnections": ${SERVER_MAX_CONNECTIONS:-10}${SERVER_CFG_EXTRA:+, $SERVER_CFG_EXTRA}}
-}
-JSON
+  chmod 755 "$T"
+  mkdir -p "$T/home/.ssh" || die "cannot create $T/home"
+  dserver_prepare "$SRV" "\"MaxConnections\": ${SERVER_MAX_CONNECTIONS:-10}${SERVER_CFG_EXTRA:+, $SERVER_CFG_EXTRA}" ||
+    die "cannot prepare the key and config in $SRV"
   export HOME=$T/home
   SERVER_CLIENT_FLAGS=(--key "$SERVER_KEY" --trustAllHosts --noColor)
 }
 
-# How long dserver may take to exit after SIGTERM. A sanitizer build ends
-# with LeakSanitizer's scan of the whole process, which on a loaded machine
-# took over 5 s; the release build must be done in 10 s.
-server_sanitized() { grep -qa __asan_init "$DTAIL_BIN/dserver" 2>/dev/null; }
-server_exit_bound() {
-  if server_sanitized; then echo 60; else echo 10; fi
-}
-
-# dserver runs under timeout --foreground: without it, timeout follows each
-# signal it passes on (our SIGTERM) with a SIGCONT, and a SIGCONT that comes
-# while LeakSanitizer's tracer attaches to the exiting sanitizer build
-# discards the tracer's SIGSTOP, so the tracer waits for ever (seen under
-# parallel load as a dserver spinning in sched_yield until SIGKILL).
 server_start() {
-  local as_user=()
-  [ "$(id -u)" -eq 0 ] && as_user=(--user nobody)
-  : >"$SERVER_LOG"
-  timeout --foreground -k "$(server_exit_bound)" "${SERVER_LIFETIME:-300}" "$DTAIL_BIN/dserver" --cfg "$SERVER_CFG" --port 0 \
-    --bindAddress 127.0.0.1 --logger stdout --logLevel "${SERVER_LOG_LEVEL:-info}" \
-    "${as_user[@]}" "$@" >>"$SERVER_LOG" 2>&1 </dev/null &
-  SERVER_PID=$!
-  local i
-  for i in $(seq 1 200); do
-    SERVER_PORT=$(sed -n 's/.*|Listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$SERVER_LOG")
-    [ -n "$SERVER_PORT" ] && break
-    kill -0 "$SERVER_PID" 2>/dev/null || break
-    sleep 0.05
-  done
-  if [ -z "$SERVER_PORT" ]; then
+  dserver_launch "$SERVER_LOG" 127.0.0.1 0 . --cfg "$SERVER_CFG" "$@" || {
+    SERVER_PID=$DSERVER_PID SERVER_CHILD=$DSERVER_CHILD
     echo "  --- dserver log ---" >&2
     head -n 20 "$SERVER_LOG" | sed 's/^/  | /' >&2
     die "dserver did not start listening within 10 s"
-  fi
+  }
+  SERVER_PID=$DSERVER_PID SERVER_CHILD=$DSERVER_CHILD SERVER_PORT=$DSERVER_PORT
   SERVER=127.0.0.1:$SERVER_PORT
   SERVER_CLIENT_FLAGS=(--servers "$SERVER" --key "$SERVER_KEY" --trustAllHosts --noColor)
 }
@@ -109,21 +86,22 @@ server_alive() {
   kill -0 "$SERVER_PID" 2>/dev/null || fail "dserver (pid $SERVER_PID) is gone; log tail: $(tail -n 3 "$SERVER_LOG" | tr '\n' ' ')"
 }
 
+# server_sanitizer_clean LOG [LABEL]
 server_sanitizer_clean() {
-  if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:|ThreadSanitizer' "$SERVER_LOG"; then
-    fail "dserver log holds a sanitizer report"
-    grep -m 5 -E 'Sanitizer|runtime error' "$SERVER_LOG" | sed 's/^/  | /' >&2
+  if grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:|ThreadSanitizer' "$1"; then
+    fail "${2:-dserver} log holds a sanitizer report"
+    grep -m 5 -E 'Sanitizer|runtime error' "$1" | sed 's/^/  | /' >&2
   fi
 }
 
-# server_wait_exit SECONDS: waits for dserver to exit; sets SERVER_RC
-# (124 when it was still running at the bound).
+# server_wait_exit PID SECONDS: waits for PID (a child of this shell) to
+# exit; sets SERVER_RC (124 when it was still running at the bound).
 server_wait_exit() {
   local i
   SERVER_RC=124
-  for i in $(seq 1 $(($1 * 20))); do
-    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-      wait "$SERVER_PID"
+  for i in $(seq 1 $(($2 * 20))); do
+    if ! kill -0 "$1" 2>/dev/null; then
+      wait "$1"
       SERVER_RC=$?
       break
     fi
@@ -131,12 +109,18 @@ server_wait_exit() {
   done
 }
 
-server_stop() {
-  kill -TERM "$SERVER_PID" 2>/dev/null || fail "dserver was not running at stop"
+# dserver_stop SIGPID WAITPID LOG LABEL: SIGTERM to SIGPID; WAITPID must
+# exit 0 within the bound and LOG must be free of sanitizer reports.
+dserver_stop() {
+  kill -TERM "$1" 2>/dev/null || fail "$4 was not running at stop"
   local bound
-  bound=$(server_exit_bound)
-  server_wait_exit "$bound"
-  [ "$SERVER_RC" -eq 0 ] || fail "dserver exited with $SERVER_RC after SIGTERM, want 0 within $bound s"
-  server_sanitizer_clean
+  bound=$(dserver_exit_bound)
+  server_wait_exit "$2" "$bound"
+  [ "$SERVER_RC" -eq 0 ] || fail "$4 exited with $SERVER_RC after SIGTERM, want 0 within $bound s"
+  server_sanitizer_clean "$3" "$4"
+}
+
+server_stop() {
+  dserver_stop "$SERVER_PID" "$SERVER_PID" "$SERVER_LOG" dserver
   SERVER_PID=
 }
