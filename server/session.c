@@ -84,7 +84,9 @@ int session_send_message(session_t *ss, enum log_level level, const char *text)
     return send_small(ss, enc_message, &(status_args_t){(uint8_t)level, NULL, text});
 }
 
-const char session_denied_text[] = "No permission to read file, or it does not exist";
+/* The client is told that its file was denied, by the name it asked for,
+ * in the same words whether or not the file exists. */
+static const char session_denied_text[] = "No permission to read file, or it does not exist";
 
 int session_stopping(const session_t *ss)
 {
@@ -124,6 +126,20 @@ int session_next_spec(const char **pp, char *spec, size_t cap)
     return 0;
 }
 
+uint8_t session_report_refusal(session_t *ss, enum perm_result pr, const char *asked,
+                               const char *path, const char *detail)
+{
+    if (pr == PERM_DENIED) {
+        LOG_WARN("No permission to read file|%s|%s@%s|%s", asked, ss->env->user, ss->env->hostname,
+                 detail);
+        session_send_file_status(ss, WIRE_FILE_DENIED, asked, session_denied_text);
+        return WIRE_FILE_DENIED;
+    }
+    uint8_t st = pr == PERM_NOT_FOUND ? WIRE_FILE_NOT_FOUND : WIRE_FILE_ERROR;
+    session_send_file_status(ss, st, path, pr == PERM_NOT_FOUND ? "No such file" : "Not a regular file");
+    return st;
+}
+
 /* Opens, checks and processes one expanded target; returns the status
  * reported for it. */
 static uint8_t serve_target(session_t *ss, const target_t *t, const char *asked, unsigned index,
@@ -139,13 +155,8 @@ static uint8_t serve_target(session_t *ss, const target_t *t, const char *asked,
     uint8_t st = WIRE_FILE_OK;
     err_t e;
     err_clear(&e);
-    if (pr == PERM_DENIED) {
-        LOG_WARN("No permission to read file|%s|%s@%s|%s", asked, env->user, env->hostname, detail);
-        st = WIRE_FILE_DENIED;
-        session_send_file_status(ss, st, asked, session_denied_text);
-    } else if (pr == PERM_NOT_FOUND || pr == PERM_NOT_REGULAR) {
-        st = pr == PERM_NOT_FOUND ? WIRE_FILE_NOT_FOUND : WIRE_FILE_ERROR;
-        session_send_file_status(ss, st, t->path, pr == PERM_NOT_FOUND ? "No such file" : "Not a regular file");
+    if (pr != PERM_OK) {
+        st = session_report_refusal(ss, pr, asked, t->path, detail);
     } else {
         /* Reopening the descriptor's magic link gives the exec/ input the
          * very file that was checked, whatever happens to the path. */
@@ -171,24 +182,22 @@ static uint8_t serve_target(session_t *ss, const target_t *t, const char *asked,
     return st;
 }
 
-typedef struct glob_miss {
-    session_t *ss;               /* session */
-    int missed;                  /* the spec matched nothing */
-} glob_miss_t;
-
 static void note_miss(void *ctx, const err_t *e)
 {
     (void)e;
-    ((glob_miss_t *)ctx)->missed = 1;
+    *(int *)ctx = 1;
 }
 
-size_t session_max_targets(const session_t *ss)
+/* Server.MaxGlobTargets: files one spec may expand to. */
+static size_t session_max_targets(const session_t *ss)
 {
     const config_t *cfg = ss->env->cfg;
     return cfg && cfg->max_glob_targets > 0 ? (size_t)cfg->max_glob_targets : 1000;
 }
 
-void session_cap_targets(session_t *ss, target_list_t *tl)
+/* Keeps at most that many of what a spec expanded to, telling the client
+ * as DTail does when it cuts. */
+static void session_cap_targets(session_t *ss, target_list_t *tl)
 {
     size_t max = session_max_targets(ss);
     if (tl->n <= max)
@@ -200,6 +209,33 @@ void session_cap_targets(session_t *ss, target_list_t *tl)
     LOG_WARN("%s", msg);
     session_send_message(ss, LOG_WARN, msg);
     target_list_truncate(tl, max);
+}
+
+int session_expand_spec(session_t *ss, const char *spec, target_list_t *tl, int tell,
+                        const char *none_text)
+{
+    int missed = 0;
+    err_t e;
+    if (strcmp(spec, "-") == 0 || target_list_add_spec(tl, spec, note_miss, &missed, &e) < 0)
+        missed = 1;
+    if (missed && tell) {
+        /* For a pattern outside what the user may read, matching nothing is
+         * a denial (it says nothing about the files). */
+        char canonical[4096], detail[256];
+        int fd;
+        enum perm_result pr = strcmp(spec, "-") == 0 ? PERM_DENIED
+            : perm_open(ss->rules, &ss->user, spec, &fd, canonical, sizeof canonical, detail, sizeof detail);
+        if (pr == PERM_OK)
+            close(fd);
+        session_send_file_status(ss, pr == PERM_DENIED ? WIRE_FILE_DENIED : WIRE_FILE_NOT_FOUND, spec,
+                                 pr == PERM_DENIED ? session_denied_text : none_text);
+    }
+    /* The cut is told only when the spec is: tail's later expansions cut quietly. */
+    if (tell)
+        session_cap_targets(ss, tl);
+    else
+        target_list_truncate(tl, session_max_targets(ss));
+    return missed;
 }
 
 /* Runs fn over every file of the comma list `files`; returns the number of
@@ -216,30 +252,9 @@ static int for_each_file(session_t *ss, const char *files, file_fn_t fn, void *c
             return -1;
         target_list_t tl;
         target_list_init(&tl);
-        glob_miss_t gm = {ss, 0};
-        err_t e;
-        if (strcmp(s, "-") == 0 || target_list_add_spec(&tl, s, note_miss, &gm, &e) < 0 || gm.missed) {
-            /* Nothing matched; for a pattern outside what the user may
-             * read that is a denial (it says nothing about the files). */
-            char canonical[4096], detail[256];
-            int fd;
-            enum perm_result pr = strcmp(s, "-") == 0 ? PERM_DENIED
-                : perm_open(ss->rules, &ss->user, s, &fd, canonical, sizeof canonical, detail, sizeof detail);
-            if (pr == PERM_OK)
-                close(fd);
-            session_send_file_status(ss, pr == PERM_DENIED ? WIRE_FILE_DENIED : WIRE_FILE_NOT_FOUND, s,
-                             pr == PERM_DENIED ? session_denied_text : "No file matches");
-            failed++;
-        }
-        session_cap_targets(ss, &tl);
-        int denied_reported = 0;
-        for (size_t i = 0; i < tl.n && !ss->broken; i++) {
-            uint8_t st = serve_target(ss, &tl.items[i], s, index++, fn, ctx);
-            if (st == WIRE_FILE_DENIED && denied_reported)
-                continue;
-            denied_reported |= st == WIRE_FILE_DENIED;
-            failed += st != WIRE_FILE_OK;
-        }
+        failed += session_expand_spec(ss, s, &tl, 1, "No file matches");
+        for (size_t i = 0; i < tl.n && !ss->broken; i++)
+            failed += serve_target(ss, &tl.items[i], s, index++, fn, ctx) != WIRE_FILE_OK;
         target_list_free(&tl);
     }
     return ss->broken ? -1 : failed;

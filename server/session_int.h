@@ -36,18 +36,24 @@ typedef struct session {
     err_t pending_err;           /* its error */
 } session_t;
 
-/* The client is told that its file was denied, by the name it asked for,
- * in the same words whether or not the file exists. */
-extern const char session_denied_text[];
-
 int session_send_file_status(session_t *ss, uint8_t st, const char *name, const char *detail);
 int session_send_end(session_t *ss, uint8_t st, const char *message);
 int session_send_message(session_t *ss, enum log_level level, const char *text);
-/* Server.MaxGlobTargets: files one spec may expand to. */
-size_t session_max_targets(const session_t *ss);
-/* Keeps at most that many of what a spec expanded to, telling the client
- * as DTail does when it cuts. */
-void session_cap_targets(session_t *ss, target_list_t *tl);
+/* Expands one entry of a request's file list into tl (the caller inits
+ * and frees it), keeping at most Server.MaxGlobTargets files. Returns 1
+ * when it matches nothing (or is "-", which a server does not read). With
+ * tell the client hears of that, as DENIED when the pattern is outside
+ * what the user may read (in the same words as a denied file), else as
+ * NOT_FOUND with none_text; and of the cut, as DTail tells it. */
+int session_expand_spec(session_t *ss, const char *spec, target_list_t *tl, int tell,
+                        const char *none_text);
+/* Tells the client that perm_open refused a file (pr is not PERM_OK) and
+ * returns the FILE_STATUS sent. A denial names the file as the client
+ * asked for it (asked: the spec) in words that do not say whether it
+ * exists, and goes to the log with perm_open's detail; otherwise path is
+ * named. */
+uint8_t session_report_refusal(session_t *ss, enum perm_result pr, const char *asked,
+                               const char *path, const char *detail);
 /* AGGREGATE with t serialized. */
 int session_send_table(session_t *ss, const agg_table_t *t, int final);
 

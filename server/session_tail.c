@@ -100,13 +100,7 @@ static int tail_open(void *ctx, const char *path)
     if (!f->refused) {
         f->refused = 1;
         t->failed++;
-        if (pr == PERM_DENIED) {
-            LOG_WARN("No permission to read file|%s|%s@%s|%s", f->asked, ss->env->user,
-                     ss->env->hostname, detail);
-            session_send_file_status(ss, WIRE_FILE_DENIED, f->asked, session_denied_text);
-        } else {
-            session_send_file_status(ss, WIRE_FILE_ERROR, path, "Not a regular file");
-        }
+        session_report_refusal(ss, pr, f->asked, path, detail);
     }
     errno = EACCES;
     return -1;
@@ -282,16 +276,6 @@ static void start_follower(tail_run_t *t, const target_t *tg, const char *asked,
     f->started = pthread_create(&f->th, NULL, follow_thread, f) == 0;
 }
 
-typedef struct miss {
-    int missed;                  /* a glob matched nothing */
-} miss_t;
-
-static void note_miss(void *ctx, const err_t *e)
-{
-    (void)e;
-    ((miss_t *)ctx)->missed = 1;
-}
-
 /* Expands the specs; first time (tell = 1) a spec that matches nothing is
  * reported as cat does, and files are followed from their end. */
 static void expand(tail_run_t *t, int tell)
@@ -301,30 +285,8 @@ static void expand(tail_run_t *t, int tell)
     while (session_next_spec(&p, spec, sizeof spec)) {
         target_list_t tl;
         target_list_init(&tl);
-        miss_t miss = {0};
-        err_t e;
-        if (strcmp(spec, "-") == 0 || target_list_add_spec(&tl, spec, note_miss, &miss, &e) < 0 ||
-            miss.missed) {
-            if (tell) {
-                atomic_fetch_add(&t->failed, 1);
-                char canonical[4096], detail[256];
-                int fd;
-                enum perm_result pr = strcmp(spec, "-") == 0 ? PERM_DENIED
-                    : perm_open(t->ss->rules, &t->ss->user, spec, &fd, canonical, sizeof canonical,
-                                detail, sizeof detail);
-                if (pr == PERM_OK)
-                    close(fd);
-                session_send_file_status(t->ss, pr == PERM_DENIED ? WIRE_FILE_DENIED
-                                                                  : WIRE_FILE_NOT_FOUND,
-                                         spec, pr == PERM_DENIED ? session_denied_text
-                                                                 : "No file matches (yet)");
-            }
-        }
-        /* The cut is told once, at the start; later expansions cut quietly. */
-        if (tell)
-            session_cap_targets(t->ss, &tl);
-        else
-            target_list_truncate(&tl, session_max_targets(t->ss));
+        if (session_expand_spec(t->ss, spec, &tl, tell, "No file matches (yet)") && tell)
+            atomic_fetch_add(&t->failed, 1);
         for (size_t i = 0; i < tl.n; i++)
             start_follower(t, &tl.items[i], spec, !tell);
         target_list_free(&tl);
