@@ -148,12 +148,8 @@ static void init_state(agg_table_t *t, unsigned char *rec)
     }
 }
 
-long agg_table_group_new(agg_table_t *t, const char *key, size_t len, uint64_t hash)
+long agg_table_group_new(agg_table_t *t, const char *key, size_t len, uint64_t hash, size_t i)
 {
-    size_t i = hash & t->mask;
-    while (t->slots[i])
-        i = (i + 1) & t->mask;
-    /* New group. */
     if (t->n_groups >= t->cap_groups || t->n_groups >= t->cap_states) {
         size_t cap = t->cap_groups ? t->cap_groups * 2 : 64;
         if (resize_groups(t, cap) < 0)

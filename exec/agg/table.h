@@ -102,8 +102,9 @@ static inline void agg_table_prefetch(const agg_table_t *t, uint64_t hash)
 {
     __builtin_prefetch(&t->slots[hash & t->mask]);
 }
-/* agg_table_group for a key that is not in the table yet. */
-long agg_table_group_new(agg_table_t *t, const char *key, size_t len, uint64_t hash);
+/* agg_table_group for a key that is not in the table yet; slot is the
+ * empty slot its probe ended at. */
+long agg_table_group_new(agg_table_t *t, const char *key, size_t len, uint64_t hash, size_t slot);
 
 /* Index of the group with this key, created if new; -1 when out of memory.
  * Inline: it runs once per selected row. */
@@ -114,7 +115,7 @@ static inline long agg_table_group(agg_table_t *t, const char *key, size_t len, 
     for (;;) {
         uint64_t s = t->slots[i];
         if (!s)
-            return agg_table_group_new(t, key, len, hash);
+            return agg_table_group_new(t, key, len, hash, i);
         if ((s & 0xffffffff00000000ull) == tag) {
             size_t gi = (uint32_t)s - 1;
             const agg_group_t *g = &t->groups[gi];
