@@ -56,15 +56,20 @@ static void *serve(void *arg)
     return NULL;
 }
 
-/* Starts a server; returns the client's end. */
-static int start(server_t *sv)
+/* Starts a server with the permissions JSON perms (NULL: the tree's
+ * allowed/ without its secret*); returns the client's end. The config is
+ * complete before the thread starts: the session compiles the rules at once. */
+static int start_with(server_t *sv, const char *perms)
 {
     memset(sv, 0, sizeof *sv);
     config_defaults(&sv->cfg);
     if (glob_limit)
         sv->cfg.max_glob_targets = glob_limit;
-    snprintf(sv->cfg.permissions, sizeof sv->cfg.permissions,
-             "{\"Default\":[\"^%s/allowed/\",\"!^%s/allowed/secret\"]}", dir, dir);
+    if (perms)
+        snprintf(sv->cfg.permissions, sizeof sv->cfg.permissions, "%s", perms);
+    else
+        snprintf(sv->cfg.permissions, sizeof sv->cfg.permissions,
+                 "{\"Default\":[\"^%s/allowed/\",\"!^%s/allowed/secret\"]}", dir, dir);
     err_t e;
     sv->limits = server_limits_create(&sv->cfg, &e);
     int p[2];
@@ -72,6 +77,11 @@ static int start(server_t *sv)
     sv->fd = p[0];
     pthread_create(&sv->th, NULL, serve, sv);
     return p[1];
+}
+
+static int start(server_t *sv)
+{
+    return start_with(sv, NULL);
 }
 
 static void stop(server_t *sv, int fd)
@@ -342,8 +352,7 @@ static void test_map_equals_serverless(void **state)
     if (access(path, R_OK) != 0)
         skip();
     server_t sv;
-    int fd = start(&sv);
-    snprintf(sv.cfg.permissions, sizeof sv.cfg.permissions, "{\"Default\":[\"^/\"]}");
+    int fd = start_with(&sv, "{\"Default\":[\"^/\"]}");
     stream_t s = sock_stream(&fd);
     wire_reader_t r;
     err_t e;

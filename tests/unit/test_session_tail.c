@@ -229,6 +229,20 @@ static int wait_end(client_t *c, int n)
     return 0;
 }
 
+/* Waits (at most ms) until the statuses received hold needle. */
+static int wait_status(client_t *c, const char *needle, int ms)
+{
+    for (int i = 0; i < ms / 10; i++) {
+        pthread_mutex_lock(&c->g.mu);
+        int k = strstr(c->g.statuses, needle) != NULL;
+        pthread_mutex_unlock(&c->g.mu);
+        if (k)
+            return 1;
+        sleep_ms(10);
+    }
+    return 0;
+}
+
 static void append(const char *path, const char *text)
 {
     FILE *f = fopen(path, "a");
@@ -303,14 +317,7 @@ static void test_rotation_and_denied_swap(void **state)
     assert_int_equal(rename(path, rotated), 0);
     assert_int_equal(symlink(outside, path), 0);
     append(outside, "keep outside line\n");
-    int told = 0;
-    for (int i = 0; i < 300 && !told; i++) {
-        pthread_mutex_lock(&c.g.mu);
-        told = strstr(c.g.statuses, "2 ") != NULL;
-        pthread_mutex_unlock(&c.g.mu);
-        sleep_ms(10);
-    }
-    assert_true(told);
+    assert_true(wait_status(&c, "2 ", 3000));
     sleep_ms(500);
     pthread_mutex_lock(&c.g.mu);
     assert_null(strstr(c.g.lines, "outside"));
@@ -331,8 +338,7 @@ static void test_glob_new_file_and_timeout(void **state)
     server_t sv;
     client_t c;
     start(&sv, &c, &rq);
-    sleep_ms(100);
-    assert_non_null(strstr(c.g.statuses, "1 "));   /* nothing matches yet */
+    assert_true(wait_status(&c, "1 ", 3000));   /* nothing matches yet */
     append(later, "written before it was seen\n");
     assert_true(wait_lines(&c, "written before it was seen\n", 1));   /* from its start */
     assert_true(wait_end(&c, 1));   /* the timeout */
