@@ -300,6 +300,11 @@ static int ncpu(void)
     return n > 0 ? (int)n : 1;
 }
 
+int fanout_targets_of(const cli_opts_t *o, const config_t *cfg, fanout_targets_t *out, err_t *e)
+{
+    return fanout_targets_parse(out, o->servers, o->discovery, client_default_port(o, cfg), e);
+}
+
 int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *rs,
                int *abandoned)
 {
@@ -312,18 +317,14 @@ int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *r
         return client_usage_error(rs->tool, &e);
     }
     run_state = f;
-    f->opts = fo;
-    f->ops = ops;
+    f->opts_copy = *fo;
+    f->ops_copy = *ops;
+    f->opts = fo = &f->opts_copy;
+    f->ops = ops = &f->ops_copy;
     f->tool = rs->tool;
+    f->targets = *fo->targets;   /* a copy: the caller's may be on its stack */
     cli_host_name(f->me, sizeof f->me);
     const cli_opts_t *o = fo->o;
-    int def_port = client_default_port(o, fo->cfg);
-    if (fanout_targets_parse(&f->targets, o->servers, o->discovery, def_port, &e) < 0) {
-        fanout_targets_free(&f->targets);
-        free(f);
-        run_state = NULL;
-        return client_usage_error(rs->tool, &e);
-    }
     /* Servers share the client's memory: what each may have in flight (its
      * read size, and so its SSH window) shrinks as their number grows. One
      * server still gets the transport's full 4 MiB for long round trips. */
@@ -339,7 +340,6 @@ int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *r
     f->hosts = calloc(f->targets.n, sizeof *f->hosts);
     if (!f->hosts) {
         err_set(&e, ERR_NOMEM, "out of memory");
-        fanout_targets_free(&f->targets);
         free(f);
         run_state = NULL;
         return client_usage_error(rs->tool, &e);
@@ -421,7 +421,6 @@ int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *r
     *abandoned = f->n_finished < f->targets.n;
     pthread_mutex_unlock(&f->mu);
     if (!*abandoned) {
-        fanout_targets_free(&f->targets);
         free(f->hosts);
         free(f);
         run_state = NULL;

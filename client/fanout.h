@@ -66,19 +66,23 @@ typedef struct fanout_ops {
 } fanout_ops_t;
 
 typedef struct fanout_opts {
-    const cli_opts_t *o;          /* --servers, --discovery, --port, --user, --key, ... */
-    const config_t *cfg;          /* SSHPort, SSHConnectTimeoutMs */
+    const cli_opts_t *o;          /* --port, --user, --key, --cpc, ... */
+    const config_t *cfg;          /* SSHConnectTimeoutMs */
+    fanout_targets_t *targets;    /* the servers (fanout_targets_of); the run sets
+                                     their read_max; hosts are indexed like them */
     long long deadline_s;         /* client deadline from the start; 0 = none */
     int deadline_is_end;          /* reaching it is the normal end (dtail) */
 } fanout_opts_t;
 
 struct fanout {
-    const fanout_opts_t *opts;
-    const fanout_ops_t *ops;
+    const fanout_opts_t *opts;    /* &opts_copy, &ops_copy: hosts left running */
+    const fanout_ops_t *ops;      /* at the end outlive the caller's frame */
+    fanout_opts_t opts_copy;
+    fanout_ops_t ops_copy;
     const char *tool;             /* program name for messages */
     char me[256];                 /* this client's host name (CLIENT|me|...) */
-    fanout_targets_t targets;
-    fanout_host_t *hosts;         /* one per target */
+    fanout_targets_t targets;     /* *fo->targets (its items are the caller's) */
+    fanout_host_t *hosts;         /* one per target, in their order */
     pthread_mutex_t mu;           /* host states, counters */
     pthread_cond_t cv;            /* a host finished */
     pthread_mutex_t out_mu;       /* one batch of lines at a time on stdout */
@@ -94,13 +98,17 @@ struct fanout {
     int slots;                    /* free handshake slots */
 };
 
-/* Runs ops on every server named by the options. Usage errors (targets)
- * return 2 before connecting. Returns the exit status: 0 when every host
- * ended its request without a problem, 1 when a host failed (connect,
- * authentication, broken connection, deadline) or reported a file
- * problem, or stdout failed. *abandoned is set when hosts were still
- * running at the end: their callbacks may still run, so ops->ctx must
- * stay allocated (the process is about to exit). */
+/* The servers of --servers and --discovery, with the default port
+ * (--port, Common.SSHPort): read once per run (a FILE is read and a
+ * /regex/ compiled once), so callers size per-host state by out->n. */
+int fanout_targets_of(const cli_opts_t *o, const config_t *cfg, fanout_targets_t *out, err_t *e);
+
+/* Runs ops on every server of fo->targets (at least one). Returns the
+ * exit status: 0 when every host ended its request without a problem, 1
+ * when a host failed (connect, authentication, broken connection,
+ * deadline) or reported a file problem, or stdout failed. *abandoned is set when hosts were still
+ * running at the end: their callbacks may still run, so ops->ctx and
+ * fo->targets must stay allocated (the process is about to exit). */
 int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *rs,
                int *abandoned);
 

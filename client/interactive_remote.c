@@ -49,7 +49,8 @@ typedef struct iremote {
     dtail_query_t *dq;           /* dtail --query: the current reporter */
     volatile int *q_stop;        /* ends dq's reporter (one flag per reporter) */
     pthread_mutex_t out_mu;      /* stdout */
-    ihost_t *hosts;
+    fanout_targets_t targets;    /* the servers */
+    ihost_t *hosts;              /* per target, indexed like the fan-out's hosts */
     size_t n_hosts;
     interactive_t it;
 } iremote_t;
@@ -274,6 +275,7 @@ static int give_up(iremote_t *ir, int status)
     free((void *)ir->q_stop);
     free(ir->hosts);
     free(ir->files);
+    fanout_targets_free(&ir->targets);
     free(ir);
     return status;
 }
@@ -294,15 +296,9 @@ int interactive_remote_main(const cli_opts_t *o, const config_t *cfg, client_run
     pthread_mutex_init(&ir->mu, NULL);
     pthread_mutex_init(&ir->q_mu, NULL);
     pthread_mutex_init(&ir->out_mu, NULL);
-    fanout_targets_t tl = {0};
-    int def_port = client_default_port(o, cfg);
-    if (build_request(ir, o, &e) < 0 ||
-        fanout_targets_parse(&tl, o->servers, o->discovery, def_port, &e) < 0) {
-        fanout_targets_free(&tl);
+    if (build_request(ir, o, &e) < 0 || fanout_targets_of(o, cfg, &ir->targets, &e) < 0)
         return give_up(ir, client_usage_error(rs->tool, &e));
-    }
-    ir->n_hosts = tl.n;
-    fanout_targets_free(&tl);
+    ir->n_hosts = ir->targets.n;
     ir->hosts = calloc(ir->n_hosts, sizeof *ir->hosts);
     if (!ir->hosts)
         return give_up(ir, 1);
@@ -324,7 +320,7 @@ int interactive_remote_main(const cli_opts_t *o, const config_t *cfg, client_run
     /* The run ends on :quit, the end of the control input, a signal, or
      * (dtail) at --timeout / --shutdownAfter; servers that fail are
      * connected again with backoff. */
-    fanout_opts_t fo = {.o = o, .cfg = cfg,
+    fanout_opts_t fo = {.o = o, .cfg = cfg, .targets = &ir->targets,
                         .deadline_s = o->tool == CLI_DTAIL ? remote_follow_limit_s(o) : 0,
                         .deadline_is_end = 1};
     fanout_ops_t ops = {.ctx = ir, .run = run_host, .retry = 1};

@@ -34,7 +34,7 @@ typedef struct remote_map {
     wire_request_t rq;           /* the same request for every server */
     int compress;                /* --compress */
     pthread_mutex_t mu;          /* the host tables */
-    host_table_t *hosts;         /* per target, indexed like the fan-out */
+    host_table_t *hosts;         /* per target, indexed like the fan-out's hosts */
     size_t n_hosts;
     const fanout_target_t *first;/* for the outfile's server */
     int interim;                 /* print a table every interval */
@@ -168,8 +168,7 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     if (!files)
         return client_usage_error(rs->tool, &e);
     fanout_targets_t tl;
-    int def_port = client_default_port(o, cfg);
-    if (fanout_targets_parse(&tl, o->servers, o->discovery, def_port, &e) < 0) {
+    if (fanout_targets_of(o, cfg, &tl, &e) < 0) {
         free(files);
         return client_usage_error(rs->tool, &e);
     }
@@ -200,7 +199,7 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     clock_gettime(CLOCK_REALTIME, &start);
     /* The server ends its read at --timeout and still sends its final
      * table; the client waits a little longer for it. */
-    fanout_opts_t fo = {.o = o, .cfg = cfg, .deadline_s = o->timeout ? o->timeout + 5 : 0};
+    fanout_opts_t fo = {.o = o, .cfg = cfg, .targets = &tl, .deadline_s = o->timeout ? o->timeout + 5 : 0};
     fanout_ops_t ops = {.ctx = rm, .run = run_map, .tick = tick};
     int abandoned;
     int status = fanout_run(&fo, &ops, rs, &abandoned);

@@ -55,9 +55,15 @@ int remote_query_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs
     char *files = remote_files(o, -1, &e);
     if (!files)
         return client_usage_error(rs->tool, &e);
+    fanout_targets_t tl;
+    if (fanout_targets_of(o, cfg, &tl, &e) < 0) {
+        free(files);
+        return client_usage_error(rs->tool, &e);
+    }
     remote_query_t *rq = calloc(1, sizeof *rq);
     if (!rq) {
         free(files);
+        fanout_targets_free(&tl);
         return 1;
     }
     char host[256];
@@ -66,6 +72,7 @@ int remote_query_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs
     if (dtail_query_open(&rq->dq, o, cfg, host, &reporter_stop, &e) < 0) {
         free(files);
         free(rq);
+        fanout_targets_free(&tl);
         return client_usage_error(rs->tool, &e);
     }
     pthread_mutex_init(&rq->mu, NULL);
@@ -77,7 +84,7 @@ int remote_query_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs
         .regex = "",
         .query = (char *)o->query,
     };
-    fanout_opts_t fo = {.o = o, .cfg = cfg, .deadline_s = remote_follow_limit_s(o),
+    fanout_opts_t fo = {.o = o, .cfg = cfg, .targets = &tl, .deadline_s = remote_follow_limit_s(o),
                         .deadline_is_end = 1};
     fanout_ops_t ops = {.ctx = rq, .run = run_query, .retry = 1};
     int abandoned;
@@ -94,6 +101,7 @@ int remote_query_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs
         pthread_mutex_destroy(&rq->mu);
         free(rq);
         free(files);
+        fanout_targets_free(&tl);
     } else {
         /* Servers still reading use rq until the process exits. */
         static remote_query_t *volatile left;

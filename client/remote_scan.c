@@ -37,9 +37,15 @@ int remote_lines_run(const cli_opts_t *o, const config_t *cfg, uint8_t kind, con
     char *files = remote_files(o, -1, &e);
     if (!files)
         return client_usage_error(rs->tool, &e);
+    fanout_targets_t tl;
+    if (fanout_targets_of(o, cfg, &tl, &e) < 0) {
+        free(files);
+        return client_usage_error(rs->tool, &e);
+    }
     scan_req_t *sr = calloc(1, sizeof *sr);
     if (!sr) {
         free(files);
+        fanout_targets_free(&tl);
         return 1;
     }
     sr->compress = o->compress;
@@ -55,13 +61,15 @@ int remote_lines_run(const cli_opts_t *o, const config_t *cfg, uint8_t kind, con
         .regex = (char *)regex,
         .query = "",
     };
-    fanout_opts_t fo = {.o = o, .cfg = cfg, .deadline_s = deadline_s, .deadline_is_end = follow};
+    fanout_opts_t fo = {.o = o, .cfg = cfg, .targets = &tl, .deadline_s = deadline_s,
+                        .deadline_is_end = follow};
     fanout_ops_t ops = {.ctx = sr, .run = run_scan, .retry = follow};
     int abandoned;
     int status = fanout_run(&fo, &ops, rs, &abandoned);
     if (!abandoned) {
         free(files);
         free(sr);
+        fanout_targets_free(&tl);
     }
     return status;
 }
