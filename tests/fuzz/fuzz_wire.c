@@ -14,6 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void decode_payload(const wire_frame_t *f)
 {
     err_t e;
+    err_clear(&e);   /* a failure must write its own message */
     if (f->type == WIRE_HELLO) {
         wire_hello_t h;
         if (wire_decode_hello(f, &h, &e) < 0 && !e.msg[0])
@@ -42,6 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size--;
     wire_decoder_t d;
     err_t e;
+    err_clear(&e);
     if (wire_decoder_init(&d, 1 << 20, &e) < 0)
         return 0;
     for (size_t off = 0; off < size;) {
