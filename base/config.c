@@ -44,8 +44,8 @@ void config_defaults(config_t *c)
     c->max_glob_targets = 1000;
 }
 
-/* The integer and string keys of the SSH layer, read from one table so each
- * key is checked the same way: type and range, naming the key on error. */
+/* The integer and string keys, read from one table so each key is checked
+ * the same way: type and range, naming the key on error. */
 typedef struct config_key {
     const char *section, *name;  /* e.g. "Server", "MaxConnections" */
     size_t offset;               /* field in config_t */
@@ -56,7 +56,7 @@ typedef struct config_key {
 #define CK_INT(sec, name, field, lo, hi) {sec, name, offsetof(config_t, field), lo, hi, sizeof(int)}
 #define CK_SIZE(sec, name, field, lo, hi) {sec, name, offsetof(config_t, field), lo, hi, sizeof(size_t)}
 #define CK_STR(sec, name, field) {sec, name, offsetof(config_t, field), 0, 0, sizeof(((config_t *)0)->field)}
-static const config_key_t ssh_keys[] = {
+static const config_key_t config_keys[] = {
     CK_INT("Common", "SSHPort", ssh_port, 1, 65535),
     CK_INT("Common", "SSHConnectTimeoutMs", ssh_connect_timeout_ms, 1, 3600000),
     CK_STR("Common", "LogDir", log_dir),
@@ -70,12 +70,13 @@ static const config_key_t ssh_keys[] = {
     CK_INT("Server", "HostKeyBits", host_key_bits, 2048, 16384),
     CK_SIZE("Server", "MaxCommandFrameSize", max_command_frame_size, 1024, 1024 * 1024 * 1024),
     CK_INT("Server", "MaxGlobTargets", max_glob_targets, 1, 100000000),
+    CK_SIZE("Server", "MaxLineLength", max_line_len, 1, 64 * 1024 * 1024),
 };
 
-static int read_ssh_keys(config_t *c, json_t *root, const char *path, err_t *e)
+static int read_keys(config_t *c, json_t *root, const char *path, err_t *e)
 {
-    for (size_t i = 0; i < sizeof ssh_keys / sizeof ssh_keys[0]; i++) {
-        const config_key_t *k = &ssh_keys[i];
+    for (size_t i = 0; i < sizeof config_keys / sizeof config_keys[0]; i++) {
+        const config_key_t *k = &config_keys[i];
         json_t *v = json_object_get(json_object_get(root, k->section), k->name);
         if (!v)
             continue;
@@ -203,17 +204,7 @@ static int load_file(config_t *c, const char *path, err_t *e)
         }
         warn_unknown(path, key, val, known);
     }
-    json_t *v = json_object_get(json_object_get(root, "Server"), "MaxLineLength");
-    if (v) {
-        if (!json_is_integer(v) || json_integer_value(v) <= 0 ||
-            json_integer_value(v) > 64 * 1024 * 1024) {
-            json_decref(root);
-            return err_set(e, ERR_CONFIG,
-                           "%s: Server.MaxLineLength must be an integer from 1 to 67108864", path);
-        }
-        c->max_line_len = (size_t)json_integer_value(v);
-    }
-    v = json_object_get(json_object_get(root, "Client"), "TermColorsEnable");
+    json_t *v = json_object_get(json_object_get(root, "Client"), "TermColorsEnable");
     if (v) {
         if (!json_is_boolean(v)) {
             json_decref(root);
@@ -235,7 +226,7 @@ static int load_file(config_t *c, const char *path, err_t *e)
         json_decref(root);
         return -1;
     }
-    if (read_ssh_keys(c, root, path, e) < 0) {
+    if (read_keys(c, root, path, e) < 0) {
         json_decref(root);
         return -1;
     }
