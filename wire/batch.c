@@ -145,11 +145,6 @@ int wire_batch_sink(void *ctx, const char *p, size_t n, int *err)
             goto failed;
         p += whole;
         n -= whole;
-        if (n && !memchr(p, '\n', n) && n < FRAME_MAX) {
-            if (hold(b, p, n) < 0)
-                goto failed;
-            return 0;
-        }
     }
     return 0;
 failed:
