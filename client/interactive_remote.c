@@ -43,7 +43,6 @@ typedef struct iremote {
     uint8_t kind;                /* WIRE_KIND_* */
     wire_request_t rq;           /* the current request */
     char *files;                 /* its file list */
-    int compress;                /* --compress */
     char host[256];              /* this client ($hostname of reports) */
     pthread_mutex_t q_mu;        /* dq */
     dtail_query_t *dq;           /* dtail --query: the current reporter */
@@ -88,15 +87,8 @@ static int build_request(iremote_t *ir, const cli_opts_t *o, err_t *e)
 /* Sends the current request to a connected host (ir->mu and ih->mu held). */
 static int send_current(iremote_t *ir, ihost_t *ih, err_t *e)
 {
-    wire_request_t rq = ir->rq;
-    if (remote_wants_zstd(ih->c, ir->compress))
-        rq.flags |= WIRE_REQ_ZSTD;
     ih->sent++;   /* first: from now on frames of the previous request are old */
-    wire_buf_t b = {0};
-    wire_encode_request(&b, &rq);
-    int rc = wire_buf_send(&b, &ih->c->s, e);
-    wire_buf_free(&b);
-    return rc;
+    return remote_send(ih->c, &ir->rq, e);
 }
 
 static ihost_t *host_of(fanout_host_t *h)
@@ -291,7 +283,6 @@ int interactive_remote_main(const cli_opts_t *o, const config_t *cfg, client_run
     ir->tool = o->tool;
     ir->kind = o->tool == CLI_DTAIL ? WIRE_KIND_TAIL : o->tool == CLI_DGREP ? WIRE_KIND_GREP
                                                                              : WIRE_KIND_CAT;
-    ir->compress = o->compress;
     cli_host_name(ir->host, sizeof ir->host);
     pthread_mutex_init(&ir->mu, NULL);
     pthread_mutex_init(&ir->q_mu, NULL);

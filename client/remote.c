@@ -88,12 +88,20 @@ int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t 
         remote_close(c);
         return -1;
     }
+    c->zstd = o->compress && (c->server.caps & WIRE_CAP_ZSTD);
     return 0;
 }
 
-int remote_wants_zstd(const remote_conn_t *c, int asked)
+int remote_send(remote_conn_t *c, const wire_request_t *rq, err_t *e)
 {
-    return asked && (c->server.caps & WIRE_CAP_ZSTD);
+    wire_request_t w = *rq;
+    if (c->zstd)
+        w.flags |= WIRE_REQ_ZSTD;
+    wire_buf_t b = {0};
+    wire_encode_request(&b, &w);
+    int rc = wire_buf_send(&b, &c->s, e);
+    wire_buf_free(&b);
+    return rc;
 }
 
 void remote_close(remote_conn_t *c)
@@ -130,14 +138,8 @@ int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
                    const remote_handler_t *h, client_run_t *rs, err_t *e)
 {
     int rc;
-    if (rq) {
-        wire_buf_t b = {0};
-        wire_encode_request(&b, rq);
-        rc = wire_buf_send(&b, &c->s, e);
-        wire_buf_free(&b);
-        if (rc < 0)
-            return -1;
-    }
+    if (rq && remote_send(c, rq, e) < 0)
+        return -1;
     for (;;) {
         wire_frame_t f;
         rc = wire_read_frame(&c->r, &f, e);

@@ -30,6 +30,8 @@ typedef struct remote_conn {
     wire_hello_t server;         /* the server's HELLO */
     char name[300];              /* host:port as given, for messages */
     int plain;                   /* --plain: messages without SERVER|host| */
+    int zstd;                    /* ask for compressed LINES: --compress and the
+                                    server offers zstd (docs/protocol.md) */
     int open;                    /* s and r need closing */
 } remote_conn_t;
 
@@ -60,9 +62,8 @@ char *remote_files(const cli_opts_t *o, int skip, err_t *e);
 int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t *o,
                    const config_t *cfg, err_t *e);
 void remote_close(remote_conn_t *c);
-/* Whether to ask for compressed LINES: asked (--compress) and the server
- * offers zstd (docs/protocol.md, Compression). */
-int remote_wants_zstd(const remote_conn_t *c, int asked);
+/* Sends rq, asking for compressed LINES when c->zstd. */
+int remote_send(remote_conn_t *c, const wire_request_t *rq, err_t *e);
 /* Sends rq (unless NULL: sent already) and handles frames until END; LINES go to h->on_lines, else
  * to out (NULL when on_lines is given). Problems the
  * server reports are printed and raise rs->status. Returns 0, or -1 with e

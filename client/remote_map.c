@@ -32,7 +32,6 @@ typedef struct remote_map {
     const char *query;
     agg_spec_t *specs;           /* of plan */
     wire_request_t rq;           /* the same request for every server */
-    int compress;                /* --compress */
     pthread_mutex_t mu;          /* the host tables */
     host_table_t *hosts;         /* per target, indexed like the fan-out's hosts */
     size_t n_hosts;
@@ -75,11 +74,8 @@ static int run_map(void *ctx, fanout_host_t *h, err_t *e)
     remote_map_t *rm = ctx;
     size_t i = (size_t)(h - h->f->hosts);
     h->user = &rm->hosts[i];
-    wire_request_t rq = rm->rq;
-    if (remote_wants_zstd(&h->c, rm->compress))
-        rq.flags |= WIRE_REQ_ZSTD;
     remote_handler_t hd = {.ctx = h, .on_aggregate = on_aggregate};
-    return remote_request(&h->c, &rq, NULL, &hd, &h->rs, e);
+    return remote_request(&h->c, &rm->rq, NULL, &hd, &h->rs, e);
 }
 
 /* The merge of every server's latest table (final: only final ones). */
@@ -189,7 +185,6 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     rm->rs = rs;
     rm->n_hosts = tl.n;
     rm->first = tl.items;
-    rm->compress = o->compress;
     rm->interim = !plan->outfile && (plan->interval_given || isatty(STDOUT_FILENO));
     rm->next_report_ms = mono_ms() + plan->interval * 500LL;   /* DTail: first after interval/2 */
     pthread_mutex_init(&rm->mu, NULL);

@@ -18,7 +18,6 @@ typedef struct remote_query {
     pthread_mutex_t mu;          /* guards dq */
     dtail_query_t *dq;           /* the reporter; NULL once closed */
     wire_request_t rq;           /* the same request for every server */
-    int compress;                /* --compress */
 } remote_query_t;
 
 static int on_aggregate(void *ctx, const remote_conn_t *c, const unsigned char *p, size_t len,
@@ -41,11 +40,8 @@ static int on_aggregate(void *ctx, const remote_conn_t *c, const unsigned char *
 static int run_query(void *ctx, fanout_host_t *h, err_t *e)
 {
     remote_query_t *rq = ctx;
-    wire_request_t w = rq->rq;
-    if (remote_wants_zstd(&h->c, rq->compress))
-        w.flags |= WIRE_REQ_ZSTD;
     remote_handler_t hd = {.ctx = h, .on_aggregate = on_aggregate};
-    return remote_request(&h->c, &w, NULL, &hd, &h->rs, e);
+    return remote_request(&h->c, &rq->rq, NULL, &hd, &h->rs, e);
 }
 
 int remote_query_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs)
@@ -76,7 +72,6 @@ int remote_query_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs
         return client_usage_error(rs->tool, &e);
     }
     pthread_mutex_init(&rq->mu, NULL);
-    rq->compress = o->compress;
     rq->rq = (wire_request_t){
         .kind = WIRE_KIND_TAIL,
         .render = WIRE_RENDER_PLAIN,

@@ -9,11 +9,6 @@
 #include "client/fanout.h"
 #include "client/remote.h"
 
-typedef struct scan_req {
-    wire_request_t rq;          /* the same request for every server */
-    int compress;               /* --compress */
-} scan_req_t;
-
 static int on_lines(void *ctx, const char *p, size_t len, err_t *e)
 {
     return fanout_write_lines(ctx, p, len, e);
@@ -21,12 +16,9 @@ static int on_lines(void *ctx, const char *p, size_t len, err_t *e)
 
 static int run_scan(void *ctx, fanout_host_t *h, err_t *e)
 {
-    scan_req_t *sr = ctx;
-    wire_request_t rq = sr->rq;
-    if (remote_wants_zstd(&h->c, sr->compress))
-        rq.flags |= WIRE_REQ_ZSTD;
+    const wire_request_t *rq = ctx;   /* the same request for every server */
     remote_handler_t hd = {.ctx = h, .on_lines = on_lines};
-    return remote_request(&h->c, &rq, NULL, &hd, &h->rs, e);
+    return remote_request(&h->c, rq, NULL, &hd, &h->rs, e);
 }
 
 int remote_lines_run(const cli_opts_t *o, const config_t *cfg, uint8_t kind, const char *regex,
@@ -42,14 +34,13 @@ int remote_lines_run(const cli_opts_t *o, const config_t *cfg, uint8_t kind, con
         free(files);
         return client_usage_error(rs->tool, &e);
     }
-    scan_req_t *sr = calloc(1, sizeof *sr);
-    if (!sr) {
+    wire_request_t *rq = calloc(1, sizeof *rq);
+    if (!rq) {
         free(files);
         fanout_targets_free(&tl);
         return 1;
     }
-    sr->compress = o->compress;
-    sr->rq = (wire_request_t){
+    *rq = (wire_request_t){
         .kind = kind,
         .render = o->plain ? WIRE_RENDER_PLAIN
                            : client_colors(o, cfg) ? WIRE_RENDER_COLOR : WIRE_RENDER_REMOTE,
@@ -63,12 +54,12 @@ int remote_lines_run(const cli_opts_t *o, const config_t *cfg, uint8_t kind, con
     };
     fanout_opts_t fo = {.o = o, .cfg = cfg, .targets = &tl, .deadline_s = deadline_s,
                         .deadline_is_end = follow};
-    fanout_ops_t ops = {.ctx = sr, .run = run_scan, .retry = follow};
+    fanout_ops_t ops = {.ctx = rq, .run = run_scan, .retry = follow};
     int abandoned;
     int status = fanout_run(&fo, &ops, rs, &abandoned);
     if (!abandoned) {
         free(files);
-        free(sr);
+        free(rq);
         fanout_targets_free(&tl);
     }
     return status;
