@@ -6,69 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Rendered rows waiting to be emitted: cell texts back to back, each
- * NUL-terminated, and their offsets. */
-typedef struct rowbuf {
-    char *text;             /* cell texts */
-    size_t len, cap;        /* used, allocated */
-    size_t *offs;           /* offset of each cell in text */
-    size_t n_cells, cap_cells; /* used, allocated */
-    size_t n_rows;          /* complete rows */
-} rowbuf_t;
-
-static void rowbuf_free(rowbuf_t *rb)
-{
-    free(rb->text);
-    free(rb->offs);
-    memset(rb, 0, sizeof *rb);
-}
-
-/* Room for a cell of up to need bytes; NULL when out of memory. */
-static char *rowbuf_cell(rowbuf_t *rb, size_t need)
-{
-    if (rb->len + need > rb->cap) {
-        size_t cap = rb->cap ? rb->cap : 4096;
-        while (rb->len + need > cap)
-            cap *= 2;
-        char *t = realloc(rb->text, cap);
-        if (!t)
-            return NULL;
-        rb->text = t;
-        rb->cap = cap;
-    }
-    if (rb->n_cells == rb->cap_cells) {
-        size_t cap = rb->cap_cells ? rb->cap_cells * 2 : 256;
-        size_t *o = realloc(rb->offs, cap * sizeof *o);
-        if (!o)
-            return NULL;
-        rb->offs = o;
-        rb->cap_cells = cap;
-    }
-    rb->offs[rb->n_cells++] = rb->len;
-    return rb->text + rb->len;
-}
-
-/* Renders group 0 of acc as one row, exactly as result_build does. */
-static int rowbuf_render(rowbuf_t *rb, const agg_table_t *acc, const result_col_totals_t *ct)
-{
-    for (size_t c = 0; c < acc->n_specs; c++) {
-        const unsigned char *st = agg_table_state(acc, 0, c);
-        size_t need = result_cell_need(&acc->specs[c], st);
-        char *at = rowbuf_cell(rb, need);
-        if (!at)
-            return -1;
-        rb->len += (size_t)result_format_cell(at, need, &acc->specs[c], st, &ct[c]) + 1;
-    }
-    rb->n_rows++;
-    return 0;
-}
-
 /* Appends a row stored as n_cols NUL-terminated cells back to back. */
-static int rowbuf_add_packed(rowbuf_t *rb, const char *p, size_t len, size_t n_cols)
+static int rows_add_packed(result_rows_t *rb, const char *p, size_t len, size_t n_cols)
 {
     for (size_t c = 0; c < n_cols; c++) {
         size_t n = strnlen(p, len);
-        char *at = rowbuf_cell(rb, n + 1);
+        char *at = result_rows_cell(rb, n + 1);
         if (!at)
             return -1;
         memcpy(at, p, n);
@@ -81,93 +24,37 @@ static int rowbuf_add_packed(rowbuf_t *rb, const char *p, size_t len, size_t n_c
     return 0;
 }
 
-/* Hands the buffered rows to emit as a result_t and empties the buffer. */
-static int rowbuf_emit(rowbuf_t *rb, const plan_t *plan, size_t n_groups, spill_emit_fn emit,
-                       void *arg, err_t *e)
+/* Hands the collected rows to emit as a result_t and empties rb. */
+static int rows_emit(result_rows_t *rb, const plan_t *plan, size_t n_groups, spill_emit_fn emit,
+                     void *arg, err_t *e)
 {
-    result_t r = {.n_cols = plan->n_select, .n_rows = rb->n_rows, .n_groups = n_groups};
-    r.headers = calloc(plan->n_select ? plan->n_select : 1, sizeof *r.headers);
-    r.cells = calloc(rb->n_cells + 1, sizeof *r.cells);
-    if (!r.headers || !r.cells) {
-        result_free(&r);
-        return err_set(e, ERR_NOMEM, "out of memory rendering spilled groups");
-    }
-    for (size_t c = 0; c < plan->n_select; c++)
-        r.headers[c] = plan->select[c].name;
-    for (size_t k = 0; k < rb->n_cells; k++)
-        r.cells[k] = rb->text + rb->offs[k];
-    r.text = rb->text;   /* result_free frees it */
-    rb->text = NULL;
-    rb->len = rb->cap = 0;
-    rb->n_cells = rb->n_rows = 0;
+    result_t r;
+    if (result_rows_take(rb, plan, n_groups, &r, e) < 0)
+        return -1;
     int rc = emit(&r, arg, e);
     result_free(&r);
     return rc;
 }
 
-/* ---- totals for percentage and percentile -------------------------------- */
-
-static void totals_free(result_col_totals_t *ct, size_t n)
-{
-    for (size_t c = 0; ct && c < n; c++)
-        free(ct[c].sorted);
-    free(ct);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* One pass over the merge: the sums percentage() needs and the sorted
- * sums percentile() needs. Returns 0 (ct untouched when no column needs
- * them), -1 with e set. */
+/* One pass over the merge for the totals of percentage and percentile
+ * (ct untouched when no column needs them). -1 with e set. */
 static int totals_compute(spill_t *sp, agg_table_t *acc, result_col_totals_t *ct, err_t *e)
 {
-    int any = 0;
-    for (size_t c = 0; c < acc->n_specs; c++)
-        any |= acc->specs[c].agg == PLAN_AGG_PERCENTAGE || acc->specs[c].agg == PLAN_AGG_PERCENTILE;
-    if (!any)
+    if (!result_needs_totals(acc->specs, acc->n_specs))
         return 0;
     spill_iter_t *it = spill_iter_open(sp, e);
     if (!it)
         return -1;
-    size_t cap = 0, n = 0;
     int rc;
-    while ((rc = spill_iter_next(it, acc, e)) > 0) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 1024;
-            for (size_t c = 0; c < acc->n_specs; c++) {
-                if (acc->specs[c].agg != PLAN_AGG_PERCENTILE)
-                    continue;
-                double *s = realloc(ct[c].sorted, cap * sizeof *s);
-                if (!s) {
-                    spill_iter_close(it);
-                    return err_set(e, ERR_NOMEM, "out of memory: percentile over spilled groups");
-                }
-                ct[c].sorted = s;
-            }
+    while ((rc = spill_iter_next(it, acc, e)) > 0)
+        if (result_totals_add(ct, acc, 0) < 0) {
+            rc = err_set(e, ERR_NOMEM, "out of memory: percentile over spilled groups");
+            break;
         }
-        for (size_t c = 0; c < acc->n_specs; c++) {
-            enum plan_agg agg = acc->specs[c].agg;
-            if (agg != PLAN_AGG_PERCENTAGE && agg != PLAN_AGG_PERCENTILE)
-                continue;
-            double v = agg_state_number(&acc->specs[c], agg_table_state(acc, 0, c));
-            ct[c].sum += v;
-            if (ct[c].sorted)
-                ct[c].sorted[n] = v;
-        }
-        n++;
-    }
     spill_iter_close(it);
     if (rc < 0)
         return -1;
-    for (size_t c = 0; c < acc->n_specs; c++) {
-        ct[c].n = n;
-        if (ct[c].sorted)
-            qsort(ct[c].sorted, n, sizeof(double), cmp_double);
-    }
+    result_totals_finish(ct, acc->n_specs);
     return 0;
 }
 
@@ -178,7 +65,7 @@ typedef struct build {
     spill_t *sp;                /* the runs */
     agg_table_t acc;            /* the current merged group */
     result_col_totals_t *ct;    /* per column */
-    rowbuf_t rb;                /* rows not yet emitted */
+    result_rows_t rb;           /* rows not yet emitted */
     size_t keep;                /* rows wanted (SIZE_MAX: all) */
     size_t chunk_rows;          /* rows per emit */
     size_t n_groups;            /* groups merged so far */
@@ -192,7 +79,7 @@ static int flush_if_full(build_t *b, err_t *e)
     if (b->rb.n_rows < b->chunk_rows)
         return 0;
     b->emitted = 1;
-    return rowbuf_emit(&b->rb, b->plan, b->n_groups, b->emit, b->arg, e);
+    return rows_emit(&b->rb, b->plan, b->n_groups, b->emit, b->arg, e);
 }
 
 /* Without order by: the merge is already in result order. */
@@ -208,7 +95,7 @@ static int rows_in_key_order(build_t *b, err_t *e)
         if (rc <= 0)
             break;
         b->n_groups++;
-        if (want && (rowbuf_render(&b->rb, &b->acc, b->ct) < 0 ||
+        if (want && (result_rows_add(&b->rb, &b->acc, 0, b->ct) < 0 ||
                      flush_if_full(b, e) < 0)) {
             if (e->code == ERR_NONE)
                 err_set(e, ERR_NOMEM, "out of memory rendering spilled groups");
@@ -252,7 +139,7 @@ static int rows_by_value(build_t *b, err_t *e)
         return db_fail(b, e, st);
     int rc;
     while ((rc = spill_iter_next(it, &b->acc, e)) > 0) {
-        if (rowbuf_render(&b->rb, &b->acc, b->ct) < 0) {
+        if (result_rows_add(&b->rb, &b->acc, 0, b->ct) < 0) {
             rc = err_set(e, ERR_NOMEM, "out of memory rendering spilled groups");
             break;
         }
@@ -281,7 +168,7 @@ static int rows_by_value(build_t *b, err_t *e)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *p = sqlite3_column_blob(st, 0);
         size_t len = (size_t)sqlite3_column_bytes(st, 0);
-        if (rowbuf_add_packed(&b->rb, p ? p : "", len, b->plan->n_select) < 0) {
+        if (rows_add_packed(&b->rb, p ? p : "", len, b->plan->n_select) < 0) {
             err_set(e, ERR_NOMEM, "out of memory rendering spilled groups");
             return db_fail(b, e, st);
         }
@@ -312,9 +199,9 @@ int spill_result_each(const plan_t *plan, spill_t *sp, long long limit, size_t c
         rc = ordered ? rows_by_value(&b, e) : rows_in_key_order(&b, e);
     }
     if (rc == 0 && (b.rb.n_rows || !b.emitted))
-        rc = rowbuf_emit(&b.rb, plan, b.n_groups, emit, arg, e);
-    rowbuf_free(&b.rb);
-    totals_free(b.ct, n_specs);
+        rc = rows_emit(&b.rb, plan, b.n_groups, emit, arg, e);
+    result_rows_free(&b.rb);
+    result_totals_free(b.ct, n_specs);
     agg_table_free(&b.acc);
     return rc < 0 ? -1 : 0;
 }

@@ -172,6 +172,128 @@ int result_format_cell(char *buf, size_t cap, const agg_spec_t *spec, const unsi
     }
 }
 
+/* ---- totals and rows, shared with spilled results ------------------------- */
+
+static int is_total_agg(enum plan_agg agg)
+{
+    return agg == PLAN_AGG_PERCENTAGE || agg == PLAN_AGG_PERCENTILE;
+}
+
+int result_needs_totals(const agg_spec_t *specs, size_t n)
+{
+    for (size_t c = 0; c < n; c++)
+        if (is_total_agg(specs[c].agg))
+            return 1;
+    return 0;
+}
+
+int result_totals_add(result_col_totals_t *ct, const agg_table_t *t, size_t g)
+{
+    for (size_t c = 0; c < t->n_specs; c++) {
+        if (!is_total_agg(t->specs[c].agg))
+            continue;
+        double v = agg_state_number(&t->specs[c], agg_table_state(t, g, c));
+        ct[c].sum += v;
+        if (t->specs[c].agg == PLAN_AGG_PERCENTILE) {
+            if (ct[c].n == ct[c].cap) {
+                size_t cap = ct[c].cap ? ct[c].cap * 2 : 1024;
+                double *sorted = realloc(ct[c].sorted, cap * sizeof *sorted);
+                if (!sorted)
+                    return -1;
+                ct[c].sorted = sorted;
+                ct[c].cap = cap;
+            }
+            ct[c].sorted[ct[c].n] = v;
+        }
+        ct[c].n++;
+    }
+    return 0;
+}
+
+void result_totals_finish(result_col_totals_t *ct, size_t n)
+{
+    for (size_t c = 0; c < n; c++)
+        if (ct[c].sorted)
+            qsort(ct[c].sorted, ct[c].n, sizeof(double), cmp_double);
+}
+
+void result_totals_free(result_col_totals_t *ct, size_t n)
+{
+    for (size_t c = 0; ct && c < n; c++)
+        free(ct[c].sorted);
+    free(ct);
+}
+
+char *result_rows_cell(result_rows_t *rb, size_t need)
+{
+    if (rb->len + need > rb->cap) {
+        size_t cap = rb->cap ? rb->cap : 4096;
+        while (rb->len + need > cap)
+            cap *= 2;
+        char *t = realloc(rb->text, cap);
+        if (!t)
+            return NULL;
+        rb->text = t;
+        rb->cap = cap;
+    }
+    if (rb->n_cells == rb->cap_cells) {
+        size_t cap = rb->cap_cells ? rb->cap_cells * 2 : 256;
+        size_t *o = realloc(rb->offs, cap * sizeof *o);
+        if (!o)
+            return NULL;
+        rb->offs = o;
+        rb->cap_cells = cap;
+    }
+    rb->offs[rb->n_cells++] = rb->len;
+    return rb->text + rb->len;
+}
+
+int result_rows_add(result_rows_t *rb, const agg_table_t *t, size_t g,
+                    const result_col_totals_t *ct)
+{
+    for (size_t c = 0; c < t->n_specs; c++) {
+        const unsigned char *st = agg_table_state(t, g, c);
+        size_t need = result_cell_need(&t->specs[c], st);
+        char *at = result_rows_cell(rb, need);
+        if (!at)
+            return -1;
+        rb->len += (size_t)result_format_cell(at, need, &t->specs[c], st, &ct[c]) + 1;
+    }
+    rb->n_rows++;
+    return 0;
+}
+
+int result_rows_take(result_rows_t *rb, const plan_t *plan, size_t n_groups, result_t *r,
+                     err_t *e)
+{
+    memset(r, 0, sizeof *r);
+    r->n_cols = plan->n_select;
+    r->n_rows = rb->n_rows;
+    r->n_groups = n_groups;
+    r->headers = calloc(plan->n_select ? plan->n_select : 1, sizeof *r->headers);
+    r->cells = calloc(rb->n_cells + 1, sizeof *r->cells);
+    if (!r->headers || !r->cells) {
+        result_free(r);
+        return err_set(e, ERR_NOMEM, "out of memory rendering %zu groups", n_groups);
+    }
+    for (size_t c = 0; c < plan->n_select; c++)
+        r->headers[c] = plan->select[c].name;
+    for (size_t k = 0; k < rb->n_cells; k++)
+        r->cells[k] = rb->text + rb->offs[k];
+    r->text = rb->text;   /* result_free frees it */
+    rb->text = NULL;
+    rb->len = rb->cap = 0;
+    rb->n_cells = rb->n_rows = 0;
+    return 0;
+}
+
+void result_rows_free(result_rows_t *rb)
+{
+    free(rb->text);
+    free(rb->offs);
+    memset(rb, 0, sizeof *rb);
+}
+
 void result_free(result_t *r)
 {
     free(r->cells);
@@ -185,13 +307,11 @@ int result_build(const plan_t *plan, const agg_table_t *t, long long limit, resu
     memset(r, 0, sizeof *r);
     size_t ng = t->n_groups, nc = plan->n_select;
     char *keybuf = NULL;
+    result_rows_t rb = {0};
     row_ref_t *rows = calloc(ng ? ng : 1, sizeof *rows);
-    col_totals_t *ct = calloc(nc, sizeof *ct);
-    r->headers = calloc(nc, sizeof *r->headers);
-    if (!rows || !ct || !r->headers)
+    col_totals_t *ct = calloc(nc ? nc : 1, sizeof *ct);
+    if (!rows || !ct)
         goto nomem;
-    for (size_t c = 0; c < nc; c++)
-        r->headers[c] = plan->select[c].name;
     keybuf = malloc(t->keys_len + ng + 1);
     if (!keybuf)
         goto nomem;
@@ -207,74 +327,30 @@ int result_build(const plan_t *plan, const agg_table_t *t, long long limit, resu
             rows[i].order = agg_state_number(spec, agg_table_state(t, rows[i].group, (size_t)plan->order_index));
         cmp = plan->order_ascending ? cmp_asc : cmp_desc;
     }
-    size_t wanted = limit >= 0 && (unsigned long long)limit < ng ? (size_t)limit : ng;
-    if (wanted < ng / 4)
-        top_rows(rows, ng, wanted, cmp);   /* a short table of many groups */
+    size_t keep = limit >= 0 && (unsigned long long)limit < ng ? (size_t)limit : ng;
+    if (keep < ng / 4)
+        top_rows(rows, ng, keep, cmp);   /* a short table of many groups */
     else
         qsort(rows, ng, sizeof *rows, cmp);
     /* Totals over all groups for percentage and percentile. */
-    for (size_t c = 0; c < nc; c++) {
-        enum plan_agg agg = t->specs[c].agg;
-        if (agg != PLAN_AGG_PERCENTAGE && agg != PLAN_AGG_PERCENTILE)
-            continue;
-        ct[c].sorted = malloc((ng ? ng : 1) * sizeof(double));
-        if (!ct[c].sorted)
+    if (result_needs_totals(t->specs, nc)) {
+        for (size_t g = 0; g < ng; g++)
+            if (result_totals_add(ct, t, g) < 0)
+                goto nomem;
+        result_totals_finish(ct, nc);
+    }
+    for (size_t i = 0; i < keep; i++)
+        if (result_rows_add(&rb, t, rows[i].group, ct) < 0)
             goto nomem;
-        for (size_t g = 0; g < ng; g++) {
-            double v = agg_state_number(&t->specs[c], agg_table_state(t, g, c));
-            ct[c].sum += v;
-            ct[c].sorted[g] = v;
-        }
-        ct[c].n = ng;
-        qsort(ct[c].sorted, ng, sizeof(double), cmp_double);
-    }
-    size_t keep = limit >= 0 && (unsigned long long)limit < ng ? (size_t)limit : ng;
-    r->n_cols = nc;
-    r->n_rows = keep;
-    r->n_groups = ng;
-    r->cells = calloc(keep * nc + 1, sizeof *r->cells);
-    size_t cap = 4096, len = 0;
-    r->text = malloc(cap);
-    if (!r->cells || !r->text)
-        goto nomem;
-    size_t *offs = calloc(keep * nc + 1, sizeof *offs);
-    if (!offs)
-        goto nomem;
-    for (size_t i = 0; i < keep; i++) {
-        for (size_t c = 0; c < nc; c++) {
-            const unsigned char *st = agg_table_state(t, rows[i].group, c);
-            const agg_spec_t *spec = &t->specs[c];
-            size_t need = result_cell_need(spec, st);
-            if (len + need > cap) {
-                while (len + need > cap)
-                    cap *= 2;
-                char *nt = realloc(r->text, cap);
-                if (!nt) {
-                    free(offs);
-                    goto nomem;
-                }
-                r->text = nt;
-            }
-            offs[i * nc + c] = len;
-            len += (size_t)result_format_cell(r->text + len, need, spec, st, &ct[c]) + 1;
-        }
-    }
-    for (size_t k = 0; k < keep * nc; k++)
-        r->cells[k] = r->text + offs[k];
-    free(offs);
     free(keybuf);
     free(rows);
-    for (size_t c = 0; c < nc; c++)
-        free(ct[c].sorted);
-    free(ct);
-    return 0;
+    result_totals_free(ct, nc);
+    return result_rows_take(&rb, plan, ng, r, e);
 nomem:
     free(keybuf);
     free(rows);
-    for (size_t c = 0; ct && c < nc; c++)
-        free(ct[c].sorted);
-    free(ct);
-    result_free(r);
+    result_totals_free(ct, nc);
+    result_rows_free(&rb);
     return err_set(e, ERR_NOMEM, "out of memory rendering %zu groups", ng);
 }
 

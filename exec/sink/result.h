@@ -29,7 +29,42 @@ typedef struct result_col_totals {
     double sum;             /* percentage: sum over groups */
     double *sorted;         /* percentile: sorted group sums */
     size_t n;               /* groups */
+    size_t cap;             /* sorted's allocation */
 } result_col_totals_t;
+
+/* Totals are gathered group by group (result_build walks a table, a
+ * spilled result its merge), then finished once: */
+/* Whether any of the n select items needs totals. */
+int result_needs_totals(const agg_spec_t *specs, size_t n);
+/* Adds group g of t to ct (one entry per select item); -1 out of memory. */
+int result_totals_add(result_col_totals_t *ct, const agg_table_t *t, size_t g);
+/* Sorts what percentile() ranks in; call after the last add. */
+void result_totals_finish(result_col_totals_t *ct, size_t n);
+/* Frees ct (n entries) and what it holds. */
+void result_totals_free(result_col_totals_t *ct, size_t n);
+
+/* Rendered rows being collected: cell texts back to back, each
+ * NUL-terminated, and their offsets. Zero-initialise. */
+typedef struct result_rows {
+    char *text;             /* cell texts */
+    size_t len, cap;        /* used, allocated */
+    size_t *offs;           /* offset of each cell in text */
+    size_t n_cells, cap_cells; /* used, allocated */
+    size_t n_rows;          /* complete rows */
+} result_rows_t;
+
+/* Room for one cell of up to need bytes at the end (the caller fills it
+ * and adds its length plus one to rb->len); NULL when out of memory. */
+char *result_rows_cell(result_rows_t *rb, size_t need);
+/* Renders group g of t as a row, with the columns' totals; -1 out of
+ * memory. */
+int result_rows_add(result_rows_t *rb, const agg_table_t *t, size_t g,
+                    const result_col_totals_t *ct);
+/* Moves the rows into r (headers from the plan, n_groups as given) and
+ * empties rb; -1 with e set when out of memory. */
+int result_rows_take(result_rows_t *rb, const plan_t *plan, size_t n_groups, result_t *r,
+                     err_t *e);
+void result_rows_free(result_rows_t *rb);
 
 /* One cell as result_build renders it: state st of select item spec, with
  * the column's totals (needed for percentage and percentile only). buf has
