@@ -2,46 +2,18 @@
 # Usage: bash dtail.sh colortable|checkhealth|follow|grep|rotate|truncate|
 #                      glob|stdin|query|query_outfile|timeout|signal
 #
-# Background dtail runs write to $T/bg.out; `wait_lines` polls that file
-# with a deadline, and `stop_bg` ends the run with SIGTERM and asserts it
-# exits 0 within a bound.
+# Background dtail runs (start_bg) write to $T/bg.out; lib.sh's wait_lines
+# polls that file with a deadline, and `stop_bg` ends the run with SIGTERM
+# and asserts it exits 0 within a bound.
 . "$(dirname "$0")/lib.sh"
 mode=${1:?mode}
 need_bin dtail
 
-BG_PID=
-start_bg() {   # start_bg ARGS...: dtail in the background
-  E2E_RUNS=$((E2E_RUNS + 1))
-  "$DTAIL_BIN/dtail" "$@" >"$T/bg.out" 2>"$T/bg.err" </dev/null &
-  BG_PID=$!
-}
-
-# wait_lines N SECONDS: until $T/bg.out has N lines.
-wait_lines() {
-  local want=$1 deadline=$((SECONDS + $2)) n=0
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    n=$(wc -l <"$T/bg.out")
-    [ "$n" -ge "$want" ] && return 0
-    sleep 0.05
-  done
-  fail "waited $2 s for $want lines of output, got $n"
-  return 1
-}
+start_bg() { bg_start dtail "$@"; }   # start_bg ARGS...: dtail in the background
 
 stop_bg() {
-  local i
-  kill -TERM "$BG_PID" 2>/dev/null
-  for i in $(seq 1 100); do
-    kill -0 "$BG_PID" 2>/dev/null || break
-    sleep 0.05
-  done
-  if kill -0 "$BG_PID" 2>/dev/null; then
-    fail "dtail did not exit within 5 s of SIGTERM"
-    kill -KILL "$BG_PID"
-  fi
-  wait "$BG_PID"
-  local rc=$?
-  [ "$rc" -eq 0 ] || { fail "dtail exited $rc after SIGTERM"; cat "$T/bg.err" >&2; }
+  bg_stop TERM 5
+  expect_rc "dtail after SIGTERM" 0
 }
 
 # Gives a started dtail time to open its files and seek to their ends.
@@ -107,29 +79,7 @@ case "$mode" in
     : >"$T/rot.log"
     start_bg --plain --files "$T/rot.log"
     settle
-    total=0
-    for r in 1 2 3 4 5; do
-      seq $((total + 1)) $((total + 200000)) >>"$T/rot.log"
-      total=$((total + 200000))
-      if [ "$r" -eq 3 ]; then
-        wait_lines "$total" 30 || break
-        : >"$T/rot.log"     # truncation in place
-      elif [ "$r" -lt 5 ]; then
-        # A file lives a second before it is rotated (real rotations are
-        # minutes apart; dtail must have seen it at the path, which on a
-        # loaded machine can take some tenths of a second); dtail need not
-        # have read it yet.
-        sleep 1
-        mv "$T/rot.log" "$T/rot.log.$r"
-      fi
-    done
-    wait_lines 1000000 60
-    sleep 0.5
-    stop_bg
-    seq 1 1000000 >"$T/want"
-    if ! cmp -s "$T/bg.out" "$T/want"; then
-      fail "rotation: $(wc -l <"$T/bg.out") lines, $(sort -n "$T/bg.out" | uniq -d | wc -l) duplicated, $(sort -n "$T/bg.out" | uniq | wc -l) distinct; want 1..1000000 once each, in order"
-    fi
+    rotate_check rotation "$T/rot.log"
     ;;
   truncate)
     # copytruncate: the file is copied and emptied in place; new lines
@@ -194,8 +144,7 @@ case "$mode" in
     head -n 100 "$M" >>"$T/q.log"
     sleep 1.5
     tail -n +101 "$M" >>"$T/q.log"
-    deadline=$((SECONDS + 10))
-    while [ "$SECONDS" -lt "$deadline" ] && ! grep -q '^597,' "$T/q.csv" 2>/dev/null; do sleep 0.1; done
+    poll 10 grep -qs '^597,' "$T/q.csv"
     stop_bg
     printf 'count($line),max($goroutines)\n597,17.000000\n' >"$T/want"
     expect_bytes "cumulative outfile" "$T/q.csv" "$T/want"
@@ -217,10 +166,8 @@ case "$mode" in
     kill -INT "$BG_PID"
     sleep 0.3
     kill -0 "$BG_PID" 2>/dev/null || fail "dtail exited on the first SIGINT"
-    kill -INT "$BG_PID"
-    for i in $(seq 1 100); do kill -0 "$BG_PID" 2>/dev/null || break; sleep 0.05; done
-    kill -0 "$BG_PID" 2>/dev/null && { fail "dtail still runs after a second SIGINT"; kill -KILL "$BG_PID"; }
-    wait "$BG_PID"
+    # The second SIGINT: dtail must exit within 5 s.
+    bg_stop INT 5
     expect_contains "hint" "$T/bg.err" "Hint: Hit Ctrl+C again to exit"
     ;;
   *) die "unknown mode $mode" ;;

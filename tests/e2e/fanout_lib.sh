@@ -69,12 +69,8 @@ fanout_list() {
 }
 
 fanout_kill() {
-  local pid=${FANOUT_PIDS[$1]} k
-  kill -KILL "$pid" 2>/dev/null
-  for k in $(seq 1 100); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.05
-  done
+  kill -KILL "${FANOUT_PIDS[$1]}" 2>/dev/null
+  poll 5 pid_gone "${FANOUT_PIDS[$1]}"
   FANOUT_PIDS[$1]=
 }
 

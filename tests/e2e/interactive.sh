@@ -20,25 +20,21 @@ start() {   # start N: N servers, each with an empty data.log, and the FIFO
   exec 3<>"$T/ctl"   # held open: the client sees no end of its control input
 }
 
-BG_PID=
 start_bg() {   # start_bg TOOL ARGS...: through the servers, in the background
   local tool=$1; shift
-  E2E_RUNS=$((E2E_RUNS + 1))
-  timeout -k 2 60 "$DTAIL_BIN/$tool" "${SERVER_CLIENT_FLAGS[@]}" --servers "$(fanout_list)" \
-    --interactive-query --control-tty "$T/ctl" "$@" >"$T/bg.out" 2>"$T/bg.err" </dev/null &
-  BG_PID=$!
+  bg_start "$tool" "${SERVER_CLIENT_FLAGS[@]}" --servers "$(fanout_list)" \
+    --interactive-query --control-tty "$T/ctl" "$@"
 }
 
 send() { printf '%s\n' "$1" >&3; }
 
+log_count_at_least() {   # N STRING: server 0's log has N lines with STRING
+  [ "$(grep -cF -- "$2" "${FANOUT_LOGS[0]}")" -ge "$1" ]
+}
 
 # wait_log N STRING SECONDS: until server 0's log has N lines with STRING.
 wait_log() {
-  local deadline=$((SECONDS + $3))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    [ "$(grep -cF -- "$2" "${FANOUT_LOGS[0]}")" -ge "$1" ] && return 0
-    sleep 0.02
-  done
+  poll "$3" log_count_at_least "$1" "$2" && return 0
   fail "waited $3 s for $1 server log lines with '$2'"
   return 1
 }
@@ -46,14 +42,7 @@ wait_log() {
 # The run ends by :quit, exit 0 within 5 s.
 quit_bg() {
   send ':quit'
-  local i
-  for i in $(seq 1 100); do
-    kill -0 "$BG_PID" 2>/dev/null || break
-    sleep 0.05
-  done
-  kill -0 "$BG_PID" 2>/dev/null && fail ":quit did not end the run within 5 s"
-  wait "$BG_PID"
-  RC=$?
+  bg_stop none 5
   [ "$RC" -eq 0 ] || { fail "exit $RC after :quit, want 0"; sed 's/^/  | /' "$T/bg.err" >&2; }
   expect_contains "quit message" "$T/bg.out" "quitting interactive session"
 }

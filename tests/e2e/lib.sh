@@ -201,6 +201,111 @@ expect_lines() {
   [ "$n" -eq "$3" ] || fail "$1: $n lines, want $3"
 }
 
+# poll SECS CMD [ARGS...]: runs CMD every 50 ms until it succeeds (status
+# 0) or SECS seconds of tries have passed; its status is poll's.
+poll() {
+  local i n=$(($1 * 20))
+  shift
+  for ((i = 0; i < n; i++)); do
+    "$@" && return 0
+    sleep 0.05
+  done
+  "$@"
+}
+
+# bg_start CMD [ARGS...]: one run in the background, stdout in $T/bg.out,
+# stderr in $T/bg.err (OUT and ERR), stdin /dev/null; a bare binary name is
+# looked up in $DTAIL_BIN. Sets BG_PID: the process itself, not a timeout
+# wrapper (timeout would take signals such as SIGINT itself and SIGKILL the
+# run 2 s later); a watchdog SIGKILLs it after $BG_TIMEOUT s (default 60).
+BG_PID=
+BG_WATCHDOG=
+bg_start() {
+  local cmd=$1; shift
+  case $cmd in
+    */*) ;;
+    *) [ -x "$DTAIL_BIN/$cmd" ] && cmd=$DTAIL_BIN/$cmd ;;
+  esac
+  OUT=$T/bg.out
+  ERR=$T/bg.err
+  E2E_RUNS=$((E2E_RUNS + 1))
+  "$cmd" "$@" >"$OUT" 2>"$ERR" </dev/null &
+  BG_PID=$!
+  (sleep "${BG_TIMEOUT:-60}" && kill -KILL "$BG_PID") </dev/null >/dev/null 2>&1 &
+  BG_WATCHDOG=$!
+}
+
+pid_gone() { ! kill -0 "$1" 2>/dev/null; }   # PID
+
+# bg_stop [SIGNAL] [SECS]: sends SIGNAL (default TERM; "none": none, the
+# run ends by itself) to the background run and waits up to SECS (default
+# 5) for it to exit; one still running then is a failure and is SIGKILLed.
+# Sets RC (its exit status), OUT and ERR.
+bg_stop() {
+  local sig=${1:-TERM} secs=${2:-5} how=
+  [ "$sig" = none ] || { how=" of SIG$sig"; kill -"$sig" "$BG_PID" 2>/dev/null; }
+  if ! poll "$secs" pid_gone "$BG_PID"; then
+    fail "the background run did not exit within $secs s$how"
+    kill -KILL "$BG_PID" 2>/dev/null
+  fi
+  wait "$BG_PID"
+  RC=$?
+  kill "$BG_WATCHDOG" 2>/dev/null
+  wait "$BG_WATCHDOG" 2>/dev/null
+  OUT=$T/bg.out
+  ERR=$T/bg.err
+  BG_PID=
+}
+
+# wait_out STRING SECS: until $T/bg.out holds STRING (fixed string); on
+# timeout a failure showing bg.out and bg.err.
+wait_out() {
+  poll "$2" grep -qF -- "$1" "$T/bg.out" && return 0
+  fail "waited $2 s for '$1' in the output"
+  sed 's/^/  | /' "$T/bg.out" "$T/bg.err" >&2
+  return 1
+}
+
+has_lines() { [ "$(wc -l <"$2")" -ge "$1" ]; }   # N FILE
+
+# wait_lines N SECS: until $T/bg.out has N lines.
+wait_lines() {
+  poll "$2" has_lines "$1" "$T/bg.out" && return 0
+  fail "waited $2 s for $1 lines of output, got $(wc -l <"$T/bg.out")"
+  return 1
+}
+
+# rotate_check LABEL FILE: with a dtail following FILE started by bg_start
+# (--plain), writes 1M lines while FILE is rotated (rename and create) three
+# times and truncated once (after its lines were seen); every line must
+# arrive exactly once, in order, and dtail exit 0 on SIGTERM.
+rotate_check() {
+  local label=$1 f=$2 total=0 r
+  for r in 1 2 3 4 5; do
+    seq $((total + 1)) $((total + 200000)) >>"$f"
+    total=$((total + 200000))
+    if [ "$r" -eq 3 ]; then
+      wait_lines "$total" 30 || break
+      : >"$f"     # truncation in place
+    elif [ "$r" -lt 5 ]; then
+      # A file lives a second before it is rotated (real rotations are
+      # minutes apart; dtail must have seen it at the path, which on a
+      # loaded machine can take some tenths of a second); dtail need not
+      # have read it yet.
+      sleep 1
+      mv "$f" "$f.$r"
+    fi
+  done
+  wait_lines 1000000 60
+  sleep 0.5
+  bg_stop TERM 10
+  expect_rc "$label" 0
+  seq 1 1000000 >"$T/want"
+  if ! cmp -s "$T/bg.out" "$T/want"; then
+    fail "$label: $(wc -l <"$T/bg.out") lines, $(sort -n "$T/bg.out" | uniq -d | wc -l) duplicated, $(sort -n "$T/bg.out" | uniq | wc -l) distinct; want 1..1000000 once each, in order"
+  fi
+}
+
 finish() {
   if [ "$E2E_RUNS" -eq 0 ]; then
     die "no command was run"

@@ -55,27 +55,6 @@ same_csv() {
     fail "$label: the .query file does not hold the query"
 }
 
-# wait_log TEXT: the server log shows TEXT within 5 s.
-wait_log() {
-  local i
-  for i in $(seq 1 100); do
-    grep -qF -- "$1" "$SERVER_LOG" && return 0
-    sleep 0.05
-  done
-  fail "the server log does not show '$1' within 5 s"
-}
-
-# wait_pid PID SECONDS LABEL: the process must exit within the bound.
-wait_pid() {
-  local i
-  for i in $(seq 1 $(($2 * 20))); do
-    kill -0 "$1" 2>/dev/null || { wait "$1"; return 0; }
-    sleep 0.05
-  done
-  kill -KILL "$1" 2>/dev/null
-  fail "$3: still running after $2 s"
-}
-
 case $mode in
 dcat1)
   server_setup
@@ -153,7 +132,7 @@ max)
   srv max dgrep --plain --logLevel error --grep INFO --max 3 --files "$IN/max.log"
   expect_rc max 0
   expect_bytes max "$OUT" "$T/max.want"
-  wait_log "File processing complete"
+  expect_log max "File processing complete"
   grep -E 'ERROR.*\|EOF$' "$SERVER_LOG" && fail "the server logged an EOF error"
   server_stop
   ;;
@@ -222,7 +201,7 @@ denied)
   srv ok dcat --plain --files "$IN/allowed/ok.log"
   expect_rc ok 0
   expect_contains ok "$OUT" "fine line"
-  wait_log "No permission to read file"
+  expect_log denied "No permission to read file"
   server_stop
   ;;
 malformed)
@@ -254,7 +233,7 @@ disconnect)
   run_sh head "'$DTAIL_BIN/dcat' --cfg none --plain ${SERVER_CLIENT_FLAGS[*]} --files '$IN/big.log' | head -c 100000 >/dev/null"
   # ... or is killed while the server waits for its window.
   run_sh kill "{ timeout -s KILL 1 '$DTAIL_BIN/dcat' --cfg none ${SERVER_CLIENT_FLAGS[*]} --files '$IN/big.log' || true; } | { sleep 2; head -c 10 >/dev/null; }"
-  wait_log "client gone"
+  expect_log disconnect "client gone"
   server_alive
   srv after dcat --plain --files "$IN/big.log"
   expect_rc after 0
@@ -275,21 +254,20 @@ tail)
   echo "old line before the tail" >"$F"
   chmod 644 "$F"
   server_start
-  timeout -k 2 20 "$DTAIL_BIN/wireclient" "$SERVER" "$SERVER_KEY" tail "$F" "" 4 >"$T/tail.out" 2>"$T/tail.err" &
-  TP=$!
-  wait_log "Start reading|$F|follow.log"
+  BG_TIMEOUT=20 bg_start wireclient "$SERVER" "$SERVER_KEY" tail "$F" "" 4
+  expect_log tail "Start reading|$F|follow.log"
   for i in $(seq 1 100); do echo "appended $i"; done >>"$F"
   sleep 0.3
   mv "$F" "$F.1"
   for i in $(seq 1 50); do echo "after rotation $i"; done >"$F"
   chmod 644 "$F"
-  wait_pid "$TP" 10 "the tail client (4 s request timeout)"
-  OUT=$T/tail.out ERR=$T/tail.err
+  # The tail client ends by itself at its 4 s request timeout.
+  bg_stop none 10
+  expect_rc tail 0
   expect_contains tail "$ERR" "END 0"
-  grep -q "old line" "$T/tail.out" && fail "tail: read what was there before it started"
-  [ "$(grep -c '^appended ' "$T/tail.out")" -eq 100 ] || fail "tail: $(grep -c '^appended ' "$T/tail.out") appended lines, want 100"
-  [ "$(grep -c '^after rotation ' "$T/tail.out")" -eq 50 ] || fail "tail: $(grep -c '^after rotation ' "$T/tail.out") lines after the rotation, want 50"
-  E2E_RUNS=$((E2E_RUNS + 1))
+  grep -q "old line" "$OUT" && fail "tail: read what was there before it started"
+  [ "$(grep -c '^appended ' "$OUT")" -eq 100 ] || fail "tail: $(grep -c '^appended ' "$OUT") appended lines, want 100"
+  [ "$(grep -c '^after rotation ' "$OUT")" -eq 50 ] || fail "tail: $(grep -c '^after rotation ' "$OUT") lines after the rotation, want 50"
   server_alive
   server_stop
   ;;
@@ -302,39 +280,9 @@ tail_rotate)
   : >"$F"
   chmod 644 "$F"
   server_start
-  E2E_RUNS=$((E2E_RUNS + 1))
-  "$DTAIL_BIN/dtail" --cfg none --plain "${SERVER_CLIENT_FLAGS[@]}" --files "$F" \
-    >"$T/rot.out" 2>"$T/rot.err" </dev/null &
-  DP=$!
-  wait_log "Start reading|$F|rot.log"
-  got_lines() { # N SECONDS: until rot.out has N lines
-    local deadline=$((SECONDS + $2))
-    while [ "$SECONDS" -lt "$deadline" ]; do
-      [ "$(wc -l <"$T/rot.out")" -ge "$1" ] && return 0
-      sleep 0.05
-    done
-    fail "waited $2 s for $1 lines through the server, got $(wc -l <"$T/rot.out")"
-    return 1
-  }
-  total=0
-  for r in 1 2 3 4 5; do
-    seq $((total + 1)) $((total + 200000)) >>"$F"
-    total=$((total + 200000))
-    if [ "$r" -eq 3 ]; then
-      got_lines "$total" 30 || break
-      : >"$F"
-    elif [ "$r" -lt 5 ]; then
-      sleep 1   # a file stays a second under the followed name (docs/dtail.md)
-      mv "$F" "$F.$r"
-    fi
-  done
-  got_lines 1000000 60
-  sleep 0.5
-  kill -TERM "$DP"
-  wait_pid "$DP" 10 "dtail after SIGTERM"
-  seq 1 1000000 >"$T/want"
-  cmp -s "$T/rot.out" "$T/want" ||
-    fail "rotation through the server: $(wc -l <"$T/rot.out") lines, $(sort -n "$T/rot.out" | uniq -d | wc -l) duplicated; want 1..1000000 once each, in order"
+  bg_start dtail --cfg none --plain "${SERVER_CLIENT_FLAGS[@]}" --files "$F"
+  expect_log tail_rotate "Start reading|$F|rot.log"
+  rotate_check "rotation through the server" "$F"
   server_alive
   server_stop
   ;;

@@ -14,42 +14,33 @@ start() {   # start N: N servers on 127.0.0.1..N, each with an empty data.log
   follow_servers "$1"
 }
 
-BG_PID=
 start_bg() {   # start_bg ARGS...: dtail through the servers, in the background
-  E2E_RUNS=$((E2E_RUNS + 1))
-  timeout -k 2 60 "$DTAIL_BIN/dtail" "${SERVER_CLIENT_FLAGS[@]}" --servers "$(fanout_list)" "$@" \
-    >"$T/bg.out" 2>"$T/bg.err" </dev/null &
-  BG_PID=$!
+  bg_start dtail "${SERVER_CLIENT_FLAGS[@]}" --servers "$(fanout_list)" "$@"
+}
+
+all_following() {   # every server has started the tail request
+  local log
+  for log in "${FANOUT_LOGS[@]}"; do
+    grep -q '|Start reading|' "$log" || return 1
+  done
 }
 
 # Until every server has started the tail request (then it follows from
 # the end of data.log: lines written from here on count).
 wait_requests() {
-  local deadline=$((SECONDS + 15)) log ok
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    ok=1
-    for log in "${FANOUT_LOGS[@]}"; do
-      grep -q '|Start reading|' "$log" || ok=0
-    done
-    [ "$ok" -eq 1 ] && { sleep 0.3; return 0; }
-    sleep 0.05
-  done
+  if poll 15 all_following; then
+    sleep 0.3
+    return 0
+  fi
+  local log
   for log in "${FANOUT_LOGS[@]}"; do tail -n 5 "$log" >&2; done
   cat "$T/bg.err" >&2
   die "the servers did not start following within 15 s"
 }
 
 stop_bg() {
-  local i
-  kill -TERM "$BG_PID" 2>/dev/null
-  for i in $(seq 1 100); do
-    kill -0 "$BG_PID" 2>/dev/null || break
-    sleep 0.05
-  done
-  kill -0 "$BG_PID" 2>/dev/null && fail "dtail did not exit within 5 s of SIGTERM"
-  wait "$BG_PID"
-  RC=$?
-  [ "$RC" -eq 0 ] || { fail "dtail exited $RC, want 0"; cat "$T/bg.err" >&2; }
+  bg_stop TERM 5
+  expect_rc "dtail after SIGTERM" 0
 }
 
 # stats N GRP [SERVER]: N DTail STATS lines of group GRP, lat 1..N.
@@ -106,12 +97,8 @@ outfile)
     sleep 1.2
   done
   total=$(wc -l <"$T/all.log")
-  deadline=$((SECONDS + 10))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    got=$(awk -F, 'NR > 1 { n += $2 } END { print n + 0 }' "$T/remote.csv" 2>/dev/null)
-    [ "$got" = "$total" ] && break
-    sleep 0.1
-  done
+  csv_total() { [ "$(awk -F, 'NR > 1 { n += $2 } END { print n + 0 }' "$T/remote.csv" 2>/dev/null)" = "$total" ]; }
+  poll 10 csv_total
   stop_bg
   run local dmap --noColor --files "$T/all.log" --query "$Q outfile $T/local.csv"
   expect_rc local 0

@@ -72,13 +72,9 @@ server_start() {
 
 # expect_log LABEL STRING: dserver's log has STRING. The log is written in
 # blocks every 100 ms (warnings at once), so a running server's line may
-# come a moment after the client is done: wait up to 3 s for it first.
+# come a moment after the client is done: wait up to 5 s for it first.
 expect_log() {
-  local i
-  for i in $(seq 1 60); do
-    grep -qF -- "$2" "$SERVER_LOG" 2>/dev/null && break
-    sleep 0.05
-  done
+  poll 5 grep -qsF -- "$2" "$SERVER_LOG"
   expect_contains "$1" "$SERVER_LOG" "$2"
 }
 
@@ -97,16 +93,11 @@ server_sanitizer_clean() {
 # server_wait_exit PID SECONDS: waits for PID (a child of this shell) to
 # exit; sets SERVER_RC (124 when it was still running at the bound).
 server_wait_exit() {
-  local i
   SERVER_RC=124
-  for i in $(seq 1 $(($2 * 20))); do
-    if ! kill -0 "$1" 2>/dev/null; then
-      wait "$1"
-      SERVER_RC=$?
-      break
-    fi
-    sleep 0.05
-  done
+  if poll "$2" pid_gone "$1"; then
+    wait "$1"
+    SERVER_RC=$?
+  fi
 }
 
 # dserver_stop SIGPID WAITPID LOG LABEL: SIGTERM to SIGPID; WAITPID must
