@@ -82,6 +82,13 @@ int client_colors(const cli_opts_t *o, const config_t *cfg)
     return !(nc && *nc) && isatty(STDOUT_FILENO);
 }
 
+enum line_format client_line_format(const cli_opts_t *o, const config_t *cfg)
+{
+    if (o->plain)
+        return LINE_PLAIN;
+    return client_colors(o, cfg) ? LINE_COLOR : LINE_REMOTE;
+}
+
 int client_targets(const cli_opts_t *o, int skip, target_list_t *tl, client_run_t *rs, err_t *e)
 {
     int given = 0;

@@ -10,6 +10,7 @@
 #include "base/err.h"
 #include "client/cli.h"
 #include "exec/scan/targets.h"
+#include "exec/sink/lines.h"
 
 typedef struct client_run {
     const char *tool;   /* program name for messages */
@@ -38,6 +39,10 @@ int client_setup(const cli_opts_t *o, config_t *cfg, char *host, size_t host_cap
  * NO_COLOR, TermColorsEnable=false or a stdout that is no terminal turn
  * them off. */
 int client_colors(const cli_opts_t *o, const config_t *cfg);
+/* How lines are printed: --plain, else REMOTE|... lines, coloured when
+ * client_colors says so. A server renders them the same way (the wire's
+ * render values are these). */
+enum line_format client_line_format(const cli_opts_t *o, const config_t *cfg);
 
 /* Inputs: --files, then every positional argument except index `skip` (-1
  * for none); with no file given at all, stdin unless it is a terminal.

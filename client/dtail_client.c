@@ -349,7 +349,7 @@ int dtail_client_main(int argc, char **argv)
         cli_free(&o);
         return status;
     }
-    t.format = o.plain ? LINE_PLAIN : client_colors(&o, &cfg) ? LINE_COLOR : LINE_REMOTE;
+    t.format = client_line_format(&o, &cfg);
     if (o.query && dtail_query_open(&t.query, &o, &cfg, host, &interrupt_stop, &e) < 0) {
         matcher_free(&m);
         cli_free(&o);

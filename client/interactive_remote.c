@@ -54,12 +54,6 @@ typedef struct iremote {
     interactive_t it;
 } iremote_t;
 
-static int render_of(const cli_opts_t *o, const config_t *cfg)
-{
-    return o->plain ? WIRE_RENDER_PLAIN : client_colors(o, cfg) ? WIRE_RENDER_COLOR
-                                                                : WIRE_RENDER_REMOTE;
-}
-
 /* The request for o into ir (replacing the previous one); e on bad input. */
 static int build_request(iremote_t *ir, const cli_opts_t *o, err_t *e)
 {
@@ -69,18 +63,11 @@ static int build_request(iremote_t *ir, const cli_opts_t *o, err_t *e)
     int query = ir->kind == WIRE_KIND_TAIL && o->query && *o->query;
     free(ir->files);
     ir->files = files;
-    ir->rq = (wire_request_t){
-        .kind = ir->kind,
-        .render = (uint8_t)render_of(o, ir->cfg),
-        .flags = (o->invert ? WIRE_REQ_INVERT : 0) | (o->quiet ? WIRE_REQ_QUIET : 0),
-        .before = (uint64_t)o->before,
-        .after = (uint64_t)o->after,
-        .max = (uint64_t)o->max,
-        .timeout_s = (uint32_t)o->timeout,
-        .files = files,
-        .regex = (char *)(!query && ir->tool != CLI_DCAT && o->regex ? o->regex : ""),
-        .query = (char *)(query ? o->query : ""),
-    };
+    ir->rq = remote_build_request(o, ir->cfg, ir->kind, files,
+                                  !query && ir->tool != CLI_DCAT && o->regex ? o->regex : "");
+    ir->rq.timeout_s = (uint32_t)o->timeout;   /* a reloaded tail ends on the server */
+    if (query)
+        ir->rq.query = (char *)o->query;
     return 0;
 }
 

@@ -62,6 +62,11 @@ char *remote_files(const cli_opts_t *o, int skip, err_t *e);
 int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t *o,
                    const config_t *cfg, err_t *e);
 void remote_close(remote_conn_t *c);
+/* The lines request (kind: cat, grep, tail) for o: rendered as this
+ * client prints locally (client_line_format), o's grep flags, no query and
+ * no server deadline. files and regex are referenced, not copied. */
+wire_request_t remote_build_request(const cli_opts_t *o, const config_t *cfg, uint8_t kind,
+                                    char *files, const char *regex);
 /* Sends rq, asking for compressed LINES when c->zstd. */
 int remote_send(remote_conn_t *c, const wire_request_t *rq, err_t *e);
 /* Sends rq (unless NULL: sent already) and handles frames until END; LINES go to h->on_lines, else

@@ -40,18 +40,7 @@ int remote_lines_run(const cli_opts_t *o, const config_t *cfg, uint8_t kind, con
         fanout_targets_free(&tl);
         return 1;
     }
-    *rq = (wire_request_t){
-        .kind = kind,
-        .render = o->plain ? WIRE_RENDER_PLAIN
-                           : client_colors(o, cfg) ? WIRE_RENDER_COLOR : WIRE_RENDER_REMOTE,
-        .flags = (o->invert ? WIRE_REQ_INVERT : 0) | (o->quiet ? WIRE_REQ_QUIET : 0),
-        .before = (uint64_t)o->before,
-        .after = (uint64_t)o->after,
-        .max = (uint64_t)o->max,
-        .files = files,
-        .regex = (char *)regex,
-        .query = "",
-    };
+    *rq = remote_build_request(o, cfg, kind, files, regex);
     fanout_opts_t fo = {.o = o, .cfg = cfg, .targets = &tl, .deadline_s = deadline_s,
                         .deadline_is_end = follow};
     fanout_ops_t ops = {.ctx = rq, .run = run_scan, .retry = follow};

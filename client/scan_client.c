@@ -17,13 +17,6 @@
 
 #define OUTPUT_BLOCK (1024 * 1024)
 
-static enum line_format choose_format(const cli_opts_t *o, const config_t *cfg)
-{
-    if (o->plain)
-        return LINE_PLAIN;
-    return client_colors(o, cfg) ? LINE_COLOR : LINE_REMOTE;
-}
-
 /* Larger pipe buffers mean fewer wake-ups of the reader on the other end. */
 static void grow_stdout_pipe(void)
 {
@@ -74,7 +67,7 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
         goto fatal;
     grow_stdout_pipe();
     line_sink_t sink;
-    if (line_sink_init(&sink, &out, choose_format(&o, &cfg), host) < 0) {
+    if (line_sink_init(&sink, &out, client_line_format(&o, &cfg), host) < 0) {
         outbuf_free(&out);
         err_set(&e, ERR_NOMEM, "out of memory");
         goto fatal;
