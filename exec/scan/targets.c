@@ -146,32 +146,42 @@ static int add_one(target_list_t *tl, const char *entry,
     return 0;
 }
 
+int target_spec_next(const char **pp, const char **entry, size_t *len)
+{
+    const char *p = *pp;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        const char *s = p, *end = p + n;
+        p += n + (p[n] == ',');
+        while (s < end && (*s == ' ' || *s == '\t'))
+            s++;
+        while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+            end--;
+        if (end > s) {
+            *pp = p;
+            *entry = s;
+            *len = (size_t)(end - s);
+            return 1;
+        }
+    }
+    *pp = p;
+    return 0;
+}
+
 int target_list_add_spec(target_list_t *tl, const char *spec,
                          void (*on_error)(void *ctx, const err_t *e), void *ctx,
                          err_t *e)
 {
-    const char *p = spec;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        while (len && (*p == ' ' || *p == '\t')) {
-            p++;
-            len--;
-        }
-        while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
-            len--;
-        if (len) {
-            char *entry = strndup(p, len);
-            if (!entry)
-                return err_set(e, ERR_NOMEM, "out of memory expanding file list");
-            int rc = add_one(tl, entry, on_error, ctx, e);
-            free(entry);
-            if (rc < 0)
-                return -1;
-        }
-        if (!comma)
-            break;
-        p = comma + 1;
+    const char *p = spec, *s;
+    size_t len;
+    while (target_spec_next(&p, &s, &len)) {
+        char *entry = strndup(s, len);
+        if (!entry)
+            return err_set(e, ERR_NOMEM, "out of memory expanding file list");
+        int rc = add_one(tl, entry, on_error, ctx, e);
+        free(entry);
+        if (rc < 0)
+            return -1;
     }
     return 0;
 }

@@ -26,6 +26,10 @@ void target_list_init(target_list_t *tl);
 void target_list_free(target_list_t *tl);
 /* Keeps the first n targets (no-op when there are not more). */
 void target_list_truncate(target_list_t *tl, size_t n);
+/* The next entry of a comma-separated spec at *pp: sets *entry and *len to
+ * it, trimmed of spaces and tabs (empty entries are skipped), advances *pp
+ * and returns 1; 0 when none is left. */
+int target_spec_next(const char **pp, const char **entry, size_t *len);
 /* Expands one comma-separated spec and appends the results. A glob that
  * matches nothing is reported through on_error (with the pattern) and the
  * rest continues; returns -1 only on allocation failure. */
