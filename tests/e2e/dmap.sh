@@ -9,9 +9,6 @@ mode=${1:?mode}
 need_bin dmap
 need_input "$M"
 
-Q1='from STATS select count($line),last($time),avg($goroutines),min(concurrentConnections),max(lifetimeConnections) group by $hostname'
-Q2='from STATS select count($time),$time,max($goroutines),avg($goroutines),min($goroutines) group by $time order by count($time)'
-
 # check_csv LABEL QUERY EXPECTED [stdin]: run the query with outfile,
 # compare the CSV as a multiset and the .query file exactly.
 check_csv() {
@@ -34,38 +31,38 @@ check_csv() {
 }
 
 case $mode in
-  1a) check_csv 1a "$Q1" "$COMPAT/dmap1a.csv.expected" ;;
-  1b) check_csv 1b "$Q1 where lifetimeConnections >= 3" "$COMPAT/dmap1b.csv.expected" ;;
-  1c) check_csv 1c "$Q1 where \$time eq \"1002-071949\"" "$COMPAT/dmap1c.csv.expected" ;;
-  1d) check_csv 1d 'from STATS select $mask,$md5,$foo,$bar,$baz,last($time), set $mask = maskdigits($time), $md5 = md5sum($time), $foo = 42, $bar = "baz", $baz = $time group by $hostname' "$COMPAT/dmap1d.csv.expected" ;;
-  2) check_csv 2 "$Q2" "$COMPAT/dmap2.csv.expected" ;;
+  1a) check_csv 1a "$COMPAT_Q1" "$COMPAT/dmap1a.csv.expected" ;;
+  1b) check_csv 1b "$COMPAT_Q1 where lifetimeConnections >= 3" "$COMPAT/dmap1b.csv.expected" ;;
+  1c) check_csv 1c "$COMPAT_Q1 where \$time eq \"1002-071949\"" "$COMPAT/dmap1c.csv.expected" ;;
+  1d) check_csv 1d "$COMPAT_Q1D" "$COMPAT/dmap1d.csv.expected" ;;
+  2) check_csv 2 "$COMPAT_Q2" "$COMPAT/dmap2.csv.expected" ;;
   stdin)
-    check_csv stdin_1a "$Q1" "$COMPAT/dmap1a.csv.expected" stdin
-    check_csv stdin_2 "$Q2" "$COMPAT/dmap2.csv.expected" stdin
+    check_csv stdin_1a "$COMPAT_Q1" "$COMPAT/dmap1a.csv.expected" stdin
+    check_csv stdin_2 "$COMPAT_Q2" "$COMPAT/dmap2.csv.expected" stdin
     ;;
   abspath)
     mkdir -p "$T/deep/er"
-    check_csv abs "$Q2" "$COMPAT/dmap2.csv.expected"
+    check_csv abs "$COMPAT_Q2" "$COMPAT/dmap2.csv.expected"
     ;;
   append)
     # DTail's TestDMap4Append: `outfile append:X` names a file literally
     # called "append:X", so X stays as the first step wrote it.
     cd "$T" || die "cd"
     X=dmap4.csv
-    run s1 dmap --cfg none --query "$Q2 outfile $X" "$M"
+    run s1 dmap --cfg none --query "$COMPAT_Q2 outfile $X" "$M"
     expect_rc s1 0
     expect_multiset "step 1" "$X" "$COMPAT/dmap4_query1.csv.expected"
-    run s2 dmap --cfg none --query "from STATS select count(\$time),\$time,max(\$goroutines),avg(\$goroutines),min(\$goroutines) group by \$time order by avg(\$goroutines) reverse outfile append:$X" "$M"
+    run s2 dmap --cfg none --query "$COMPAT_Q2_AVG_REVERSE outfile append:$X" "$M"
     expect_rc s2 0
     expect_multiset "step 2" "$X" "$COMPAT/dmap4_query1.csv.expected"
     run s3 dmap --cfg none --query "select count(\$line),\$hostname group by \$hostname outfile append:$X" "$M"
     expect_rc s3 0
     expect_multiset "step 3" "$X" "$COMPAT/dmap4_query1.csv.expected"
-    [ "$(cat "$X.query")" = "$Q2 outfile $X" ] || fail "the .query file changed"
+    [ "$(cat "$X.query")" = "$COMPAT_Q2 outfile $X" ] || fail "the .query file changed"
     [ -f "append:$X" ] || fail "append:$X was not written"
     # Real append mode: header once, each result once (DTail's D14 fixed).
-    run a1 dmap --cfg none --query "$Q1 outfile append real.csv" "$M"
-    run a2 dmap --cfg none --query "$Q1 outfile append real.csv" "$M"
+    run a1 dmap --cfg none --query "$COMPAT_Q1 outfile append real.csv" "$M"
+    run a2 dmap --cfg none --query "$COMPAT_Q1 outfile append real.csv" "$M"
     expect_rc a2 0
     [ "$(grep -c '^count' real.csv)" -eq 1 ] || fail "append wrote the header twice"
     [ "$(grep -c '^597,' real.csv)" -eq 2 ] || fail "append: want two result rows"
@@ -103,7 +100,7 @@ case $mode in
     run nc dmap --cfg none --quiet --noColor --color always --query 'from STATS select count($line) limit 1' "$M"
     if grep -q $'\033' "$OUT"; then fail "--noColor must win over --color always"; fi
     # More than 10 rows without limit: 10 shown and DTail's warning.
-    run l dmap --cfg none --query "$Q2" "$M"
+    run l dmap --cfg none --query "$COMPAT_Q2" "$M"
     expect_rc l 0
     [ "$(wc -l <"$OUT")" -eq 12 ] || fail "want header, rule and 10 rows, got $(wc -l <"$OUT") lines"
     expect_contains "limit warning" "$ERR" "Got 203 results but limited terminal output to 10 rows!"
@@ -127,7 +124,7 @@ case $mode in
     { cat "$M"
       printf 'INFO|1002-071950|1|x.go:1|8|99|7|0.1|1h|MAPREDUCE:OTHER|hostname=x|currentConnections=0\n'
       printf 'WARN|1002-071950|some ordinary log line\n'; } >"$T/mixed.log"
-    run t dmap --cfg none --query "$Q1 outfile $T/t.csv" "$T/mixed.log"
+    run t dmap --cfg none --query "$COMPAT_Q1 outfile $T/t.csv" "$T/mixed.log"
     expect_rc t 0
     expect_multiset "only STATS lines" "$T/t.csv" "$COMPAT/dmap1a.csv.expected"
     expect_contains "summary counts" "$ERR" "599 lines read, 597 matched"

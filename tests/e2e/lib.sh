@@ -30,6 +30,13 @@ trap 'exit 1' INT TERM HUP
 unset NO_COLOR DTAIL_HOSTNAME_OVERRIDE DTAIL_INTEGRATION_TEST_RUN_MODE
 
 M=$COMPAT/mapr_testdata.log
+# DTail's dmap acceptance queries over $M (TestDMap1a-d, TestDMap2,
+# TestDMap4Append's second step), shared by the serverless, server and
+# SQLite export tests.
+COMPAT_Q1='from STATS select count($line),last($time),avg($goroutines),min(concurrentConnections),max(lifetimeConnections) group by $hostname'
+COMPAT_Q2='from STATS select count($time),$time,max($goroutines),avg($goroutines),min($goroutines) group by $time order by count($time)'
+COMPAT_Q1D='from STATS select $mask,$md5,$foo,$bar,$baz,last($time), set $mask = maskdigits($time), $md5 = md5sum($time), $foo = 42, $bar = "baz", $baz = $time group by $hostname'
+COMPAT_Q2_AVG_REVERSE='from STATS select count($time),$time,max($goroutines),avg($goroutines),min($goroutines) group by $time order by avg($goroutines) reverse'
 
 fail() {
   echo "FAIL[$E2E_NAME]: $*" >&2

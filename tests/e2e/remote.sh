@@ -36,9 +36,6 @@ copy_in() { # NAME...: compat files into $IN
   done
 }
 
-Q1='from STATS select count($line),last($time),avg($goroutines),min(concurrentConnections),max(lifetimeConnections) group by $hostname'
-Q2='from STATS select count($time),$time,max($goroutines),avg($goroutines),min($goroutines) group by $time order by count($time)'
-
 # same_csv LABEL QUERY EXPECTED: the query serverless and through the
 # server; both CSVs equal EXPECTED as multisets, and each other byte for
 # byte once sorted.
@@ -140,11 +137,11 @@ dmap)
   server_setup
   copy_in mapr_testdata.log
   server_start
-  same_csv 1a "$Q1" "$COMPAT/dmap1a.csv.expected"
-  same_csv 1b "$Q1 where lifetimeConnections >= 3" "$COMPAT/dmap1b.csv.expected"
-  same_csv 1c "$Q1 where \$time eq \"1002-071949\"" "$COMPAT/dmap1c.csv.expected"
-  same_csv 1d 'from STATS select $mask,$md5,$foo,$bar,$baz,last($time), set $mask = maskdigits($time), $md5 = md5sum($time), $foo = 42, $bar = "baz", $baz = $time group by $hostname' "$COMPAT/dmap1d.csv.expected"
-  same_csv 2 "$Q2" "$COMPAT/dmap2.csv.expected"
+  same_csv 1a "$COMPAT_Q1" "$COMPAT/dmap1a.csv.expected"
+  same_csv 1b "$COMPAT_Q1 where lifetimeConnections >= 3" "$COMPAT/dmap1b.csv.expected"
+  same_csv 1c "$COMPAT_Q1 where \$time eq \"1002-071949\"" "$COMPAT/dmap1c.csv.expected"
+  same_csv 1d "$COMPAT_Q1D" "$COMPAT/dmap1d.csv.expected"
+  same_csv 2 "$COMPAT_Q2" "$COMPAT/dmap2.csv.expected"
   server_stop
   ;;
 append)
@@ -155,16 +152,16 @@ append)
   cd "$T" || die "cd $T"
   X=dmap4.csv
   F=$IN/mapr_testdata.log
-  srv s1 dmap --query "$Q2 outfile $X" --files "$F"
+  srv s1 dmap --query "$COMPAT_Q2 outfile $X" --files "$F"
   expect_rc s1 0
   expect_multiset "step 1" "$X" "$COMPAT/dmap4_query1.csv.expected"
-  srv s2 dmap --query "from STATS select count(\$time),\$time,max(\$goroutines),avg(\$goroutines),min(\$goroutines) group by \$time order by avg(\$goroutines) reverse outfile append:$X" --files "$F"
+  srv s2 dmap --query "$COMPAT_Q2_AVG_REVERSE outfile append:$X" --files "$F"
   expect_rc s2 0
   expect_multiset "step 2" "$X" "$COMPAT/dmap4_query1.csv.expected"
   srv s3 dmap --query "select count(\$line),\$hostname group by \$hostname outfile append:$X" --files "$F"
   expect_rc s3 0
   expect_multiset "step 3" "$X" "$COMPAT/dmap4_query1.csv.expected"
-  [ "$(cat "$X.query")" = "$Q2 outfile $X" ] || fail "the .query file changed"
+  [ "$(cat "$X.query")" = "$COMPAT_Q2 outfile $X" ] || fail "the .query file changed"
   server_stop
   ;;
 denied)

@@ -10,10 +10,6 @@ need_bin dmap
 need_input "$M"
 command -v sqlite3 >/dev/null || die "the sqlite3 CLI is missing (scripts/deps.sh installs it)"
 
-Q1='from STATS select count($line),last($time),avg($goroutines),min(concurrentConnections),max(lifetimeConnections) group by $hostname'
-Q2='from STATS select count($time),$time,max($goroutines),avg($goroutines),min($goroutines) group by $time order by count($time)'
-Q1D='from STATS select $mask,$md5,$foo,$bar,$baz,last($time), set $mask = maskdigits($time), $md5 = md5sum($time), $foo = 42, $bar = "baz", $baz = $time group by $hostname'
-
 # sq DB SQL: the sqlite3 CLI, bounded like every other run; values as
 # they are, separated by '|'.
 sq() {
@@ -92,18 +88,18 @@ check_export() {
 }
 
 case $mode in
-  1a) check_export 1a "$Q1" integer/text/real/real/real "$COMPAT/dmap1a.csv.expected" ;;
-  1b) check_export 1b "$Q1 where lifetimeConnections >= 3" integer/text/real/real/real "$COMPAT/dmap1b.csv.expected" ;;
-  1c) check_export 1c "$Q1 where \$time eq \"1002-071949\"" integer/text/real/real/real "$COMPAT/dmap1c.csv.expected" ;;
-  1d) check_export 1d "$Q1D" text/text/text/text/text/text "$COMPAT/dmap1d.csv.expected" ;;
-  2) check_export 2 "$Q2" integer/text/real/real/real "$COMPAT/dmap2.csv.expected" ;;
-  stdin) check_export stdin "$Q2" integer/text/real/real/real "$COMPAT/dmap2.csv.expected" stdin ;;
+  1a) check_export 1a "$COMPAT_Q1" integer/text/real/real/real "$COMPAT/dmap1a.csv.expected" ;;
+  1b) check_export 1b "$COMPAT_Q1 where lifetimeConnections >= 3" integer/text/real/real/real "$COMPAT/dmap1b.csv.expected" ;;
+  1c) check_export 1c "$COMPAT_Q1 where \$time eq \"1002-071949\"" integer/text/real/real/real "$COMPAT/dmap1c.csv.expected" ;;
+  1d) check_export 1d "$COMPAT_Q1D" text/text/text/text/text/text "$COMPAT/dmap1d.csv.expected" ;;
+  2) check_export 2 "$COMPAT_Q2" integer/text/real/real/real "$COMPAT/dmap2.csv.expected" ;;
+  stdin) check_export stdin "$COMPAT_Q2" integer/text/real/real/real "$COMPAT/dmap2.csv.expected" stdin ;;
   append)
     # Three appends of the same query: run ids 1..3, each run's 203 rows
     # once, nothing re-appended; then a query with one row per run.
     X=$T/series.sqlite
     for i in 1 2 3; do
-      run "a$i" dmap --cfg none --query "$Q2 outfile append $X" "$M"
+      run "a$i" dmap --cfg none --query "$COMPAT_Q2 outfile append $X" "$M"
       expect_rc "a$i" 0
       got=$(sq "$X" "SELECT count(*), count(DISTINCT run_id) FROM STATS")
       [ "$got" = "$((203 * i))|$i" ] || fail "after append $i: rows|runs = $got, want $((203 * i))|$i"
@@ -121,7 +117,7 @@ case $mode in
                    WHERE b.start_time < a.end_time")
     [ "$got" = 0 ] || fail "runs overlap in time"
     # Values of every run equal the CSV export.
-    run csv dmap --cfg none --query "$Q2 outfile $T/series.csv" "$M"
+    run csv dmap --cfg none --query "$COMPAT_Q2 outfile $T/series.csv" "$M"
     timeout 20 sqlite3 -batch -csv "$X" "SELECT $(result_select "$X" STATS) FROM STATS WHERE run_id = 2" >"$T/run2"
     timeout 20 sqlite3 -batch -csv :memory: ".import --csv $T/series.csv c" "SELECT * FROM c" >"$T/csv2"
     expect_multiset "run 2 values" "$T/run2" "$T/csv2"
@@ -136,15 +132,15 @@ case $mode in
     ;;
   fail_dir)
     # A directory that does not exist: exit 1 naming the file, nothing made.
-    run bad dmap --cfg none --query "$Q2 outfile $T/no/such/dir/x.sqlite" "$M"
+    run bad dmap --cfg none --query "$COMPAT_Q2 outfile $T/no/such/dir/x.sqlite" "$M"
     expect_rc bad 1
     expect_contains "error names the file" "$ERR" "$T/no/such/dir/x.sqlite"
     [ -e "$T/no" ] && fail "something was created: $(ls -R "$T/no")"
-    run bada dmap --cfg none --query "$Q2 outfile append $T/no/such/dir/x.sqlite" "$M"
+    run bada dmap --cfg none --query "$COMPAT_Q2 outfile append $T/no/such/dir/x.sqlite" "$M"
     expect_rc bada 1
     # A directory where the file should be.
     mkdir "$T/adir.sqlite"
-    run dir dmap --cfg none --query "$Q2 outfile $T/adir.sqlite" "$M"
+    run dir dmap --cfg none --query "$COMPAT_Q2 outfile $T/adir.sqlite" "$M"
     expect_rc dir 1
     expect_contains "error names the file" "$ERR" "$T/adir.sqlite"
     left=$(cd "$T" && ls -A | grep -v -e '\.out$' -e '\.err$' -e '^adir\.sqlite$')
@@ -153,10 +149,10 @@ case $mode in
   mismatch)
     # An existing table with other columns: a clear error, file intact.
     X=$T/m.sqlite
-    run m1 dmap --cfg none --query "$Q1 outfile $X" "$M"
+    run m1 dmap --cfg none --query "$COMPAT_Q1 outfile $X" "$M"
     expect_rc m1 0
     before=$(sha256sum <"$X")
-    run m2 dmap --cfg none --query "$Q2 outfile append $X" "$M"
+    run m2 dmap --cfg none --query "$COMPAT_Q2 outfile append $X" "$M"
     expect_rc m2 1
     expect_contains "names the file" "$ERR" "$X"
     expect_contains "names the table" "$ERR" 'table "STATS"'
@@ -165,26 +161,26 @@ case $mode in
     [ "$(sha256sum <"$X")" = "$before" ] || fail "the file changed"
     # Not an SQLite file at all (a CSV named .db): error, file intact.
     printf 'a,b\n1,2\n' >"$T/c.db"
-    run m3 dmap --cfg none --query "$Q1 outfile append $T/c.db" "$M"
+    run m3 dmap --cfg none --query "$COMPAT_Q1 outfile append $T/c.db" "$M"
     expect_rc m3 1
     expect_contains "not a database" "$ERR" "outfile $T/c.db: not an SQLite database"
     [ "$(cat "$T/c.db")" = "$(printf 'a,b\n1,2')" ] || fail "the CSV file changed"
     left=$(cd "$T" && ls -A | grep -v -e '\.out$' -e '\.err$' -e '^m\.sqlite$' -e '^c\.db$')
     [ -z "$left" ] || fail "files left behind: $left"
     # Without append the file is replaced by the new result.
-    run m4 dmap --cfg none --query "$Q2 outfile $X" "$M"
+    run m4 dmap --cfg none --query "$COMPAT_Q2 outfile $X" "$M"
     expect_rc m4 0
     [ "$(sq "$X" "SELECT count(*) FROM STATS")" = 203 ] || fail "replace: want 203 rows"
     ;;
   suffixes)
     # .db and .sqlite3 are SQLite too, in any case; other names stay CSV.
     for s in db SQLITE DB sqlite3; do
-      run "s$s" dmap --cfg none --query "$Q1 outfile $T/x.$s" "$M"
+      run "s$s" dmap --cfg none --query "$COMPAT_Q1 outfile $T/x.$s" "$M"
       expect_rc "s$s" 0
       got=$(sq "$T/x.$s" "SELECT \"count(\$line)\" FROM STATS" 2>&1)
       [ "$got" = 597 ] || fail ".$s: not an SQLite export ($got)"
     done
-    run scsv dmap --cfg none --query "$Q1 outfile $T/x.sqlite.csv" "$M"
+    run scsv dmap --cfg none --query "$COMPAT_Q1 outfile $T/x.sqlite.csv" "$M"
     head -c 15 "$T/x.sqlite.csv" | grep -q '^count' || fail ".sqlite.csv must be CSV"
     ;;
   *) die "unknown mode $mode" ;;
