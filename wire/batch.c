@@ -2,7 +2,6 @@
 #include "wire/batch.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
 
@@ -36,10 +35,18 @@ int wire_batch_init(wire_batch_t *b, stream_t *s, pthread_mutex_t *mu, int zleve
 
 void wire_batch_free(wire_batch_t *b)
 {
-    free(b->carry);
+    wire_buf_free(&b->carry);
     wire_buf_free(&b->stage);
     ZSTD_freeCCtx(b->zc);
     memset(b, 0, sizeof *b);
+}
+
+/* Empties stage for the next frame; returns -1 (for failures). */
+static int drop_stage(wire_batch_t *b)
+{
+    b->stage.len = 0;
+    b->stage.failed = 0;
+    return -1;
 }
 
 static int send_locked(wire_batch_t *b, const char *body, size_t n)
@@ -58,47 +65,55 @@ static int send_locked(wire_batch_t *b, const char *body, size_t n)
     }
     if (b->mu)
         pthread_mutex_unlock(b->mu);
-    b->stage.len = 0;
-    b->stage.failed = 0;
+    drop_stage(b);
     return rc;
+}
+
+/* One compressed frame of carry + [p, p+n): the zstd frame is written
+ * straight after the header in stage, whose length is then filled in. */
+static int send_compressed(wire_batch_t *b, const char *p, size_t n)
+{
+    const char *src = p;
+    if (b->carry.len) {   /* make the input contiguous */
+        wire_put_bytes(&b->carry, p, n);
+        if (b->carry.failed) {
+            size_t total = b->carry.len + n;
+            b->carry.len = 0;
+            b->carry.failed = 0;
+            return err_set(&b->err, ERR_NOMEM, "out of memory compressing %zu bytes", total);
+        }
+        src = (const char *)b->carry.p;   /* stays put until the next hold */
+        n = b->carry.len;
+        b->carry.len = 0;
+    }
+    size_t bound = ZSTD_compressBound(n);
+    size_t at = wire_frame_begin(&b->stage, WIRE_LINES, WIRE_FLAG_ZSTD);
+    unsigned char *z = wire_buf_reserve(&b->stage, bound);
+    if (!z) {
+        err_set(&b->err, ERR_NOMEM, "out of memory compressing %zu bytes", n);
+        return drop_stage(b);
+    }
+    size_t zn = ZSTD_compress2(b->zc, z, bound, src, n);
+    if (ZSTD_isError(zn)) {
+        err_set(&b->err, ERR_IO, "zstd: %s", ZSTD_getErrorName(zn));
+        return drop_stage(b);
+    }
+    b->stage.len += zn;
+    wire_frame_end(&b->stage, at);
+    return send_locked(b, NULL, 0);
 }
 
 /* One frame of carry + [p, p+n). */
 static int send_frame(wire_batch_t *b, const char *p, size_t n)
 {
-    size_t total = b->carry_len + n;
+    size_t total = b->carry.len + n;
     b->bytes += total;
     b->frames++;
-    if (b->zc) {
-        const char *src = p;
-        if (b->carry_len) {   /* make the input contiguous */
-            wire_put_bytes(&b->stage, b->carry, b->carry_len);
-            wire_put_bytes(&b->stage, p, n);
-            if (b->stage.failed)
-                return err_set(&b->err, ERR_NOMEM, "out of memory compressing");
-            src = (const char *)b->stage.p;
-        }
-        size_t bound = ZSTD_compressBound(total);
-        char *z = malloc(bound + WIRE_HEADER_LEN);
-        if (!z)
-            return err_set(&b->err, ERR_NOMEM, "out of memory compressing %zu bytes", total);
-        size_t zn = ZSTD_compress2(b->zc, z + WIRE_HEADER_LEN, bound, src, total);
-        b->stage.len = 0;
-        if (ZSTD_isError(zn)) {
-            free(z);
-            return err_set(&b->err, ERR_IO, "zstd: %s", ZSTD_getErrorName(zn));
-        }
-        wire_encode_lines_head(&b->stage, zn, WIRE_FLAG_ZSTD);
-        memcpy(z, b->stage.p, WIRE_HEADER_LEN);
-        b->stage.len = 0;
-        wire_put_bytes(&b->stage, z, zn + WIRE_HEADER_LEN);
-        free(z);
-        b->carry_len = 0;
-        return send_locked(b, NULL, 0);
-    }
+    if (b->zc)
+        return send_compressed(b, p, n);
     wire_encode_lines_head(&b->stage, total, 0);
-    wire_put_bytes(&b->stage, b->carry, b->carry_len);
-    b->carry_len = 0;
+    wire_put_bytes(&b->stage, b->carry.p, b->carry.len);
+    b->carry.len = 0;
     if (n <= STAGE_MAX) {
         wire_put_bytes(&b->stage, p, n);
         return send_locked(b, NULL, 0);
@@ -106,38 +121,26 @@ static int send_frame(wire_batch_t *b, const char *p, size_t n)
     return send_locked(b, p, n);
 }
 
-static int hold(wire_batch_t *b, const char *p, size_t n)
-{
-    if (b->carry_cap - b->carry_len < n) {
-        size_t cap = b->carry_cap ? b->carry_cap : 4096;
-        while (cap - b->carry_len < n)
-            cap *= 2;
-        char *nc = realloc(b->carry, cap);
-        if (!nc)
-            return err_set(&b->err, ERR_NOMEM, "out of memory holding a %zu byte line", b->carry_len + n);
-        b->carry = nc;
-        b->carry_cap = cap;
-    }
-    memcpy(b->carry + b->carry_len, p, n);
-    b->carry_len += n;
-    return 0;
-}
-
 int wire_batch_sink(void *ctx, const char *p, size_t n, int *err)
 {
     wire_batch_t *b = ctx;
     while (n > 0) {
-        size_t room = FRAME_MAX - b->carry_len;
+        size_t room = FRAME_MAX - b->carry.len;
         size_t chunk = n < room ? n : room;
-        size_t target = b->carry_len < FRAME_TARGET ? FRAME_TARGET - b->carry_len : 1;
+        size_t target = b->carry.len < FRAME_TARGET ? FRAME_TARGET - b->carry.len : 1;
         const char *nl = memrchr(p, '\n', chunk < target ? chunk : target);
         if (!nl && chunk > target)
             nl = memchr(p + target, '\n', chunk - target);
         size_t whole = nl ? (size_t)(nl - p) + 1 : 0;
-        if (!whole && b->carry_len + chunk < FRAME_MAX) {
-            if (hold(b, p, chunk) < 0)
+        if (!whole && b->carry.len + chunk < FRAME_MAX) {
+            /* chunk == n here: no line ends in it; hold it for the next block */
+            wire_put_bytes(&b->carry, p, chunk);
+            if (b->carry.failed) {
+                b->carry.failed = 0;
+                err_set(&b->err, ERR_NOMEM, "out of memory holding a %zu byte line", b->carry.len + chunk);
                 goto failed;
-            return 0;   /* chunk == n here: no line ends in it */
+            }
+            return 0;
         }
         if (!whole)
             whole = chunk;   /* a line longer than a frame: cut it */
@@ -154,7 +157,7 @@ failed:
 
 int wire_batch_finish(wire_batch_t *b, err_t *e)
 {
-    if (b->carry_len && send_frame(b, "", 0) < 0) {
+    if (b->carry.len && send_frame(b, "", 0) < 0) {
         *e = b->err;
         return -1;
     }

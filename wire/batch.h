@@ -21,10 +21,9 @@
 typedef struct wire_batch {
     stream_t *s;                 /* borrowed */
     pthread_mutex_t *mu;         /* send lock, or NULL */
-    char *carry;                 /* the cut line, held back */
-    size_t carry_len;            /* its bytes */
-    size_t carry_cap;            /* allocated */
-    wire_buf_t stage;            /* header (+ small payload) staging */
+    wire_buf_t carry;            /* the cut line, held back (with zstd,
+                                    also the frame's contiguous input) */
+    wire_buf_t stage;            /* header (+ small or compressed payload) */
     void *zc;                    /* ZSTD_CCtx when compressing */
     int zlevel;                  /* zstd level, 0 = off */
     unsigned long long bytes;    /* payload bytes sent (uncompressed) */

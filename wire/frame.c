@@ -196,10 +196,10 @@ void wire_buf_free(wire_buf_t *b)
     memset(b, 0, sizeof *b);
 }
 
-void wire_put_bytes(wire_buf_t *b, const void *p, size_t n)
+unsigned char *wire_buf_reserve(wire_buf_t *b, size_t n)
 {
     if (b->failed)
-        return;
+        return NULL;
     if (b->cap - b->len < n) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap - b->len < n)
@@ -207,13 +207,21 @@ void wire_put_bytes(wire_buf_t *b, const void *p, size_t n)
         unsigned char *nb = realloc(b->p, cap);
         if (!nb) {
             b->failed = 1;
-            return;
+            return NULL;
         }
         b->p = nb;
         b->cap = cap;
     }
+    return b->p + b->len;
+}
+
+void wire_put_bytes(wire_buf_t *b, const void *p, size_t n)
+{
+    unsigned char *dst = wire_buf_reserve(b, n);
+    if (!dst)
+        return;
     if (n)
-        memcpy(b->p + b->len, p, n);
+        memcpy(dst, p, n);
     b->len += n;
 }
 

@@ -94,6 +94,10 @@ typedef struct wire_buf {
 } wire_buf_t;
 
 void wire_buf_free(wire_buf_t *b);
+/* Room for n more bytes after b's: returns where they go (the caller
+ * writes them there and adds what it wrote to len), or NULL with failed
+ * set when out of memory. */
+unsigned char *wire_buf_reserve(wire_buf_t *b, size_t n);
 void wire_put_bytes(wire_buf_t *b, const void *p, size_t n);
 void wire_put_u8(wire_buf_t *b, uint8_t v);
 void wire_put_u16(wire_buf_t *b, uint16_t v);
