@@ -72,22 +72,11 @@ int fanout_write_lines(fanout_host_t *h, const char *p, size_t n, err_t *e)
     return rc;
 }
 
-/* The reason without the server's name in front ("name: ..." or
- * "user@name: ..."), which the report prints once. */
-static const char *strip_name(const char *msg, const char *name)
-{
-    const char *at = strstr(msg, name);
-    size_t pre = at ? (size_t)(at - msg) : 0;
-    if (!at || (pre && (msg[pre - 1] != '@' || memchr(msg, ' ', pre))))
-        return msg;
-    const char *rest = at + strlen(name);
-    return rest[0] == ':' && rest[1] == ' ' ? rest + 2 : msg;
-}
-
+/* Per-host errors do not name the server; the report does, once. */
 static void report_failure(fanout_host_t *h, const err_t *e)
 {
     fanout_t *f = h->f;
-    const char *why = strip_name(e->msg, h->t->name);
+    const char *why = e->msg;
     pthread_mutex_lock(&f->mu);
     snprintf(h->why, sizeof h->why, "%s", why);
     int quiet_now = f->stopping;

@@ -127,8 +127,7 @@ static int on_lines(void *ctx, const char *p, size_t n, err_t *e)
     return rc;
 }
 
-static int on_aggregate(void *ctx, const remote_conn_t *c, const unsigned char *p, size_t len,
-                        int final, err_t *e)
+static int on_aggregate(void *ctx, const unsigned char *p, size_t len, int final, err_t *e)
 {
     (void)final;
     fanout_host_t *h = ctx;
@@ -140,12 +139,7 @@ static int on_aggregate(void *ctx, const remote_conn_t *c, const unsigned char *
     pthread_mutex_unlock(&ih->mu);
     int rc = ok && ir->dq ? dtail_query_add_delta(ir->dq, p, len, e) : 0;
     pthread_mutex_unlock(&ir->q_mu);
-    if (rc < 0) {
-        char why[sizeof e->msg];
-        snprintf(why, sizeof why, "%s", e->msg);
-        return err_set(e, ERR_IO, "%s: partial result: %s", c->name, why);
-    }
-    return 0;
+    return rc;
 }
 
 static int run_host(void *ctx, fanout_host_t *h, err_t *e)

@@ -78,7 +78,7 @@ int main(int argc, char **argv)
         printf("OK: All fine at %s :-)\n", f.server);
         return 0;
     }
-    LOG_ERROR("%s", e.msg);
+    LOG_ERROR("%s: %s", f.server, e.msg);   /* the transport's errors do not name it */
     printf("CRITICAL: DTail server not operating properly at %s!\n", f.server);
     return HEALTH_CRITICAL;
 }

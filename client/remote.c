@@ -49,7 +49,6 @@ int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t 
 {
     memset(c, 0, sizeof *c);
     c->plain = o->plain;
-    snprintf(c->name, sizeof c->name, "%s", t->name);
     ssh_client_opts_t so = {
         .user = o->user,
         .key_path = o->key,
@@ -77,14 +76,11 @@ int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t 
     if (rc == 0) {
         rc = wire_read_frame(&c->r, &f, e);
         if (rc == 0)
-            rc = err_set(e, ERR_IO, "%s: the server closed the connection before its HELLO", c->name);
+            rc = err_set(e, ERR_IO, "the server closed the connection before its HELLO");
         else if (rc > 0)
             rc = wire_decode_hello(&f, &c->server, e);
     }
     if (rc < 0) {
-        char why[sizeof e->msg];
-        snprintf(why, sizeof why, "%s", e->msg);
-        err_set(e, ERR_IO, "%s: %s", c->name, why);
         remote_close(c);
         return -1;
     }
@@ -160,7 +156,7 @@ int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
         wire_frame_t f;
         rc = wire_read_frame(&c->r, &f, e);
         if (rc == 0)
-            return err_set(e, ERR_IO, "%s: the connection ended before the end of the stream", c->name);
+            return err_set(e, ERR_IO, "the connection ended before the end of the stream");
         if (rc < 0)
             return -1;
         if (f.type >= WIRE_OPTIONAL_FIRST && f.type <= WIRE_OPTIONAL_LAST)
@@ -198,7 +194,7 @@ int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
             break;
         case WIRE_AGGREGATE:
             if (h && h->on_aggregate &&
-                h->on_aggregate(h->ctx, c, (const unsigned char *)m.data.p, m.data.len, m.status, e) < 0)
+                h->on_aggregate(h->ctx, (const unsigned char *)m.data.p, m.data.len, m.status, e) < 0)
                 return -1;
             break;
         case WIRE_END:

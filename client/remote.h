@@ -28,7 +28,6 @@ typedef struct remote_conn {
     stream_t s;                  /* the SSH channel */
     wire_reader_t r;             /* frames from it */
     wire_hello_t server;         /* the server's HELLO */
-    char name[300];              /* host:port as given, for messages */
     int plain;                   /* --plain: messages without SERVER|host| */
     int zstd;                    /* ask for compressed LINES: --compress and the
                                     server offers zstd (docs/protocol.md) */
@@ -39,8 +38,7 @@ typedef struct remote_handler {
     void *ctx;                                        /* passed back */
     /* A partial table: the whole result so far of this server (replaces
      * the previous one); final marks the end of input. */
-    int (*on_aggregate)(void *ctx, const remote_conn_t *c, const unsigned char *p, size_t len,
-                        int final, err_t *e);
+    int (*on_aggregate)(void *ctx, const unsigned char *p, size_t len, int final, err_t *e);
     /* A LINES payload (whole lines); NULL: appended to the outbuf. */
     int (*on_lines)(void *ctx, const char *p, size_t len, err_t *e);
     /* Called first for every message (type: WIRE_*); 0 drops it. Lets an

@@ -49,8 +49,7 @@ static long long mono_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int on_aggregate(void *ctx, const remote_conn_t *c, const unsigned char *p, size_t len,
-                        int final, err_t *e)
+static int on_aggregate(void *ctx, const unsigned char *p, size_t len, int final, err_t *e)
 {
     fanout_host_t *h = ctx;
     remote_map_t *rm = h->f->ops->ctx;
@@ -61,12 +60,7 @@ static int on_aggregate(void *ctx, const remote_conn_t *c, const unsigned char *
     ht->have = rc == 0;
     ht->final |= final && rc == 0;
     pthread_mutex_unlock(&rm->mu);
-    if (rc < 0) {
-        char why[sizeof e->msg];
-        snprintf(why, sizeof why, "%s", e->msg);
-        return err_set(e, ERR_IO, "%s: partial result: %s", c->name, why);
-    }
-    return 0;
+    return rc;
 }
 
 static int run_map(void *ctx, fanout_host_t *h, err_t *e)

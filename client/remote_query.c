@@ -20,8 +20,7 @@ typedef struct remote_query {
     wire_request_t rq;           /* the same request for every server */
 } remote_query_t;
 
-static int on_aggregate(void *ctx, const remote_conn_t *c, const unsigned char *p, size_t len,
-                        int final, err_t *e)
+static int on_aggregate(void *ctx, const unsigned char *p, size_t len, int final, err_t *e)
 {
     (void)final;   /* a delta like the others: what came since the last one */
     fanout_host_t *h = ctx;
@@ -29,12 +28,7 @@ static int on_aggregate(void *ctx, const remote_conn_t *c, const unsigned char *
     pthread_mutex_lock(&rq->mu);
     int rc = rq->dq ? dtail_query_add_delta(rq->dq, p, len, e) : 0;
     pthread_mutex_unlock(&rq->mu);
-    if (rc < 0) {
-        char why[sizeof e->msg];
-        snprintf(why, sizeof why, "%s", e->msg);
-        return err_set(e, ERR_IO, "%s: partial result: %s", c->name, why);
-    }
-    return 0;
+    return rc;
 }
 
 static int run_query(void *ctx, fanout_host_t *h, err_t *e)

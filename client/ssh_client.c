@@ -23,7 +23,6 @@ typedef struct ssh_stream {
     char *buf;          /* read_max bytes for small reads */
     size_t read_max;    /* largest read (ssh_client_opts_t.read_max) */
     size_t off, len;    /* unread part of buf */
-    char where[300];    /* user@host:port for messages */
     pthread_mutex_t mu; /* one libssh call at a time: a reader thread and a
                            writer thread (interactive reloads) share sess */
 } ssh_stream_t;
@@ -109,12 +108,11 @@ static int check_host(ssh_session s, const ssh_client_opts_t *o, const char *pat
         return 0;
     if (k == SSH_KNOWN_HOSTS_CHANGED || k == SSH_KNOWN_HOSTS_OTHER)
         return err_set(e, ERR_IO,
-                       "%s: the host key differs from the one in %s: possible man-in-the-middle "
+                       "the host key differs from the one in %s: possible man-in-the-middle "
                        "attack; remove the old entry if the key really changed",
-                       hostport, path);
+                       path);
     if (k == SSH_KNOWN_HOSTS_ERROR)
-        return err_set(e, ERR_IO, "%s: cannot check known hosts %s: %s", hostport, path,
-                       ssh_get_error(s));
+        return err_set(e, ERR_IO, "cannot check known hosts %s: %s", path, ssh_get_error(s));
     int trust = o->trust_all_hosts;
     if (!trust) {
         ssh_key key = NULL;
@@ -131,18 +129,17 @@ static int check_host(ssh_session s, const ssh_client_opts_t *o, const char *pat
         ssh_key_free(key);
         if (!trust)
             return err_set(e, ERR_IO,
-                           "%s: unknown host key, not trusted (answer the prompt on a terminal, "
+                           "unknown host key, not trusted (answer the prompt on a terminal, "
                            "use --trustAllHosts, or add it to %s)",
-                           hostport, path);
+                           path);
     }
     if (ssh_session_update_known_hosts(s) != SSH_OK)
-        return err_set(e, ERR_IO, "%s: cannot add the host key to %s: %s", hostport, path,
-                       ssh_get_error(s));
+        return err_set(e, ERR_IO, "cannot add the host key to %s: %s", path, ssh_get_error(s));
     chmod(path, 0600);
     return 0;
 }
 
-static int authenticate(ssh_session s, const ssh_client_opts_t *o, const char *where, err_t *e)
+static int authenticate(ssh_session s, const ssh_client_opts_t *o, const char *user, err_t *e)
 {
     const char *pass = getenv("DTAIL_KEY_PASSPHRASE");
     int rc;
@@ -160,7 +157,7 @@ static int authenticate(ssh_session s, const ssh_client_opts_t *o, const char *w
     }
     if (rc == SSH_AUTH_SUCCESS)
         return 0;
-    return err_set(e, ERR_IO, "%s: authentication failed (%s)", where,
+    return err_set(e, ERR_IO, "authentication failed for user %s (%s)", user,
                    o->password ? "password refused"
                    : o->key_path ? "key not accepted"
                                  : "no key from ssh-agent, ~/.ssh/id_ed25519, id_ecdsa or id_rsa accepted");
@@ -185,11 +182,10 @@ static ssize_t stream_read_fn(void *ctx, void *buf, size_t n, err_t *e)
                 break;
             struct pollfd p = {.fd = ssh_get_fd(st->sess), .events = POLLIN};
             if (poll(&p, 1, SSH_CLIENT_POLL_MS) < 0 && errno != EINTR)
-                return err_set(e, ERR_IO, "%s: poll on the SSH socket: %s", st->where,
-                               strerror(errno));
+                return err_set(e, ERR_IO, "poll on the SSH socket: %s", strerror(errno));
         }
         if (r == SSH_ERROR)
-            return err_set(e, ERR_IO, "%s: reading: %s", st->where, ssh_get_error(st->sess));
+            return err_set(e, ERR_IO, "reading from the server: %s", ssh_get_error(st->sess));
         if (r <= 0)
             return 0;   /* end of stream */
         if (direct)
@@ -214,7 +210,7 @@ static int stream_write_fn(void *ctx, const void *buf, size_t n, err_t *e)
         int w = ssh_channel_write(st->ch, p, piece);
         if (w == SSH_ERROR || (w == 0 && ssh_channel_is_closed(st->ch))) {
             pthread_mutex_unlock(&st->mu);
-            return err_set(e, ERR_IO, "%s: writing: %s", st->where,
+            return err_set(e, ERR_IO, "writing to the server: %s",
                            w == SSH_ERROR ? ssh_get_error(st->sess) : "channel closed");
         }
         p += w;
@@ -264,7 +260,6 @@ int ssh_client_open(const char *host, int port, const ssh_client_opts_t *o, stre
     }
     pthread_mutex_init(&st->mu, NULL);
     const char *user = o->user && *o->user ? o->user : default_user();
-    snprintf(st->where, sizeof st->where, "%s@%s:%d", user, host, port);
     char kh[4096];
     if (o->known_hosts)
         snprintf(kh, sizeof kh, "%s", o->known_hosts);
@@ -288,20 +283,20 @@ int ssh_client_open(const char *host, int port, const ssh_client_opts_t *o, stre
         ssh_options_set(s, SSH_OPTIONS_CIPHERS_S_C,
                         "aes128-gcm@openssh.com,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com,"
                         "aes128-ctr,aes256-ctr") != SSH_OK) {
-        err_set(e, ERR_USAGE, "%s: invalid SSH option: %s", st->where, ssh_get_error(s));
+        err_set(e, ERR_USAGE, "invalid SSH option: %s", ssh_get_error(s));
         goto fail;
     }
     if (ssh_connect(s) != SSH_OK) {
-        err_set(e, ERR_IO, "%s: cannot connect: %s", hostport, ssh_get_error(s));
+        err_set(e, ERR_IO, "cannot connect: %s", ssh_get_error(s));
         goto fail;
     }
     if ((!o->no_host_key_check && check_host(s, o, kh, hostport, e) < 0) ||
-        authenticate(s, o, st->where, e) < 0)
+        authenticate(s, o, user, e) < 0)
         goto fail;
     st->ch = ssh_channel_new(s);
     if (!st->ch || ssh_channel_open_session(st->ch) != SSH_OK ||
         ssh_channel_request_shell(st->ch) != SSH_OK) {
-        err_set(e, ERR_IO, "%s: cannot open the session channel: %s", st->where, ssh_get_error(s));
+        err_set(e, ERR_IO, "cannot open the session channel: %s", ssh_get_error(s));
         goto fail;
     }
     out->ctx = st;

@@ -33,7 +33,8 @@ typedef struct ssh_client_opts {
 } ssh_client_opts_t;
 
 /* Connects to host:port, authenticates, opens a session channel with a
- * "shell" request, and wraps it as *out. */
+ * "shell" request, and wraps it as *out. Errors (here and from the
+ * stream) do not name the server: the caller, which knows it, does. */
 int ssh_client_open(const char *host, int port, const ssh_client_opts_t *o, stream_t *out, err_t *e);
 
 /* Splits "host[:port]" (port default def_port) into host (cap bytes) and
