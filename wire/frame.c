@@ -128,7 +128,7 @@ int wire_decoder_next(wire_decoder_t *d, wire_frame_t *f, err_t *e)
         return 0;
     const unsigned char *h = d->buf + d->off;
     unsigned long long at = d->pos + d->off;
-    uint32_t plen = (uint32_t)h[2] << 24 | (uint32_t)h[3] << 16 | (uint32_t)h[4] << 8 | h[5];
+    uint32_t plen = wire_be32_get(h + WIRE_LEN_AT);
     if (!type_known(h[0]))
         return err_set_at(e, ERR_INPUT, (long)at, "unknown frame type 0x%02x at byte %llu", h[0], at);
     if (h[1] & ~WIRE_FLAG_ZSTD)
@@ -238,8 +238,8 @@ void wire_put_u16(wire_buf_t *b, uint16_t v)
 
 void wire_put_u32(wire_buf_t *b, uint32_t v)
 {
-    unsigned char x[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16),
-                          (unsigned char)(v >> 8), (unsigned char)v};
+    unsigned char x[4];
+    wire_be32_put(x, v);
     wire_put_bytes(b, x, 4);
 }
 
@@ -268,12 +268,7 @@ void wire_frame_end(wire_buf_t *b, size_t start)
 {
     if (b->failed)
         return;
-    size_t n = b->len - start - WIRE_HEADER_LEN;
-    unsigned char *h = b->p + start;
-    h[2] = (unsigned char)(n >> 24);
-    h[3] = (unsigned char)(n >> 16);
-    h[4] = (unsigned char)(n >> 8);
-    h[5] = (unsigned char)n;
+    wire_be32_put(b->p + start + WIRE_LEN_AT, (uint32_t)(b->len - start - WIRE_HEADER_LEN));
 }
 
 int wire_buf_send(wire_buf_t *b, stream_t *s, err_t *e)
@@ -316,7 +311,7 @@ uint16_t wire_get_u16(wire_cursor_t *c)
 uint32_t wire_get_u32(wire_cursor_t *c)
 {
     const unsigned char *p = take(c, 4);
-    return p ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3] : 0;
+    return p ? wire_be32_get(p) : 0;
 }
 
 uint64_t wire_get_u64(wire_cursor_t *c)

@@ -19,6 +19,21 @@
 #include "wire/stream.h"
 
 #define WIRE_HEADER_LEN 6
+#define WIRE_LEN_AT 2         /* header offset of the payload length */
+
+/* Big-endian u32, as every length and number on the wire. */
+static inline void wire_be32_put(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+static inline uint32_t wire_be32_get(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
 #define WIRE_MAX_PAYLOAD (16u * 1024 * 1024)   /* default bound on a frame */
 
 enum wire_type {

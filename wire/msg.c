@@ -133,14 +133,8 @@ void wire_encode_lines_head(wire_buf_t *b, size_t len, uint8_t flags)
 {
     size_t at = wire_frame_begin(b, WIRE_LINES, flags);
     /* The length covers the bytes the caller sends next. */
-    size_t n = len;
-    unsigned char *h = b->p + at;
-    if (!b->failed) {
-        h[2] = (unsigned char)(n >> 24);
-        h[3] = (unsigned char)(n >> 16);
-        h[4] = (unsigned char)(n >> 8);
-        h[5] = (unsigned char)n;
-    }
+    if (!b->failed)
+        wire_be32_put(b->p + at + WIRE_LEN_AT, (uint32_t)len);
 }
 
 void wire_encode_aggregate(wire_buf_t *b, int final, const void *table, size_t len)
