@@ -56,9 +56,6 @@ require_positive SIZE_MB RUNS
 
 bench_start dmap
 
-FAILED=()
-failed() { FAILED+=("$*"); note "FAILED: $*"; }
-
 # ------------------------------------------------------------------ tools
 BIN_DIR=${DTAIL_BIN_DIR:-$REPO_DIR/build/bin}
 DMAP=${DMAP:-$BIN_DIR/dmap}
@@ -447,10 +444,6 @@ echo
 echo "--- targets (issue 4) ---"
 printf '  %s\n' "${SUMMARY[@]}"
 echo "  $PASS_N PASS, $MISS_N MISS, $NA_N n/a"
-print_verdict "RESULT MISMATCH(ES): the tools did not agree" \
-    "results verified: every tool that ran gave the same groups, counts and averages (6 decimals)"
-((${#FAILED[@]})) && echo "!!! ${#FAILED[@]} command(s) FAILED (see notes)"
-
 {
     printf 'id\tquery\tmedian_s\tmin_s\tmax_s\trows\trss_kib\n'
     for q in "${QS[@]}"; do
@@ -460,8 +453,6 @@ print_verdict "RESULT MISMATCH(ES): the tools did not agree" \
         done
     done
 } >"$CACHE/dmap-results.tsv"
-print_footer "$CACHE/dmap-results.tsv"
-
-if ((${#MISMATCHES[@]} || ${#FAILED[@]})); then exit 1; fi
-if ((STRICT && MISS_N)); then exit 1; fi
-exit 0
+bench_finish "RESULT MISMATCH(ES) or failed command(s): the tools did not agree" \
+    "results verified: every tool that ran gave the same groups, counts and averages (6 decimals)" \
+    "$CACHE/dmap-results.tsv" "$MISS_N"

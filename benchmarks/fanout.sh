@@ -43,7 +43,8 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/dtail-fanout.XXXXXX")
 PIDS=()
 cleanup() {
   local p
-  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+  exec 2>/dev/null   # no job notices ("Killed") for the servers
+  for p in "${PIDS[@]}"; do kill -KILL "$p"; done
   wait 2>/dev/null
   rm -rf "$T"
 }

@@ -657,6 +657,38 @@ static int cmd_oneline(const char *path)
     return 0;
 }
 
+/* key=value lines "id=uK|v=V", one distinct group per line: K = i * 7919
+ * mod 10000019 (a permutation of 0..n-1 for n below that prime, so keys
+ * arrive in no order), V = i mod 997 (spill.sh's data) */
+#define GROUPS_PRIME 10000019u
+
+static int cmd_groups(uint64_t n, const char *path)
+{
+    out_t o;
+    char tmp[PATH_MAX];
+    uint64_t written = 0;
+
+    if (n >= GROUPS_PRIME) {
+        fprintf(stderr, "gen: groups N must be below %u\n", GROUPS_PRIME);
+        exit(2);
+    }
+    out_open(&o, path, tmp, sizeof tmp);
+    for (uint64_t i = 0; i < n; i++) {
+        char *p = out_reserve(&o), *b = p;
+        PUTL(p, "id=u");
+        p = put_u(p, i * 7919u % GROUPS_PRIME);
+        PUTL(p, "|v=");
+        p = put_u(p, i % 997u);
+        *p++ = '\n';
+        o.len += (size_t)(p - b);
+        written += (uint64_t)(p - b);
+    }
+    out_close(&o, tmp);
+    fprintf(info_out, "groups v" GEN_VERSION " bytes=%llu lines=%llu sum=%016llx\n",
+            (unsigned long long)written, (unsigned long long)n, (unsigned long long)h_final(&o.h));
+    return 0;
+}
+
 #define NHOSTS 50
 
 static int cmd_stats(uint64_t size_mb, const char *path)
@@ -875,6 +907,7 @@ static void usage(void)
           "       gen stats SIZE_MB OUT\n"
           "       gen manyfiles N DIR\n"
           "       gen oneline OUT\n"
+          "       gen groups N OUT\n"
           "       gen sum [-u] [FILE|-]\n"
           "       gen sink\n"
           "OUT may be - for stdout. Output is deterministic (generator v" GEN_VERSION ").\n",
@@ -894,6 +927,8 @@ int main(int argc, char **argv)
         return cmd_stats(parse_u(argv[2], "SIZE_MB"), argv[3]);
     if (strcmp(cmd, "manyfiles") == 0 && argc == 4)
         return cmd_manyfiles(parse_u(argv[2], "N"), argv[3]);
+    if (strcmp(cmd, "groups") == 0 && argc == 4)
+        return cmd_groups(parse_u(argv[2], "N"), argv[3]);
     if (strcmp(cmd, "oneline") == 0 && argc == 3)
         return cmd_oneline(argv[2]);
     if (strcmp(cmd, "sum") == 0 && argc <= 4)

@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2034 # variables set here are the sourcing script's
-# benchmarks/lib.sh - what the benchmark scripts (run.sh, dmap.sh) share:
+# benchmarks/lib.sh - what the benchmark scripts share:
 # options, progress and notes, finding the peers' tools, the generated data
 # cache, timing and peak-RSS runs, and the common parts of the report.
 # Sourced, not run: `. "$SCRIPT_DIR/lib.sh"` at the top of a script.
@@ -77,6 +77,10 @@ mismatch() {
     printf '\n!!!!!!!! MISMATCH: %s\n\n' "$*" >&2
 }
 cmd_failed() { "${BENCH_ON_FAIL:-note}" "$@"; }
+# failed TEXT: a command that failed (BENCH_ON_FAIL=failed sends
+# cmd_failed here); bench_finish turns each into a mismatch.
+FAILED=()
+failed() { FAILED+=("$*"); note "FAILED: $*"; }
 
 have() { command -v "$1" >/dev/null 2>&1; }
 
@@ -282,6 +286,20 @@ print_verdict() {
     fi
 }
 
-print_footer() { # TSV: where the machine-readable copy went, and the run's conditions
-    echo "results also in $1; total time $(elapsed) s; CPU busy before the run ${BUSY_START} %, load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+print_footer() { # [TSV]: where the machine-readable copy went, and the run's conditions
+    echo "${1:+results also in $1; }total time $(elapsed) s; CPU busy before the run ${BUSY_START:-?} %, load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# bench_finish WHAT VERIFIED TSV MISSES: the end of a benchmark. Each
+# failed command becomes a mismatch; then print_verdict WHAT VERIFIED, the
+# footer (TSV may be empty), and the exit: 1 on any mismatch, 1 with
+# --strict when MISSES (a count of missed targets) is not 0, else 0.
+bench_finish() {
+    local f
+    for f in "${FAILED[@]}"; do mismatch "failed: $f"; done
+    print_verdict "$1" "$2"
+    print_footer "$3"
+    ((${#MISMATCHES[@]})) && exit 1
+    ((STRICT && ${4:-0})) && exit 1
+    exit 0
 }

@@ -39,8 +39,7 @@ BIN=${DTAIL_BIN_DIR:-$REPO/build/bin}
 for b in dcat dgrep dmap dserver wireclient; do
     [[ -x $BIN/$b ]] || { echo "server.sh: $BIN/$b is missing (build first; DTAIL_BIN_DIR)" >&2; exit 2; }
 done
-declare -A MED MIN MAX RSS OK DESC
-NOTES=() MISMATCHES=() MISSES=()
+MISSES=()
 bench_start server
 HAVE_HYPERFINE=0   # the bash loop: every run gets the same environment
 HAVE_TIME=0
@@ -199,12 +198,8 @@ printf '%-52s %9s MB/s %12s %8s  >= 200 MB/s: %s\n' "dcat --plain with 50 ms RTT
     "$(ratio "${CAT_R:-}" "${CAT_S:-}")" "$(verdict "$([[ -n $CAT_R ]] && ge "$CAT_R" 200 && echo 1)" "dcat at 50 ms RTT below 200 MB/s")"
 printf '%-52s %10s ms\n' "dcat of a one-line file with 50 ms RTT" "${ONE_RTT_MS:-?}"
 printf '%-52s %s\n' "OpenSSH ssh -c aes128-gcm cat (same file)" "$OPENSSH"
-print_verdict "output mismatches" "all outputs verified"
 if ((${#MISSES[@]})); then
     echo "targets missed: ${#MISSES[@]}"
     printf '  %s\n' "${MISSES[@]}"
 fi
-echo "total time $(elapsed) s; CPU busy before the run ${BUSY_START} %, load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
-((${#MISMATCHES[@]})) && exit 1
-[[ $STRICT == 1 ]] && ((${#MISSES[@]})) && exit 1
-exit 0
+bench_finish "output mismatches" "all outputs verified" "" "${#MISSES[@]}"

@@ -46,8 +46,6 @@ done
 require_positive SIZE_MB RUNS
 
 bench_start sqlite
-FAILED=()
-failed() { FAILED+=("$*"); note "FAILED: $*"; }
 
 DMAP=${DTAIL_BIN_DIR:-$REPO_DIR/build/bin}/dmap
 [[ -x $DMAP ]] || { echo "sqlite_export.sh: $DMAP is not built" >&2; exit 2; }
@@ -134,12 +132,7 @@ if ! le "${MED[sqlite]}" "$workaround"; then
     note "MISS: the SQLite export is slower than CSV + .import"
     MISS=1
 fi
-((${#FAILED[@]})) && for f in "${FAILED[@]}"; do mismatch "failed: $f"; done
-print_verdict "result mismatch(es) or failed command(s)" "VERIFIED: the exports hold the same $ROWS rows"
 TSV=$CACHE/sqlite-export-results.tsv
 printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$ROWS" "${MED[base]}" "${MED[csv]}" \
     "${MED[sqlite]}" "${MED[import]}" "$DB_BYTES" >>"$TSV"
-print_footer "$TSV"
-((${#MISMATCHES[@]})) && exit 1
-[[ $STRICT == 1 && $MISS == 1 ]] && exit 1
-exit 0
+bench_finish "result mismatch(es) or failed command(s)" "VERIFIED: the exports hold the same $ROWS rows" "$TSV" "$MISS"
