@@ -28,13 +28,8 @@ expect_no_spill_files() {
 # (none when LIMIT is empty), at log level info.
 spill_run() {
   local label=$1 limit=$2 q=$3
-  if [ -n "$limit" ]; then
-    run "$label" env TMPDIR="$SPILL_TMP" "$DTAIL_BIN/dmap" --cfg none --noColor --logLevel info \
-      --memory-limit "$limit" --query "$q" "$DATA"
-  else
-    run "$label" env TMPDIR="$SPILL_TMP" "$DTAIL_BIN/dmap" --cfg none --noColor --logLevel info \
-      --query "$q" "$DATA"
-  fi
+  run "$label" env TMPDIR="$SPILL_TMP" "$DTAIL_BIN/dmap" --cfg none --noColor --logLevel info \
+    ${limit:+--memory-limit "$limit"} --query "$q" "$DATA"
 }
 
 # same_result LABEL QUERY: CSV outfile in memory and spilled under 256K.
