@@ -11,85 +11,35 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <pthread.h>
-#include <pwd.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "exec/agg/eval.h"
-#include "exec/sink/result.h"
 #include "parser/parser.h"
-#include "server/session.h"
-#include "tests/support/sockstream.h"
-#include "wire/frame.h"
-#include "wire/msg.h"
+#include "tests/support/session_harness.h"
 
 static char dir[256];
 static char user[256];
 
-typedef struct server {
-    int fd;                      /* server end */
-    config_t cfg;                /* with the test's permissions */
-    server_limits_t *limits;     /* process-wide */
-    server_counters_t counters;  /* process-wide */
-    int rc;                      /* session_serve's result */
-    err_t e;                     /* its error */
-    pthread_t th;                /* serving thread */
-} server_t;
-
-/* What the client end received so far, filled by a collector thread. */
-typedef struct got {
-    pthread_mutex_t mu;
-    char *lines;                 /* LINES bytes */
-    size_t len;
-    char statuses[4096];         /* "STATUS name|" per FILE_STATUS */
-    int n_end;                   /* ENDs seen */
-    int end[8];                  /* their statuses */
-    int n_agg;                   /* AGGREGATE frames */
-    long long agg_count;         /* sum of count($line) over the deltas */
-    int final_seen;              /* an AGGREGATE marked final */
-    int health_ok;               /* a MESSAGE "OK" */
-    int closed;                  /* the server closed its end */
-} got_t;
-
 typedef struct client {
-    int fd;                      /* client end */
-    stream_t s;
-    wire_reader_t r;
-    got_t g;
+    sh_conn_t conn;              /* the server and the client's end */
+    pthread_mutex_t mu;          /* guards g and agg_count */
+    sh_got_t g;                  /* what the client end received so far */
+    long long agg_count;         /* sum of count($line) over the deltas */
     pthread_t th;                /* collector */
-    const plan_t *plan;          /* map: to decode the deltas */
+    const plan_t *plan;          /* map: to decode the deltas; set before the collector starts */
 } client_t;
 
-static void *serve(void *arg)
+/* count($line) of an aggregate delta (its first column), 0 if no rows. */
+static long long agg_count(const plan_t *plan, const sh_got_t *g)
 {
-    server_t *sv = arg;
-    stream_t s = sock_stream(&sv->fd);
-    session_env_t env = {.user = user, .hostname = "testhost", .cfg = &sv->cfg,
-                         .limits = sv->limits, .counters = &sv->counters, .stopping = NULL};
-    sv->rc = session_serve(&s, &env, &sv->e);
-    close(sv->fd);
-    return NULL;
-}
-
-static long long agg_count(const plan_t *plan, const wire_msg_t *m)
-{
-    agg_spec_t specs[8];
-    eval_specs(plan, specs);
-    agg_table_t t;
-    err_t e;
-    assert_int_equal(agg_table_init(&t, specs, plan->n_select, &e), 0);
-    assert_int_equal(agg_table_merge_serialized(&t, (const unsigned char *)m->data.p, m->data.len, &e), 0);
     result_t res;
-    assert_int_equal(result_build(plan, &t, -1, &res, &e), 0);
+    sh_agg_result(plan, g->table, g->table_len, &res);
     long long n = res.n_rows ? atoll(result_cell(&res, 0, 0)) : 0;
     result_free(&res);
-    agg_table_free(&t);
     return n;
 }
 
@@ -98,87 +48,42 @@ static void *collect(void *arg)
     client_t *c = arg;
     wire_frame_t f;
     err_t e;
-    while (wire_read_frame(&c->r, &f, &e) == 1) {
+    while (wire_read_frame(&c->conn.r, &f, &e) == 1) {
         wire_msg_t m;
         assert_int_equal(wire_decode_msg(&f, &m, &e), 0);
-        pthread_mutex_lock(&c->g.mu);
-        if (m.type == WIRE_LINES) {
-            c->g.lines = realloc(c->g.lines, c->g.len + m.data.len + 1);
-            memcpy(c->g.lines + c->g.len, m.data.p, m.data.len);
-            c->g.len += m.data.len;
-            c->g.lines[c->g.len] = '\0';
-        } else if (m.type == WIRE_FILE_STATUS) {
-            size_t l = strlen(c->g.statuses);
-            snprintf(c->g.statuses + l, sizeof c->g.statuses - l, "%d %.*s|", m.status,
-                     (int)m.name.len, m.name.p);
-        } else if (m.type == WIRE_END && c->g.n_end < 8) {
-            c->g.end[c->g.n_end++] = m.status;
-        } else if (m.type == WIRE_AGGREGATE) {
-            c->g.n_agg++;
-            c->g.final_seen |= m.status;
-            if (c->plan)
-                c->g.agg_count += agg_count(c->plan, &m);
-        } else if (m.type == WIRE_MESSAGE && m.text.len == 2 && memcmp(m.text.p, "OK", 2) == 0) {
-            c->g.health_ok = 1;
-        }
-        pthread_mutex_unlock(&c->g.mu);
+        pthread_mutex_lock(&c->mu);
+        sh_got_add(&c->g, &m);
+        if (m.type == WIRE_AGGREGATE && c->plan)
+            c->agg_count += agg_count(c->plan, &c->g);
+        pthread_mutex_unlock(&c->mu);
     }
-    pthread_mutex_lock(&c->g.mu);
-    c->g.closed = 1;
-    pthread_mutex_unlock(&c->g.mu);
     return NULL;
 }
 
-static void send_request(client_t *c, const wire_request_t *rq)
+/* Starts a server and a client that said HELLO, sent rq and collects what
+ * comes back (deltas of plan's query decoded, if plan is not NULL). */
+static void start(client_t *c, const wire_request_t *rq, const plan_t *plan)
 {
-    wire_buf_t b = {0};
-    wire_encode_request(&b, rq);
-    err_t e;
-    assert_int_equal(wire_buf_send(&b, &c->s, &e), 0);
-    wire_buf_free(&b);
-}
-
-/* Starts a server and a client that said HELLO and sent rq. */
-static void start(server_t *sv, client_t *c, const wire_request_t *rq)
-{
-    memset(sv, 0, sizeof *sv);
     memset(c, 0, sizeof *c);
-    config_defaults(&sv->cfg);
-    snprintf(sv->cfg.permissions, sizeof sv->cfg.permissions,
-             "{\"Default\":[\"^%s/allowed/\",\"!^%s/allowed/secret\"]}", dir, dir);
-    err_t e;
-    sv->limits = server_limits_create(&sv->cfg, &e);
-    int p[2];
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, p), 0);
-    sv->fd = p[0];
-    c->fd = p[1];
-    pthread_create(&sv->th, NULL, serve, sv);
-    c->s = sock_stream(&c->fd);
-    assert_int_equal(wire_reader_init(&c->r, &c->s, 0, &e), 0);
-    wire_buf_t b = {0};
-    wire_hello_t h;
-    wire_hello_init(&h, "client");
-    wire_encode_hello(&b, &h);
-    assert_int_equal(wire_buf_send(&b, &c->s, &e), 0);
-    wire_buf_free(&b);
-    wire_frame_t f;
-    assert_int_equal(wire_read_frame(&c->r, &f, &e), 1);
-    pthread_mutex_init(&c->g.mu, NULL);
-    send_request(c, rq);
-    pthread_create(&c->th, NULL, collect, c);
+    sh_config(&c->conn, dir, NULL);
+    sh_start(&c->conn, user, "testhost");
+    sh_hello(&c->conn);
+    pthread_mutex_init(&c->mu, NULL);
+    sh_got_init(&c->g);
+    c->plan = plan;
+    sh_send_request(&c->conn, rq);
+    assert_int_equal(pthread_create(&c->th, NULL, collect, c), 0);
 }
 
 /* The client closes; the session must end without an error. */
-static void finish(server_t *sv, client_t *c)
+static void finish(client_t *c)
 {
-    shutdown(c->fd, SHUT_WR);
-    pthread_join(sv->th, NULL);
-    pthread_join(c->th, NULL);
-    close(c->fd);
-    wire_reader_free(&c->r);
-    server_limits_free(sv->limits);
-    assert_int_equal(sv->rc, 0);
-    free(c->g.lines);
+    shutdown(c->conn.fd, SHUT_WR);
+    pthread_join(c->th, NULL);   /* ends when the server closes its end */
+    sh_stop(&c->conn);
+    assert_int_equal(c->conn.rc, 0);
+    sh_got_free(&c->g);
+    pthread_mutex_destroy(&c->mu);
 }
 
 static void sleep_ms(long ms)
@@ -194,7 +99,7 @@ static int wait_lines_ms(client_t *c, const char *want, int n, int ms)
     size_t off = 0;
     int k = 0;
     for (int i = 0; i < ms / 10; i++) {
-        pthread_mutex_lock(&c->g.mu);
+        pthread_mutex_lock(&c->mu);
         /* memmem, not strstr: ASan's strstr measures the whole rest each call. */
         const char *p = c->g.lines ? c->g.lines + off : NULL, *end = p ? c->g.lines + c->g.len : NULL;
         size_t wl = strlen(want);
@@ -203,7 +108,7 @@ static int wait_lines_ms(client_t *c, const char *want, int n, int ms)
             p += wl;
         }
         off = c->g.len;
-        pthread_mutex_unlock(&c->g.mu);
+        pthread_mutex_unlock(&c->mu);
         if (k >= n)
             return k;
         sleep_ms(10);
@@ -219,9 +124,9 @@ static int wait_lines(client_t *c, const char *want, int n)
 static int wait_end(client_t *c, int n)
 {
     for (int i = 0; i < 500; i++) {
-        pthread_mutex_lock(&c->g.mu);
+        pthread_mutex_lock(&c->mu);
         int k = c->g.n_end;
-        pthread_mutex_unlock(&c->g.mu);
+        pthread_mutex_unlock(&c->mu);
         if (k >= n)
             return 1;
         sleep_ms(10);
@@ -233,9 +138,9 @@ static int wait_end(client_t *c, int n)
 static int wait_status(client_t *c, const char *needle, int ms)
 {
     for (int i = 0; i < ms / 10; i++) {
-        pthread_mutex_lock(&c->g.mu);
+        pthread_mutex_lock(&c->mu);
         int k = strstr(c->g.statuses, needle) != NULL;
-        pthread_mutex_unlock(&c->g.mu);
+        pthread_mutex_unlock(&c->mu);
         if (k)
             return 1;
         sleep_ms(10);
@@ -251,6 +156,26 @@ static void append(const char *path, const char *text)
     fclose(f);
 }
 
+/* Appends probe to path until it arrives: the tail is following path. */
+static int wait_following(client_t *c, const char *path, const char *probe)
+{
+    for (int i = 0; i < 100; i++) {
+        append(path, probe);
+        if (wait_lines_ms(c, probe, 1, 200) > 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether the lines received so far hold needle. */
+static int lines_hold(client_t *c, const char *needle)
+{
+    pthread_mutex_lock(&c->mu);
+    int k = c->g.lines && strstr(c->g.lines, needle) != NULL;
+    pthread_mutex_unlock(&c->mu);
+    return k;
+}
+
 static void path_of(char *out, size_t cap, const char *name)
 {
     snprintf(out, cap, "%s/%s", dir, name);
@@ -264,25 +189,19 @@ static void test_appended_lines_and_burst(void **state)
     append(path, "old line, before the tail\n");
     wire_request_t rq = {.kind = WIRE_KIND_TAIL, .render = WIRE_RENDER_PLAIN, .files = path,
                          .regex = "", .query = ""};
-    server_t sv;
     client_t c;
-    start(&sv, &c, &rq);
+    start(&c, &rq, NULL);
     /* Lines appended until the follower is there: the first that arrives
      * says it is. */
-    int ready = 0;
-    for (int i = 0; i < 100 && !ready; i++) {
-        append(path, "probe\n");
-        ready = wait_lines_ms(&c, "probe\n", 1, 200) > 0;
-    }
-    assert_true(ready);
+    assert_true(wait_following(&c, path, "probe\n"));
     FILE *f = fopen(path, "a");
     for (int i = 0; i < 100000; i++)
         fprintf(f, "burst line %06d with some padding to make it about a hundred bytes long.....\n", i);
     fclose(f);
     assert_int_equal(wait_lines(&c, "burst line", 100000), 100000);
-    assert_null(strstr(c.g.lines, "old line"));
-    assert_non_null(strstr(c.g.lines, "burst line 099999 with"));
-    finish(&sv, &c);
+    assert_false(lines_hold(&c, "old line"));
+    assert_true(lines_hold(&c, "burst line 099999 with"));
+    finish(&c);
     unlink(path);
 }
 
@@ -297,32 +216,24 @@ static void test_rotation_and_denied_swap(void **state)
     append(outside, "outside secret line\n");
     wire_request_t rq = {.kind = WIRE_KIND_TAIL, .render = WIRE_RENDER_REMOTE, .files = path,
                          .regex = "keep", .query = ""};
-    server_t sv;
     client_t c;
-    start(&sv, &c, &rq);
-    int ready = 0;
-    for (int i = 0; i < 100 && !ready; i++) {
-        append(path, "keep probe\n");
-        ready = wait_lines_ms(&c, "keep probe", 1, 200) > 0;
-    }
-    assert_true(ready);
+    start(&c, &rq, NULL);
+    assert_true(wait_following(&c, path, "keep probe\n"));
     append(path, "drop this\nkeep before rotation\n");
     assert_int_equal(rename(path, rotated), 0);
     append(path, "keep after rotation\n");
     assert_true(wait_lines(&c, "|rot.log|keep after rotation\n", 1));
     assert_true(wait_lines(&c, "REMOTE|testhost|100|", 1));
-    assert_null(strstr(c.g.lines, "drop this"));
-    assert_non_null(strstr(c.g.lines, "keep before rotation"));
+    assert_false(lines_hold(&c, "drop this"));
+    assert_true(lines_hold(&c, "keep before rotation"));
     /* A rotation that brings a symlink out of the allowed tree. */
     assert_int_equal(rename(path, rotated), 0);
     assert_int_equal(symlink(outside, path), 0);
     append(outside, "keep outside line\n");
     assert_true(wait_status(&c, "2 ", 3000));
     sleep_ms(500);
-    pthread_mutex_lock(&c.g.mu);
-    assert_null(strstr(c.g.lines, "outside"));
-    pthread_mutex_unlock(&c.g.mu);
-    finish(&sv, &c);
+    assert_false(lines_hold(&c, "outside"));
+    finish(&c);
     unlink(path);
     unlink(rotated);
 }
@@ -335,15 +246,14 @@ static void test_glob_new_file_and_timeout(void **state)
     path_of(later, sizeof later, "allowed/glater.log");
     wire_request_t rq = {.kind = WIRE_KIND_TAIL, .render = WIRE_RENDER_PLAIN, .files = glob,
                          .regex = "", .query = "", .timeout_s = 3};
-    server_t sv;
     client_t c;
-    start(&sv, &c, &rq);
+    start(&c, &rq, NULL);
     assert_true(wait_status(&c, "1 ", 3000));   /* nothing matches yet */
     append(later, "written before it was seen\n");
     assert_true(wait_lines(&c, "written before it was seen\n", 1));   /* from its start */
     assert_true(wait_end(&c, 1));   /* the timeout */
     assert_int_equal(c.g.end[0], WIRE_END_PARTIAL);
-    finish(&sv, &c);
+    finish(&c);
     unlink(later);
 }
 
@@ -354,17 +264,16 @@ static void test_next_request_ends_tail(void **state)
     path_of(path, sizeof path, "allowed/next.log");
     append(path, "");
     wire_request_t rq = {.kind = WIRE_KIND_TAIL, .files = path, .regex = "", .query = ""};
-    server_t sv;
     client_t c;
-    start(&sv, &c, &rq);
+    start(&c, &rq, NULL);
     sleep_ms(100);
     wire_request_t health = {.kind = WIRE_KIND_HEALTH, .files = "", .regex = "", .query = ""};
-    send_request(&c, &health);
+    sh_send_request(&c.conn, &health);
     assert_true(wait_end(&c, 2));
     assert_int_equal(c.g.end[0], WIRE_END_OK);
     assert_int_equal(c.g.end[1], WIRE_END_OK);
-    assert_true(c.g.health_ok);
-    finish(&sv, &c);
+    assert_true(sh_got_message(&c.g, "OK"));
+    finish(&c);
     unlink(path);
 }
 
@@ -380,13 +289,8 @@ static void test_map_deltas(void **state)
     assert_int_equal(query_parse(query, strlen(query), NULL, &q, &e), 0);
     wire_request_t rq = {.kind = WIRE_KIND_TAIL, .files = path, .regex = "", .query = (char *)query,
                          .timeout_s = 3};
-    server_t sv;
     client_t c;
-    c.plan = NULL;
-    start(&sv, &c, &rq);
-    pthread_mutex_lock(&c.g.mu);
-    c.plan = query_plan(q);
-    pthread_mutex_unlock(&c.g.mu);
+    start(&c, &rq, query_plan(q));
     sleep_ms(300);
     static const char line[] = "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|"
                                "MAPREDUCE:STATS|currentConnections=0|lifetimeConnections=1\n";
@@ -400,8 +304,8 @@ static void test_map_deltas(void **state)
     assert_true(c.g.final_seen);
     assert_true(c.g.n_agg >= 2);
     /* Deltas: their sum is every line once. */
-    assert_int_equal(c.g.agg_count, 12);
-    finish(&sv, &c);
+    assert_int_equal(c.agg_count, 12);
+    finish(&c);
     query_free(q);
     unlink(path);
 }
@@ -409,25 +313,14 @@ static void test_map_deltas(void **state)
 static int setup(void **state)
 {
     (void)state;
-    signal(SIGPIPE, SIG_IGN);
-    snprintf(dir, sizeof dir, "/tmp/test_session_tail.XXXXXX");
-    assert_non_null(mkdtemp(dir));
-    struct passwd *pw = getpwuid(getuid());
-    snprintf(user, sizeof user, "%s", pw->pw_name);
-    char p[512];
-    path_of(p, sizeof p, "allowed");
-    mkdir(p, 0755);
-    path_of(p, sizeof p, "outside");
-    mkdir(p, 0755);
+    sh_tree_make(dir, sizeof dir, "test_session_tail", user, sizeof user);
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd);
+    return sh_tree_remove(dir);
 }
 
 int main(void)
