@@ -26,6 +26,10 @@
  * regions go out whole, see wire/batch.h). */
 #define LINE_BATCH (64 * 1024)
 #define ZSTD_LEVEL 1
+/* A server reads only HELLO and REQUEST frames (capped by
+ * MaxCommandFrameSize, 1 MiB by default): small reads keep the decoder's
+ * buffer small on every connection; a larger frame still grows it. */
+#define REQUEST_READ (64 * 1024)
 
 /* Per-file work of a request. */
 typedef int (*file_fn_t)(session_t *ss, void *ctx, input_t *in, const target_t *t,
@@ -586,6 +590,7 @@ int session_serve(stream_t *s, const session_env_t *env, err_t *e)
     if (wire_reader_init(&r, s, env->cfg && env->cfg->max_command_frame_size
                                     ? env->cfg->max_command_frame_size : WIRE_MAX_PAYLOAD, e) < 0)
         goto out;
+    r.chunk = REQUEST_READ;
     ss.rules = perm_rules_new(env->cfg, env->user, e);
     if (!ss.rules) {
         /* Still answer: the client learns why nothing can be read. */

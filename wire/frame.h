@@ -90,7 +90,7 @@ static inline int wire_decoder_pending(const wire_decoder_t *d) { return d->len 
 typedef struct wire_reader {
     stream_t *s;               /* borrowed */
     wire_decoder_t dec;        /* framing state */
-    size_t chunk;              /* bytes asked of the stream at once (0: 4 MiB);
+    size_t chunk;              /* bytes asked of the stream at once (0: 16 MiB);
                                   smaller keeps the buffer small when a client
                                   reads from many servers */
 } wire_reader_t;
