@@ -8,6 +8,8 @@
 
 #include "base/log.h"
 
+#define DEFAULT_SHUTDOWN_AFTER 86400
+
 void client_report(client_run_t *rs, const err_t *e)
 {
     if (log_level >= LOG_ERROR)
@@ -87,6 +89,14 @@ enum line_format client_line_format(const cli_opts_t *o, const config_t *cfg)
     if (o->plain)
         return LINE_PLAIN;
     return client_colors(o, cfg) ? LINE_COLOR : LINE_REMOTE;
+}
+
+long long client_follow_limit_s(const cli_opts_t *o)
+{
+    long long limit = o->shutdown_after ? o->shutdown_after : DEFAULT_SHUTDOWN_AFTER;
+    if (o->timeout > 0 && o->timeout < limit)
+        limit = o->timeout;
+    return limit;
 }
 
 int client_targets(const cli_opts_t *o, int skip, target_list_t *tl, client_run_t *rs, err_t *e)

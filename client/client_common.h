@@ -44,6 +44,10 @@ int client_colors(const cli_opts_t *o, const config_t *cfg);
  * render values are these). */
 enum line_format client_line_format(const cli_opts_t *o, const config_t *cfg);
 
+/* How long a follow (dtail, with or without servers) runs: --timeout if
+ * smaller than --shutdownAfter (default 86400 s), in seconds. */
+long long client_follow_limit_s(const cli_opts_t *o);
+
 /* Inputs: --files, then every positional argument except index `skip` (-1
  * for none); with no file given at all, stdin unless it is a terminal.
  * A pattern matching nothing is reported through rs and skipped. */

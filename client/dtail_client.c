@@ -36,7 +36,6 @@
 
 #define OUTPUT_BLOCK (256 * 1024)
 #define RESCAN_MS 1000
-#define DEFAULT_SHUTDOWN_AFTER 86400
 
 /* ---- the colour table -------------------------------------------------- */
 
@@ -356,10 +355,7 @@ int dtail_client_main(int argc, char **argv)
         return client_usage_error("dtail", &e);
     }
     interrupt_install();
-    long long limit_s = o.shutdown_after ? o.shutdown_after : DEFAULT_SHUTDOWN_AFTER;
-    if (o.timeout > 0 && o.timeout < limit_s)
-        limit_s = o.timeout;
-    long long deadline = now_ms() + limit_s * 1000;
+    long long deadline = now_ms() + client_follow_limit_s(&o) * 1000;
 
     if (!has_files(&o)) {
         /* No file: a piped stdin is read to its end, as a cat stream. */

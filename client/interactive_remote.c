@@ -293,7 +293,7 @@ int interactive_remote_main(const cli_opts_t *o, const config_t *cfg, client_run
      * (dtail) at --timeout / --shutdownAfter; servers that fail are
      * connected again with backoff. */
     fanout_opts_t fo = {.o = o, .cfg = cfg, .targets = &ir->targets,
-                        .deadline_s = o->tool == CLI_DTAIL ? remote_follow_limit_s(o) : 0,
+                        .deadline_s = o->tool == CLI_DTAIL ? client_follow_limit_s(o) : 0,
                         .deadline_is_end = 1};
     fanout_ops_t ops = {.ctx = ir, .run = run_host, .retry = 1};
     int abandoned;

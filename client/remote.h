@@ -96,9 +96,6 @@ int remote_query_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs
  * dcat, dgrep, dtail and dtail --query, reloaded on the open sessions.
  * Returns the exit status (1 when the control terminal cannot be opened). */
 int interactive_remote_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs);
-/* How long a follow runs: --timeout if smaller than --shutdownAfter
- * (default 86400 s), in seconds. */
-long long remote_follow_limit_s(const cli_opts_t *o);
 
 #include "parser/plan.h"
 

@@ -8,16 +8,6 @@
 #include "client/fanout.h"
 #include "client/remote.h"
 
-#define DEFAULT_SHUTDOWN_AFTER 86400
-
-long long remote_follow_limit_s(const cli_opts_t *o)
-{
-    long long limit = o->shutdown_after ? o->shutdown_after : DEFAULT_SHUTDOWN_AFTER;
-    if (o->timeout > 0 && o->timeout < limit)
-        limit = o->timeout;
-    return limit;
-}
-
 int remote_tail_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs)
 {
     if (o->interactive)
@@ -25,5 +15,5 @@ int remote_tail_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs)
     if (o->query && *o->query)
         return remote_query_main(o, cfg, rs);
     return remote_lines_run(o, cfg, WIRE_KIND_TAIL, o->regex ? o->regex : "",
-                            remote_follow_limit_s(o), 1, rs);
+                            client_follow_limit_s(o), 1, rs);
 }
