@@ -38,8 +38,9 @@ static int write_new_key(const char *path, ssh_key key, err_t *e)
     return 0;
 }
 
-int hostkey_load_or_create(const char *path, enum ssh_keytypes_e type, int bits, ssh_key *out,
-                           err_t *e)
+/* Loads path, or generates a key of type/bits there. *out owned by caller. */
+static int hostkey_load_or_create(const char *path, enum ssh_keytypes_e type, int bits,
+                                  ssh_key *out, err_t *e)
 {
     *out = NULL;
     struct stat st;

@@ -19,8 +19,4 @@
 /* Loads or generates both keys and hands them to bind (which owns them). */
 int hostkey_setup(ssh_bind bind, const config_t *cfg, err_t *e);
 
-/* Loads path, or generates a key of type/bits there. *out owned by caller. */
-int hostkey_load_or_create(const char *path, enum ssh_keytypes_e type, int bits, ssh_key *out,
-                           err_t *e);
-
 #endif

@@ -65,11 +65,3 @@ void server_limits_release(server_limits_t *l, enum limit_kind k)
     pthread_cond_signal(&l->cv);
     pthread_mutex_unlock(&l->mu);
 }
-
-int server_limits_used(server_limits_t *l, enum limit_kind k)
-{
-    pthread_mutex_lock(&l->mu);
-    int n = l->used[k];
-    pthread_mutex_unlock(&l->mu);
-    return n;
-}

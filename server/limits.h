@@ -19,7 +19,5 @@ enum limit_kind { LIMIT_CAT = 0, LIMIT_TAIL = 1 };
  * became non-zero while waiting (no slot taken). stopping may be NULL. */
 int server_limits_acquire(server_limits_t *l, enum limit_kind k, const volatile int *stopping);
 void server_limits_release(server_limits_t *l, enum limit_kind k);
-/* Slots in use (for tests and logs). */
-int server_limits_used(server_limits_t *l, enum limit_kind k);
 
 #endif

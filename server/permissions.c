@@ -140,6 +140,16 @@ void perm_user_lookup(const char *user, perm_user_t *u)
     u->known = 1;
 }
 
+int perm_user_in_group(const perm_user_t *u, gid_t g)
+{
+    if (u->gid == g)
+        return 1;
+    for (int i = 0; i < u->n_groups; i++)
+        if (u->groups[i] == g)
+            return 1;
+    return 0;
+}
+
 int perm_os_may_read(const perm_user_t *u, const struct stat *st)
 {
     if (!u->known)
@@ -149,10 +159,7 @@ int perm_os_may_read(const perm_user_t *u, const struct stat *st)
      * answers for the user, whatever its own privileges). */
     if (st->st_uid == u->uid)
         return (st->st_mode & S_IRUSR) != 0;
-    int member = st->st_gid == u->gid;
-    for (int i = 0; !member && i < u->n_groups; i++)
-        member = u->groups[i] == st->st_gid;
-    if (member)
+    if (perm_user_in_group(u, st->st_gid))
         return (st->st_mode & S_IRGRP) != 0;
     return (st->st_mode & S_IROTH) != 0;
 }

@@ -45,6 +45,8 @@ typedef struct perm_user {
 /* Looks the user up (getpwnam_r, getgrouplist). An unknown user is not an
  * error: known stays 0 and every OS check denies. */
 void perm_user_lookup(const char *user, perm_user_t *u);
+/* Whether g is u's primary or one of its supplementary groups. */
+int perm_user_in_group(const perm_user_t *u, gid_t g);
 /* Whether u may read a file with this stat by its mode bits. */
 int perm_os_may_read(const perm_user_t *u, const struct stat *st);
 /* The same for the open file fd, by its POSIX access ACL where it has

@@ -11,16 +11,6 @@
 #include <errno.h>
 #include <sys/acl.h>
 
-static int user_in_group(const perm_user_t *u, gid_t g)
-{
-    if (u->gid == g)
-        return 1;
-    for (int i = 0; i < u->n_groups; i++)
-        if (u->groups[i] == g)
-            return 1;
-    return 0;
-}
-
 static int entry_reads(acl_entry_t en)
 {
     acl_permset_t ps;
@@ -40,7 +30,7 @@ static int entry_id(acl_entry_t en, unsigned *id)
 
 static int evaluate(const perm_user_t *u, const struct stat *st, acl_t acl)
 {
-    int mask_reads = 1, has_mask = 0;
+    int mask_reads = 1;
     int named_user = -1;             /* -1: none for u; else whether it reads */
     int group_matched = 0, group_reads = 0;
     int owner_reads = 0, other_reads = 0;
@@ -53,19 +43,19 @@ static int evaluate(const perm_user_t *u, const struct stat *st, acl_t acl)
         switch (tag) {
         case ACL_USER_OBJ: owner_reads = entry_reads(en); break;
         case ACL_OTHER: other_reads = entry_reads(en); break;
-        case ACL_MASK: has_mask = 1; mask_reads = entry_reads(en); break;
+        case ACL_MASK: mask_reads = entry_reads(en); break;
         case ACL_USER:
             if (entry_id(en, &id) == 0 && id == u->uid)
                 named_user = entry_reads(en);
             break;
         case ACL_GROUP_OBJ:
-            if (user_in_group(u, st->st_gid)) {
+            if (perm_user_in_group(u, st->st_gid)) {
                 group_matched = 1;
                 group_reads |= entry_reads(en);
             }
             break;
         case ACL_GROUP:
-            if (entry_id(en, &id) == 0 && user_in_group(u, (gid_t)id)) {
+            if (entry_id(en, &id) == 0 && perm_user_in_group(u, (gid_t)id)) {
                 group_matched = 1;
                 group_reads |= entry_reads(en);
             }
@@ -74,7 +64,6 @@ static int evaluate(const perm_user_t *u, const struct stat *st, acl_t acl)
             break;
         }
     }
-    (void)has_mask;
     if (st->st_uid == u->uid)
         return owner_reads;
     if (named_user >= 0)

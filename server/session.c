@@ -569,7 +569,6 @@ static int handshake(session_t *ss, wire_reader_t *r, err_t *e)
     wire_hello_t client;
     if (wire_decode_hello(&f, &client, e) < 0)
         return -1;
-    ss->client_caps = client.caps;
     wire_hello_t mine;
     wire_hello_init(&mine, ss->env->hostname);
     if (send_small(ss, enc_hello, &mine) < 0)

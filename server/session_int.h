@@ -24,7 +24,6 @@ typedef struct session {
     wire_buf_t small;            /* encoding of small frames (under send_mu) */
     perm_rules_t *rules;         /* the user's Permissions rules */
     perm_user_t user;            /* for the OS check */
-    uint32_t client_caps;        /* from the client's HELLO */
     volatile int broken;         /* a write failed: the client is gone */
     err_t send_err;              /* why */
     wire_reader_t *r;            /* frames from the client */
