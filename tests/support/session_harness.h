@@ -21,6 +21,7 @@
 #include "exec/sink/result.h"
 #include "server/session.h"
 #include "tests/support/sockstream.h"
+#include "tests/support/tmpdir.h"
 #include "wire/frame.h"
 #include "wire/msg.h"
 
@@ -41,14 +42,13 @@ typedef struct sh_conn {
     wire_reader_t r;             /* frames from fd */
 } sh_conn_t;
 
-/* Makes the test tree: a new /tmp/name.XXXXXX in dir (cap bytes) with
- * allowed/ and outside/; user gets the current user's name. SIGPIPE is
+/* Makes the test tree: a new temporary directory (tmpdir_make) in dir
+ * (cap bytes) with allowed/ and outside/; remove it with tmpdir_remove; user gets the current user's name. SIGPIPE is
  * ignored, as the server ignores it. */
 static inline void sh_tree_make(char *dir, size_t cap, const char *name, char *user, size_t user_cap)
 {
     signal(SIGPIPE, SIG_IGN);
-    snprintf(dir, cap, "/tmp/%s.XXXXXX", name);
-    assert_non_null(mkdtemp(dir));
+    assert_int_equal(tmpdir_make(dir, cap, name), 0);
     struct passwd *pw = getpwuid(getuid());
     assert_non_null(pw);
     snprintf(user, user_cap, "%s", pw->pw_name);
@@ -57,13 +57,6 @@ static inline void sh_tree_make(char *dir, size_t cap, const char *name, char *u
     assert_int_equal(mkdir(p, 0755), 0);
     snprintf(p, sizeof p, "%s/outside", dir);
     assert_int_equal(mkdir(p, 0755), 0);
-}
-
-static inline int sh_tree_remove(const char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd);
 }
 
 /* c->cfg: the defaults with permissions perms, or if perms is NULL the

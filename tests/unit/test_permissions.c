@@ -19,6 +19,7 @@
 
 #include "base/config.h"
 #include "server/permissions.h"
+#include "tests/support/tmpdir.h"
 
 static char dir[256];
 
@@ -34,8 +35,7 @@ static void write_file(const char *path, mode_t mode)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/test_permissions.XXXXXX");
-    assert_non_null(mkdtemp(dir));
+    assert_int_equal(tmpdir_make(dir, sizeof dir, "test_permissions"), 0);
     char *resolved = realpath(dir, NULL);
     snprintf(dir, sizeof dir, "%s", resolved);
     free(resolved);
@@ -45,9 +45,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd);
+    return tmpdir_remove(dir);
 }
 
 static perm_rules_t *rules_for(const char *json, const char *user)

@@ -115,7 +115,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    return sh_tree_remove(dir);
+    return tmpdir_remove(dir);
 }
 
 static void scan_case(uint8_t kind, const char *regex, int render, unsigned before, unsigned after,

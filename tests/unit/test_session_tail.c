@@ -320,7 +320,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    return sh_tree_remove(dir);
+    return tmpdir_remove(dir);
 }
 
 int main(void)

@@ -20,6 +20,7 @@
 #include "exec/sink/outfile.h"
 #include "exec/sink/sqlite_out.h"
 #include "parser/parser.h"
+#include "tests/support/tmpdir.h"
 
 static char dir[64];
 static char path[4200];
@@ -27,8 +28,7 @@ static char path[4200];
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "/tmp/test_sqlite_out.XXXXXX");
-    if (!mkdtemp(dir))
+    if (tmpdir_make(dir, sizeof dir, "test_sqlite_out") < 0)
         return -1;
     snprintf(path, sizeof path, "%s/out.sqlite", dir);
     return 0;
@@ -37,18 +37,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    DIR *d = opendir(dir);
-    struct dirent *de;
-    char p[4400];
-    while (d && (de = readdir(d))) {
-        if (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2])))
-            continue;
-        snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
-        unlink(p);
-    }
-    if (d)
-        closedir(d);
-    return rmdir(dir);
+    return tmpdir_remove(dir);
 }
 
 /* Entries in the test directory other than . and .. */

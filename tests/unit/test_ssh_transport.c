@@ -30,6 +30,7 @@
 #include "base/log.h"
 #include "client/ssh_client.h"
 #include "server/ssh_server.h"
+#include "tests/support/tmpdir.h"
 
 static char dir[256], cache[300], keyfile[300], stranger[300];
 static config_t cfg;
@@ -105,8 +106,7 @@ static void make_key(const char *path, ssh_key *out)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(dir, sizeof dir, "%s/dtail-ssh-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(dir))
+    if (tmpdir_make(dir, sizeof dir, "dtail-ssh") < 0)
         return -1;
     snprintf(cache, sizeof cache, "%s/cache", dir);
     snprintf(keyfile, sizeof keyfile, "%s/id_ed25519", dir);
@@ -143,9 +143,7 @@ static int teardown(void **state)
     stopping = 1;
     pthread_join(srv_thread, NULL);
     ssh_server_free(srv);
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tmpdir_remove(dir);
 }
 
 static ssh_client_opts_t opts(const char *user, const char *key)
