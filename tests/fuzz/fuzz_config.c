@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "base/config.h"
 #include "base/log.h"
+#include "tests/support/memfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -25,15 +25,10 @@ static void check_str(const char *s, size_t cap)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     log_level = LOG_NONE;   /* unknown-key warnings are expected here */
-    int fd = memfd_create("dtail-json", MFD_CLOEXEC);
+    char path[64];
+    int fd = memfile_create(data, size, path, sizeof path);
     if (fd < 0)
         return 0;
-    if (size && write(fd, data, size) != (ssize_t)size) {
-        close(fd);
-        return 0;
-    }
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     config_t c;
     config_defaults(&c);
     err_t e;

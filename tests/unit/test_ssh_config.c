@@ -18,19 +18,17 @@
 #include "server/auth.h"
 #include "server/dlog.h"
 #include "server/dserver_flags.h"
+#include "tests/support/memfile.h"
 
-static char path[64];
-
+/* config_load of json, read from a real file (a memfd). */
 static int load_text(config_t *c, const char *json, err_t *e)
 {
-    snprintf(path, sizeof path, "/tmp/dtail-cfg-XXXXXX");
-    int fd = mkstemp(path);
+    char path[64];
+    int fd = memfile_create(json, strlen(json), path, sizeof path);
     assert_true(fd >= 0);
-    assert_int_equal(write(fd, json, strlen(json)), (ssize_t)strlen(json));
-    close(fd);
     config_defaults(c);
     int rc = config_load(c, path, e);
-    unlink(path);
+    close(fd);
     return rc;
 }
 
