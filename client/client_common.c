@@ -46,6 +46,12 @@ int client_default_port(const cli_opts_t *o, const config_t *cfg)
     return o->port ? (int)o->port : cfg->ssh_port ? cfg->ssh_port : 2222;
 }
 
+int client_cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
 int client_usage_error(const char *tool, const err_t *e)
 {
     fprintf(stderr, "%s: %s\n", tool, e->msg);

@@ -30,6 +30,9 @@ int client_default_port(const cli_opts_t *o, const config_t *cfg);
 /* Prints "tool: message" and returns the exit status for it. */
 int client_usage_error(const char *tool, const err_t *e);
 
+/* Online CPUs (at least 1): threads for parallel scans, handshake slots. */
+int client_cpu_count(void);
+
 /* Host name (into host), config file, DTail's integration mode, log level
  * (warn by default serverless, then the config, then --logLevel),
  * --maxLineLength. */

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/outbuf.h"
 #include "exec/agg/spill_result.h"
@@ -77,8 +78,7 @@ static void *reporter(void *arg)
     pthread_mutex_lock(&rs->mu);
     for (;;) {
         struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += rs->job->plan->interval;
+        clock_abs_in(&until, rs->job->plan->interval * 1000LL);
         while (!rs->done && pthread_cond_timedwait(&rs->cv, &rs->mu, &until) == 0)
             ;
         if (rs->done)
@@ -248,12 +248,11 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
     err_clear(&e);
     char tz[64], tzoff[32];
     dmap_local_zone(tz, sizeof tz, tzoff, sizeof tzoff);
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     map_opts_t mo = {
         .plan = plan,
         .max_line_len = job->max_line_len,
         .env = {.hostname = job->host, .timezone = tz, .timeoffset = tzoff},
-        .n_threads = ncpu > 0 ? (int)ncpu : 1,
+        .n_threads = client_cpu_count(),
         .cancel = job->cancel,
         .memory_limit = job->memory_limit ? job->memory_limit : mapscan_default_memory_limit(),
     };

@@ -20,7 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/config.h"
+#include "base/fdio.h"
 #include "base/log.h"
 #include "base/outbuf.h"
 #include "client/client_common.h"
@@ -117,24 +119,15 @@ static int write_stdout(void *ctx, const char *p, size_t n, int *err)
 {
     shared_out_t *so = ctx;
     pthread_mutex_lock(&so->mu);
-    int rc = 0;
-    while (n > 0 && !so->failed) {
-        ssize_t w = write(STDOUT_FILENO, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0) {
-            *err = errno;
-            so->failed = 1;
-            rc = -1;
-            break;
-        }
-        p += w;
-        n -= (size_t)w;
+    if (!so->failed && fdio_write_all(STDOUT_FILENO, p, n) < 0) {
+        *err = errno;
+        so->failed = 1;
     }
+    int failed = so->failed;
     pthread_mutex_unlock(&so->mu);
-    if (so->failed)
+    if (failed)
         interrupt_stop = 1;
-    return so->failed ? -1 : rc;
+    return failed ? -1 : 0;
 }
 
 static void flush_idle(void *ctx)
@@ -262,27 +255,14 @@ static void expand(tail_run_t *t, target_list_t *tl, int report_missing)
         target_list_add_spec(tl, o->positional[i], cb, &t->rs, &e);
 }
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(long long ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* Watches the specs until the run ends. */
 static void supervise(tail_run_t *t, long long deadline_ms)
 {
-    long long next_scan = now_ms() + RESCAN_MS;
+    long long next_scan = clock_now_ms() + RESCAN_MS;
     while (!interrupt_stop) {
         if (interrupt_take_stats_request())
             interrupt_print_hint();
-        long long now = now_ms();
+        long long now = clock_now_ms();
         if (deadline_ms > 0 && now >= deadline_ms)
             break;
         if (now >= next_scan) {
@@ -296,7 +276,7 @@ static void supervise(tail_run_t *t, long long deadline_ms)
             target_list_free(&tl);
             next_scan = now + RESCAN_MS;
         }
-        sleep_ms(50);
+        clock_sleep_ms(50);
     }
     interrupt_stop = 1;
 }
@@ -355,7 +335,7 @@ int dtail_client_main(int argc, char **argv)
         return client_usage_error("dtail", &e);
     }
     interrupt_install();
-    long long deadline = now_ms() + client_follow_limit_s(&o) * 1000;
+    long long deadline = clock_now_ms() + client_follow_limit_s(&o) * 1000;
 
     if (!has_files(&o)) {
         /* No file: a piped stdin is read to its end, as a cat stream. */

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/outbuf.h"
 #include "exec/mapscan.h"
@@ -106,12 +107,6 @@ failed:
     }
 }
 
-static void sleep_ms(long long ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* As DTail: a first report after half an interval, then one per interval. */
 static void *reporter(void *arg)
 {
@@ -119,7 +114,7 @@ static void *reporter(void *arg)
     long long wait = d->plan->interval * 500LL;
     while (!*d->stop) {
         for (long long slept = 0; slept < wait && !*d->stop; slept += 50)
-            sleep_ms(50);
+            clock_sleep_ms(50);
         if (*d->stop)
             break;
         report(d);

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
+#include "base/fdio.h"
 #include "base/log.h"
 
 #define TICK_MS 100
@@ -20,26 +22,6 @@
 #define FANOUT_READ_MAX ((size_t)4 << 20)
 #define BACKOFF_FIRST_MS 2000
 #define BACKOFF_MAX_MS 60000
-
-/* ---- time ---------------------------------------------------------------- */
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void abs_in(struct timespec *ts, long long ms)
-{
-    clock_gettime(CLOCK_REALTIME, ts);
-    ts->tv_sec += ms / 1000;
-    ts->tv_nsec += (ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
 
 /* ---- output and reports ------------------------------------------------------ */
 
@@ -56,17 +38,9 @@ int fanout_write_lines(fanout_host_t *h, const char *p, size_t n, err_t *e)
     fanout_t *f = h->f;
     pthread_mutex_lock(&f->out_mu);
     int rc = 0;
-    while (n > 0 && !f->out_failed && !f->stopping) {
-        ssize_t w = write(STDOUT_FILENO, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0) {
-            f->out_failed = 1;
-            rc = err_set(e, ERR_IO, "writing output failed: %s", strerror(errno));
-            break;
-        }
-        p += w;
-        n -= (size_t)w;
+    if (!f->out_failed && !f->stopping && fdio_write_all(STDOUT_FILENO, p, n) < 0) {
+        f->out_failed = 1;
+        rc = err_set(e, ERR_IO, "writing output failed: %s", strerror(errno));
     }
     pthread_mutex_unlock(&f->out_mu);
     return rc;
@@ -112,7 +86,7 @@ static int take_slot(fanout_t *f)
     pthread_mutex_unlock(&f->mu);
     while (f->slots == 0 && !fanout_stopping(f)) {
         struct timespec ts;
-        abs_in(&ts, TICK_MS);
+        clock_abs_in(&ts, TICK_MS);
         pthread_cond_timedwait(&f->slot_cv, &f->slot_mu, &ts);
     }
     int got = f->slots > 0 && !fanout_stopping(f);
@@ -160,7 +134,7 @@ static void first_handshake_done(fanout_host_t *h)
     pthread_mutex_unlock(&f->mu);
     if (last)
         LOG_INFO("Handshakes with all %zu servers done after %lld ms", f->targets.n,
-                 now_ms() - f->start_ms);
+                 clock_now_ms() - f->start_ms);
 }
 
 /* Sleeps about ms (±20 %), waking early when the run ends. */
@@ -168,11 +142,9 @@ static void backoff_wait(fanout_t *f, long long ms)
 {
     long long jitter = ms / 5;
     long long wait = ms - jitter + (jitter ? rand() % (2 * jitter + 1) : 0);
-    long long until = now_ms() + wait;
-    while (!fanout_stopping(f) && now_ms() < until) {
-        struct timespec ts = {0, TICK_MS * 1000000L};
-        nanosleep(&ts, NULL);
-    }
+    long long until = clock_now_ms() + wait;
+    while (!fanout_stopping(f) && clock_now_ms() < until)
+        clock_sleep_ms(TICK_MS);
 }
 
 static void *host_main(void *arg)
@@ -283,12 +255,6 @@ static fanout_t *run_state;
 
 /* ---- the run ------------------------------------------------------------------- */
 
-static int ncpu(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
 int fanout_targets_of(const cli_opts_t *o, const config_t *cfg, fanout_targets_t *out, err_t *e)
 {
     return fanout_targets_parse(out, o->servers, o->discovery, client_default_port(o, cfg), e);
@@ -338,14 +304,14 @@ int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *r
     pthread_mutex_init(&f->out_mu, NULL);
     pthread_mutex_init(&f->slot_mu, NULL);
     pthread_cond_init(&f->slot_cv, NULL);
-    f->slots = (int)(o->cpc ? o->cpc : FANOUT_DEFAULT_CPC) * ncpu();
+    f->slots = (int)(o->cpc ? o->cpc : FANOUT_DEFAULT_CPC) * client_cpu_count();
     srand((unsigned)(time(NULL) ^ getpid()));
     interrupt_install();
 
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, FANOUT_STACK);
-    long long start = now_ms();
+    long long start = clock_now_ms();
     f->start_ms = start;
     for (size_t i = 0; i < f->targets.n; i++) {
         fanout_host_t *h = &f->hosts[i];
@@ -372,7 +338,7 @@ int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *r
     pthread_mutex_lock(&f->mu);
     while (f->n_finished < f->targets.n) {
         struct timespec ts;
-        abs_in(&ts, TICK_MS);
+        clock_abs_in(&ts, TICK_MS);
         pthread_cond_timedwait(&f->cv, &f->mu, &ts);
         pthread_mutex_unlock(&f->mu);
         if (interrupt_take_stats_request())
@@ -384,7 +350,7 @@ int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *r
             how = END_SIGNAL;
             break;
         }
-        if (deadline && now_ms() >= deadline) {
+        if (deadline && clock_now_ms() >= deadline) {
             how = END_DEADLINE;
             break;
         }
@@ -394,7 +360,7 @@ int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *r
     pthread_cond_broadcast(&f->slot_cv);
     pthread_mutex_lock(&f->out_mu);   /* no batch is half written from here on */
     pthread_mutex_unlock(&f->out_mu);
-    LOG_DEBUG("fan-out over %zu servers ended after %lld ms", f->targets.n, now_ms() - start);
+    LOG_DEBUG("fan-out over %zu servers ended after %lld ms", f->targets.n, clock_now_ms() - start);
     for (size_t i = 0; i < f->targets.n; i++) {
         fanout_host_t *h = &f->hosts[i];
         pthread_mutex_lock(&f->mu);

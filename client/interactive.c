@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/fdio.h"
 #include "client/interrupt.h"
 
 #define LINE_MAX_BYTES 65536
@@ -65,14 +66,7 @@ void interactive_say(interactive_t *it, const char *fmt, ...)
         n = (int)sizeof buf - 2;
     buf[n++] = '\n';
     pthread_mutex_lock(it->out_mu);
-    for (size_t off = 0; off < (size_t)n;) {
-        ssize_t w = write(STDOUT_FILENO, buf + off, (size_t)n - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
+    (void)fdio_write_all(STDOUT_FILENO, buf, (size_t)n);   /* a gone terminal: nothing to tell */
     pthread_mutex_unlock(it->out_mu);
 }
 

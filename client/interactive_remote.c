@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/fdio.h"
 #include "client/dtail_query.h"
 #include "client/fanout.h"
 #include "client/interactive.h"
@@ -111,17 +112,9 @@ static int on_lines(void *ctx, const char *p, size_t n, err_t *e)
     int ok = current(ih) && !fanout_stopping(h->f);
     pthread_mutex_unlock(&ih->mu);
     int rc = 0;
-    while (ok && n > 0) {
-        ssize_t w = write(STDOUT_FILENO, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0) {
-            rc = err_set(e, ERR_IO, "writing output failed: %s", strerror(errno));
-            interrupt_stop = 1;
-            break;
-        }
-        p += w;
-        n -= (size_t)w;
+    if (ok && fdio_write_all(STDOUT_FILENO, p, n) < 0) {
+        rc = err_set(e, ERR_IO, "writing output failed: %s", strerror(errno));
+        interrupt_stop = 1;
     }
     pthread_mutex_unlock(&ir->out_mu);
     return rc;

@@ -9,6 +9,7 @@
 #include "base/err.h"
 #include "base/flagparse.h"
 #include "base/log.h"
+#include "client/cli.h"
 #include "client/health_check.h"
 #include "client/ssh_client.h"
 
@@ -50,7 +51,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (f.version) {
-        printf("DTail %s-c Protocol 4.1 Have a lot of fun!\n", DTAIL_VERSION);
+        cli_print_version();
         return 0;
     }
     enum log_level lv = LOG_NONE;

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "client/fanout.h"
 #include "client/remote.h"
@@ -41,13 +42,6 @@ typedef struct remote_map {
     table_printer_t tp;          /* the terminal table, and what it printed last */
     client_run_t *rs;            /* the run's status */
 } remote_map_t;
-
-static long long mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int on_aggregate(void *ctx, const unsigned char *p, size_t len, int final, err_t *e)
 {
@@ -113,9 +107,9 @@ static void print_table(remote_map_t *rm, const agg_table_t *t, int final)
 static void tick(void *ctx)
 {
     remote_map_t *rm = ctx;
-    if (!rm->interim || mono_ms() < rm->next_report_ms)
+    if (!rm->interim || clock_now_ms() < rm->next_report_ms)
         return;
-    rm->next_report_ms = mono_ms() + rm->plan->interval * 1000LL;
+    rm->next_report_ms = clock_now_ms() + rm->plan->interval * 1000LL;
     agg_table_t t;
     err_t e;
     if (merged(rm, &t, 0, &e) == 0) {
@@ -180,7 +174,7 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     rm->n_hosts = tl.n;
     rm->first = tl.items;
     rm->interim = !plan->outfile && (plan->interval_given || isatty(STDOUT_FILENO));
-    rm->next_report_ms = mono_ms() + plan->interval * 500LL;   /* DTail: first after interval/2 */
+    rm->next_report_ms = clock_now_ms() + plan->interval * 500LL;   /* DTail: first after interval/2 */
     pthread_mutex_init(&rm->mu, NULL);
     rm->rq = (wire_request_t){.kind = WIRE_KIND_MAP, .files = files, .regex = "",
                               .query = (char *)query, .timeout_s = (uint32_t)o->timeout};

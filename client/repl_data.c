@@ -7,23 +7,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/fdio.h"
 #include "exec/scan/input.h"
 
 #define COPY_CHUNK (1024 * 1024)
-
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
 
 /* Decodes in into a new memfd while it stays within room bytes. Returns
  * the descriptor, -1 when it does not fit or memfds are not available
@@ -50,7 +37,7 @@ static int copy_to_memory(repl_data_t *d, input_t *in, const char *name, long lo
                 memcpy(d->sample, buf, d->sample_len = k);
         }
         total += n;
-        if (total > room || write_all(fd, buf, (size_t)n) < 0) {
+        if (total > room || fdio_write_all(fd, buf, (size_t)n) < 0) {
             rc = -1;
             break;
         }

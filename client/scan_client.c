@@ -87,8 +87,7 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
         goto fatal;
     }
     linescan_stats_t stats = {0};
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    int n_threads = ncpu > 0 ? (int)ncpu : 1;
+    int n_threads = client_cpu_count();
     for (size_t i = 0; i < targets.n && !out.failed; i++) {
         const target_t *t = &targets.items[i];
         input_t *in = input_open(t->path, &e);
