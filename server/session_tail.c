@@ -65,7 +65,9 @@ struct tail_run {
     session_zone_t zone;         /* strings mo points to */
     /* the client's next frame (or its close) */
     pthread_t watcher;
-    volatile int watched;        /* the watcher has read something */
+    atomic_int watched;          /* the watcher has read something; set
+                                    with release after ss->pending_*, so an
+                                    acquire load that sees it sees them */
 };
 
 static long long now_ms(void)
@@ -301,7 +303,7 @@ static void *watch_client(void *arg)
     session_t *ss = t->ss;
     ss->pending_rc = wire_read_frame(ss->r, &ss->pending_frame, &ss->pending_err);
     ss->pending = 1;
-    t->watched = 1;
+    atomic_store_explicit(&t->watched, 1, memory_order_release);
     t->stop = 1;
     return NULL;
 }
@@ -390,6 +392,7 @@ int session_run_tail(session_t *ss, const wire_request_t *rq, err_t *e)
         matcher_free(&m);
     }
     pthread_mutex_init(&t.mu, NULL);
+    atomic_init(&t.watched, 0);
     followset_init(&t.set);
     int watching = pthread_create(&t.watcher, NULL, watch_client, &t) == 0;
     long long deadline = rq->timeout_s ? now_ms() + rq->timeout_s * 1000LL : 0;
@@ -399,11 +402,11 @@ int session_run_tail(session_t *ss, const wire_request_t *rq, err_t *e)
         if (t.fs[i]->started)
             pthread_join(t.fs[i]->th, NULL);
     /* The client's close is how a tail normally ends: nothing to tell. */
-    int closed = t.watched && ss->pending_rc == 0;
+    int closed = atomic_load_explicit(&t.watched, memory_order_acquire) && ss->pending_rc == 0;
     int rc = 0;
     if (t.plan && !ss->broken && !closed)
         send_delta(&t, 1);
-    if (!ss->broken && !closed && !t.watched && session_stopping(ss))
+    if (!ss->broken && !closed && !atomic_load(&t.watched) && session_stopping(ss))
         rc = session_send_end(ss, WIRE_END_FAILED, "server is shutting down");
     else if (!ss->broken && !closed)
         rc = session_send_end(ss, atomic_load(&t.failed) ? WIRE_END_PARTIAL : WIRE_END_OK, "");
