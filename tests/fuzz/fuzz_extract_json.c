@@ -95,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     continue;
                 if (st != EXTRACT_OK)
                     abort();
-                xc_check_view(&run, v, b + r);
+                xc_check_view(&run, v, run.lines[b + r], run.lens[b + r]);
             }
             const char *tp = run.lines[b + r];
             uint32_t tl = run.lens[b + r];

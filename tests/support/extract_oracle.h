@@ -26,6 +26,20 @@ typedef struct xo_val {
     size_t len;         /* SIZE_MAX: missing */
 } xo_val_t;
 
+/* With a table literal (extractor_set_table; NULL: none), a line without
+ * it is no line of the table whatever it holds: *ws becomes
+ * EXTRACT_NO_TABLE and the nf values missing. Lines with it keep the
+ * status and values the oracle gave. */
+static inline void xo_apply_table(const char *line, size_t len, const char *table, size_t nf,
+                                  xo_val_t *want, uint8_t *ws)
+{
+    if (!table || memmem(line, len, table, strlen(table)))
+        return;
+    *ws = EXTRACT_NO_TABLE;
+    for (size_t f = 0; f < nf; f++)
+        want[f].len = SIZE_MAX;
+}
+
 /* Trims the line as the formats do (Go's strings.TrimSpace). */
 static inline void xo_trim(const char **p, size_t *n)
 {
