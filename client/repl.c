@@ -152,25 +152,6 @@ static void print_schema(repl_t *r, const char *name)
     fflush(stdout);
 }
 
-/* The outfile format a path gets, decided by the parser's own rule. */
-static int output_format_of(const char *path, enum plan_outfile_format *out, err_t *e)
-{
-    if (strchr(path, '"'))
-        return err_set(e, ERR_USAGE, ".output: a file name with '\"' cannot be written");
-    size_t cap = strlen(path) + 64;
-    char *q = malloc(cap);
-    if (!q)
-        return err_set(e, ERR_NOMEM, "out of memory");
-    snprintf(q, cap, "select $line outfile \"%s\"", path);
-    query_t *parsed = NULL;
-    int rc = query_parse(q, strlen(q), NULL, &parsed, e);
-    if (rc == 0)
-        *out = query_plan(parsed)->outfile_format;
-    query_free(parsed);
-    free(q);
-    return rc;
-}
-
 static void set_output(repl_t *r, const repl_cmd_t *cmd)
 {
     if (!cmd->arg[0]) {
@@ -179,14 +160,12 @@ static void set_output(repl_t *r, const repl_cmd_t *cmd)
         printf("results go to the terminal\n");
         return;
     }
-    err_t e;
-    enum plan_outfile_format f = PLAN_OUT_CSV;
     char *path = strdup(cmd->arg);
-    if (!path || output_format_of(cmd->arg, &f, &e) < 0) {
-        fprintf(stderr, "%s\n", path ? e.msg : "out of memory");
-        free(path);
+    if (!path) {
+        fprintf(stderr, "out of memory\n");
         return;
     }
+    enum plan_outfile_format f = plan_outfile_format_of(path, strlen(path));
     free(r->output);
     r->output = path;
     r->output_append = cmd->append;

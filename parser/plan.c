@@ -378,6 +378,14 @@ static bool ends_with_ci(const char *s, size_t n, const char *suffix)
     return true;
 }
 
+enum plan_outfile_format plan_outfile_format_of(const char *name, size_t len)
+{
+    return ends_with_ci(name, len, ".sqlite") || ends_with_ci(name, len, ".sqlite3") ||
+                   ends_with_ci(name, len, ".db")
+               ? PLAN_OUT_SQLITE
+               : PLAN_OUT_CSV;
+}
+
 static int plan_outfile(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q)
 {
     const ast_clause_t *c = q->slot[AST_OUTFILE];
@@ -388,10 +396,7 @@ static int plan_outfile(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q)
         return parse_error(rc->pc, ERR_QUERY, w->off, "empty file name after outfile");
     p->outfile = w->text;
     p->outfile_append = c->append;
-    p->outfile_format = ends_with_ci(w->text, w->text_len, ".sqlite") ||
-                                ends_with_ci(w->text, w->text_len, ".sqlite3") ||
-                                ends_with_ci(w->text, w->text_len, ".db")
-                            ? PLAN_OUT_SQLITE : PLAN_OUT_CSV;
+    p->outfile_format = plan_outfile_format_of(w->text, w->text_len);
     return 0;
 }
 

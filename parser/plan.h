@@ -126,8 +126,12 @@ typedef struct plan_assign {
 enum plan_outfile_format {
     PLAN_OUT_NONE = 0,         /* no outfile: terminal table */
     PLAN_OUT_CSV,              /* any other name: CSV */
-    PLAN_OUT_SQLITE,           /* name ends in .sqlite or .db */
+    PLAN_OUT_SQLITE,           /* name ends in .sqlite, .sqlite3 or .db */
 };
+
+/* The format an outfile named name[0..len) gets (any case of the suffix):
+ * the query's rule, also for the REPL's .output. */
+enum plan_outfile_format plan_outfile_format_of(const char *name, size_t len);
 
 typedef struct plan_warning {
     uint32_t offset;           /* byte offset in the query */
