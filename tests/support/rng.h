@@ -7,15 +7,22 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The next number of the sequence in *state (which must not be 0). */
-static inline unsigned rng_next(uint64_t *state)
+/* The next 64-bit number of the sequence in *state (which must not be 0;
+ * no number is 0). */
+static inline uint64_t rng_next64(uint64_t *state)
 {
     uint64_t s = *state;
     s ^= s << 13;
     s ^= s >> 7;
     s ^= s << 17;
     *state = s;
-    return (unsigned)(s >> 11);
+    return s;
+}
+
+/* The next number of the sequence in *state (which must not be 0). */
+static inline unsigned rng_next(uint64_t *state)
+{
+    return (unsigned)(rng_next64(state) >> 11);
 }
 
 /* Fills out with random pieces until it holds at least target bytes (an

@@ -27,11 +27,6 @@ static int hexval(int c)
          : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-static int send_all(stream_t *s, const void *p, size_t n, err_t *e)
-{
-    return stream_write(s, p, n, e);
-}
-
 static int write_out(int fd, const char *p, size_t n)
 {
     while (n) {
@@ -123,7 +118,7 @@ int main(int argc, char **argv)
             int hi = hexval(argv[4][2 * i]), lo = hexval(argv[4][2 * i + 1]);
             bytes[i] = (unsigned char)(hi < 0 || lo < 0 ? 0 : hi * 16 + lo);
         }
-        rc = bytes ? send_all(&s, bytes, n, &e) : err_set(&e, ERR_NOMEM, "out of memory");
+        rc = bytes ? stream_write(&s, bytes, n, &e) : err_set(&e, ERR_NOMEM, "out of memory");
         free(bytes);
         if (rc == 0)
             rc = receive(&r, 0, &e) < 0 ? -1 : 0;

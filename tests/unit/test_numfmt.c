@@ -13,15 +13,13 @@
 #include <string.h>
 
 #include "base/numfmt.h"
+#include "tests/support/rng.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static uint64_t next(void)
 {
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    return rng_next64(&rng_state);
 }
 
 static void same(double v)

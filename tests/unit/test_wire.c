@@ -34,10 +34,8 @@ static void encode_all(wire_buf_t *b)
                          .max = 1ull << 40, .timeout_s = 7, .files = "/var/log/*.log,/tmp/x",
                          .regex = "a|b\xac", .query = ""};
     wire_encode_request(b, &rq);
-    size_t at = b->len;
     wire_encode_lines_head(b, 12, 0);
     wire_put_bytes(b, "line\xac" "one\nx\n", 12);
-    (void)at;
     wire_encode_aggregate(b, 1, "\x01\x02\x00\x03", 4);
     wire_encode_message(b, LOG_WARN, "Unable to read file(s)");
     wire_encode_file_status(b, WIRE_FILE_DENIED, "/etc/shadow", "No permission");
