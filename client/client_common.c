@@ -105,22 +105,21 @@ long long client_follow_limit_s(const cli_opts_t *o)
     return limit;
 }
 
-int client_targets(const cli_opts_t *o, int skip, target_list_t *tl, client_run_t *rs, err_t *e)
+int client_files_given(const cli_opts_t *o, int skip)
 {
-    int given = 0;
-    if (o->files) {
-        given = 1;
-        if (target_list_add_spec(tl, o->files, client_report_cb, rs, e) < 0)
+    return o->files || o->n_positional > (skip >= 0 && skip < o->n_positional);
+}
+
+int client_targets(const cli_opts_t *o, int skip, int report_missing, target_list_t *tl,
+                   client_run_t *rs, err_t *e)
+{
+    void (*cb)(void *, const err_t *) = report_missing ? client_report_cb : NULL;
+    if (o->files && target_list_add_spec(tl, o->files, cb, rs, e) < 0)
+        return -1;
+    for (int i = 0; i < o->n_positional; i++)
+        if (i != skip && target_list_add_spec(tl, o->positional[i], cb, rs, e) < 0)
             return -1;
-    }
-    for (int i = 0; i < o->n_positional; i++) {
-        if (i == skip)
-            continue;
-        given = 1;
-        if (target_list_add_spec(tl, o->positional[i], client_report_cb, rs, e) < 0)
-            return -1;
-    }
-    if (given)
+    if (client_files_given(o, skip))
         return 0;
     if (isatty(STDIN_FILENO))
         return err_set(e, ERR_USAGE,

@@ -53,7 +53,11 @@ long long client_follow_limit_s(const cli_opts_t *o);
 
 /* Inputs: --files, then every positional argument except index `skip` (-1
  * for none); with no file given at all, stdin unless it is a terminal.
- * A pattern matching nothing is reported through rs and skipped. */
-int client_targets(const cli_opts_t *o, int skip, target_list_t *tl, client_run_t *rs, err_t *e);
+ * A pattern matching nothing is skipped, and reported through rs when
+ * report_missing. */
+int client_targets(const cli_opts_t *o, int skip, int report_missing, target_list_t *tl,
+                   client_run_t *rs, err_t *e);
+/* Whether --files or a positional argument other than `skip` names input. */
+int client_files_given(const cli_opts_t *o, int skip);
 
 #endif

@@ -28,7 +28,7 @@ static int start_repl(const cli_opts_t *o)
     target_list_t targets;
     target_list_init(&targets);
     client_run_t run = {"dmap", 0};
-    if (client_targets(o, -1, &targets, &run, &e) < 0) {
+    if (client_targets(o, -1, 1, &targets, &run, &e) < 0) {
         target_list_free(&targets);
         return client_usage_error("dmap", &e);
     }
@@ -115,7 +115,7 @@ int dmap_client_main(int argc, char **argv)
     }
     target_list_t targets;
     target_list_init(&targets);
-    if (client_targets(&o, query_pos, &targets, &run, &e) < 0) {
+    if (client_targets(&o, query_pos, 1, &targets, &run, &e) < 0) {
         target_list_free(&targets);
         query_free(q);
         cli_free(&o);

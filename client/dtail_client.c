@@ -103,8 +103,6 @@ struct tail_run {
     const cli_opts_t *o;
     const config_t *cfg;
     const char *host;
-    matcher_t *matcher;     /* the pattern checked once (exit 2 on an error);
-                               each follower compiles its own */
     enum line_format format;
     shared_out_t out;
     client_run_t rs;
@@ -243,16 +241,15 @@ static void start_follower(tail_run_t *t, const target_t *tg, int from_start)
     t->followers[t->n_followers++] = f;
 }
 
-/* Which files the specs name now; unmatched globs are quiet after the start. */
+/* Which files the specs name now; unmatched globs are quiet after the
+ * start (report_missing 0). */
 static void expand(tail_run_t *t, target_list_t *tl, int report_missing)
 {
     err_t e;
-    const cli_opts_t *o = t->o;
-    void (*cb)(void *, const err_t *) = report_missing ? client_report_cb : NULL;
-    if (o->files)
-        target_list_add_spec(tl, o->files, cb, &t->rs, &e);
-    for (int i = 0; i < o->n_positional; i++)
-        target_list_add_spec(tl, o->positional[i], cb, &t->rs, &e);
+    pthread_mutex_lock(&t->rs_mu);
+    if (client_targets(t->o, -1, report_missing, tl, &t->rs, &e) < 0)
+        client_report(&t->rs, &e);
+    pthread_mutex_unlock(&t->rs_mu);
 }
 
 /* Watches the specs until the run ends. */
@@ -279,11 +276,6 @@ static void supervise(tail_run_t *t, long long deadline_ms)
         clock_sleep_ms(50);
     }
     interrupt_stop = 1;
-}
-
-static int has_files(const cli_opts_t *o)
-{
-    return o->files || o->n_positional > 0;
 }
 
 int dtail_client_main(int argc, char **argv)
@@ -316,12 +308,11 @@ int dtail_client_main(int argc, char **argv)
     pthread_mutex_init(&t.out.mu, NULL);
     pthread_mutex_init(&t.rs_mu, NULL);
     followset_init(&t.set);
-    matcher_t m;
+    matcher_t m;   /* the pattern checked once (exit 2); each follower compiles its own */
     if (matcher_init(&m, o.regex ? o.regex : "", &e) < 0) {
         cli_free(&o);
         return client_usage_error("dtail", &e);
     }
-    t.matcher = &m;
     if (remote_wanted(&o)) {   /* the pattern was checked here, it runs there */
         status = remote_tail_main(&o, &cfg, &t.rs);
         matcher_free(&m);
@@ -337,7 +328,7 @@ int dtail_client_main(int argc, char **argv)
     interrupt_install();
     long long deadline = clock_now_ms() + client_follow_limit_s(&o) * 1000;
 
-    if (!has_files(&o)) {
+    if (!client_files_given(&o, -1)) {
         /* No file: a piped stdin is read to its end, as a cat stream. */
         if (isatty(STDIN_FILENO)) {
             err_set(&e, ERR_USAGE, "no files to follow: give --files or file arguments");

@@ -212,11 +212,12 @@ static int summarize(fanout_t *f, enum run_end how, client_run_t *rs)
         fanout_host_t *h = &f->hosts[i];
         if (h->rs.status > status)
             status = h->rs.status;
-        int good = f->ops->retry ? h->state == FANOUT_CONNECTED || (h->connects && !h->why[0])
-                                 : h->finished && h->state == FANOUT_DONE;
+        /* Decided once: hosts left running may still change state. */
+        h->ok = f->ops->retry ? h->state == FANOUT_CONNECTED || (h->connects && !h->why[0])
+                              : h->finished && h->state == FANOUT_DONE;
         if (!h->finished && !f->ops->retry && how == END_DEADLINE && !h->why[0])
             snprintf(h->why, sizeof h->why, "not finished at the client deadline (--timeout)");
-        if (good) {
+        if (h->ok) {
             ok++;
         } else if (!h->why[0]) {
             unfinished++;
@@ -238,14 +239,11 @@ static int summarize(fanout_t *f, enum run_end how, client_run_t *rs)
         for (size_t i = 0; i < f->targets.n; i++) {
             fanout_host_t *h = &f->hosts[i];
             pthread_mutex_lock(&f->mu);
-            int good = f->ops->retry ? h->state == FANOUT_CONNECTED || (h->connects && !h->why[0])
-                                     : h->finished && h->state == FANOUT_DONE;
-            if (!good)
+            if (!h->ok)
                 fprintf(stderr, "CLIENT|%s|ERROR|SUMMARY|%s|%s\n", f->me, h->t->name, h->why);
             pthread_mutex_unlock(&f->mu);
         }
     }
-    (void)how;
     return status;
 }
 
@@ -276,7 +274,6 @@ int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *r
     f->ops_copy = *ops;
     f->opts = fo = &f->opts_copy;
     f->ops = ops = &f->ops_copy;
-    f->tool = rs->tool;
     f->targets = *fo->targets;   /* a copy: the caller's may be on its stack */
     cli_host_name(f->me, sizeof f->me);
     const cli_opts_t *o = fo->o;

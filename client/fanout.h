@@ -49,6 +49,7 @@ typedef struct fanout_host {
     unsigned connects;            /* successful connections */
     int handshaken;               /* the first handshake ended */
     char why[1024];               /* the last failure, under f->mu */
+    int ok;                       /* the summary counted it as ok, under f->mu */
     void *user;                   /* for the request's callbacks */
     pthread_t thread;
 } fanout_host_t;
@@ -79,7 +80,6 @@ struct fanout {
     const fanout_ops_t *ops;      /* at the end outlive the caller's frame */
     fanout_opts_t opts_copy;
     fanout_ops_t ops_copy;
-    const char *tool;             /* program name for messages */
     char me[256];                 /* this client's host name (CLIENT|me|...) */
     fanout_targets_t targets;     /* *fo->targets (its items are the caller's) */
     fanout_host_t *hosts;         /* one per target, in their order */

@@ -19,8 +19,7 @@
 unsigned interactive_allow(const cli_opts_t *o)
 {
     unsigned a = ICMD_ALLOW_COMMON;
-    int query = o->tool == CLI_DMAP || (o->tool == CLI_DTAIL && o->query && *o->query);
-    if (query)
+    if (o->tool == CLI_DTAIL && o->query && *o->query)   /* dmap: refused by interactive_check */
         a |= ICMD_ALLOW_QUERY;
     else if (o->tool == CLI_DTAIL || o->tool == CLI_DGREP)
         a |= ICMD_ALLOW_GREP;
@@ -75,7 +74,6 @@ static const char *mode_name(const cli_opts_t *o)
     switch (o->tool) {
     case CLI_DCAT: return "cat";
     case CLI_DGREP: return "grep";
-    case CLI_DMAP: return "map";
     default: return o->query && *o->query ? "map" : "tail";
     }
 }

@@ -16,7 +16,7 @@
  * the descriptor, -1 when it does not fit or memfds are not available
  * (then the input is re-read per query), -2 on a read error (e set). Also
  * fills the sample when it is still empty. */
-static int copy_to_memory(repl_data_t *d, input_t *in, const char *name, long long room,
+static int copy_to_memory(repl_data_t *d, input_t *in, long long room,
                           long long *bytes, err_t *e)
 {
     char *buf = malloc(COPY_CHUNK);
@@ -46,7 +46,6 @@ static int copy_to_memory(repl_data_t *d, input_t *in, const char *name, long lo
     if (rc < 0 && fd >= 0)
         close(fd);
     *bytes = total;
-    (void)name;
     return rc;
 }
 
@@ -95,7 +94,7 @@ int repl_data_load(repl_data_t *d, const target_t *targets, size_t n, long long 
             d->bytes[i] = size;   /* too large: re-read by every query */
         } else {
             long long got = 0;
-            int fd = copy_to_memory(d, in, targets[i].path, budget - used, &got, &ie);
+            int fd = copy_to_memory(d, in, budget - used, &got, &ie);
             if (fd == -2)
                 client_report(run, &ie);
             d->mem_fds[i] = fd >= 0 ? fd : -1;

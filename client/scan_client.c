@@ -59,7 +59,7 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
     }
     target_list_t targets;
     target_list_init(&targets);
-    if (client_targets(&o, -1, &targets, &rs, &e) < 0)
+    if (client_targets(&o, -1, 1, &targets, &rs, &e) < 0)
         goto fatal;
 
     outbuf_t out;
