@@ -210,7 +210,12 @@ enum perm_result perm_open(const perm_rules_t *r, const perm_user_t *u, const ch
         return PERM_DENIED;
     }
     struct stat st;
-    if (fstat(f, &st) < 0 || !perm_os_may_read_fd(u, f, &st)) {
+    if (fstat(f, &st) < 0) {
+        snprintf(detail, detail_cap, "%s: fstat %s: %s", asked, rp, strerror(errno));
+        close(f);
+        return PERM_DENIED;
+    }
+    if (!perm_os_may_read_fd(u, f, &st)) {
         snprintf(detail, detail_cap, "%s: the user may not read %s (mode %04o and its ACL)",
                  asked, rp, (unsigned)(st.st_mode & 07777));
         close(f);
