@@ -107,24 +107,29 @@ size_t session_max_line_len(const session_t *ss)
     return ss->env->cfg ? ss->env->cfg->max_line_len : 1024 * 1024;
 }
 
-int session_next_spec(const char **pp, char *spec, size_t cap)
+/* Trims what exec/scan/targets.c trims around an entry. */
+static int spec_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+int session_next_spec(const char **pp, char **spec)
 {
     const char *p = *pp;
+    *spec = NULL;
     while (*p) {
         size_t n = strcspn(p, ",");
         const char *s = p, *end = p + n;
         p += n + (p[n] == ',');
-        while (s < end && *s == ' ')
+        while (s < end && spec_blank(*s))
             s++;
-        while (end > s && end[-1] == ' ')
+        while (end > s && spec_blank(end[-1]))
             end--;
         if (end == s)
             continue;
-        size_t len = (size_t)(end - s) < cap ? (size_t)(end - s) : cap - 1;
-        memcpy(spec, s, len);
-        spec[len] = '\0';
         *pp = p;
-        return 1;
+        *spec = strndup(s, (size_t)(end - s));
+        return *spec ? 1 : -1;
     }
     *pp = p;
     return 0;
@@ -250,16 +255,24 @@ static int for_each_file(session_t *ss, const char *files, file_fn_t fn, void *c
     int failed = 0;
     unsigned index = 0;
     const char *p = files;
-    char s[4096];
-    while (session_next_spec(&p, s, sizeof s)) {
-        if (ss->broken || session_stopping(ss))
+    char *s;
+    int got;
+    while ((got = session_next_spec(&p, &s)) > 0) {
+        if (ss->broken || session_stopping(ss)) {
+            free(s);
             return -1;
+        }
         target_list_t tl;
         target_list_init(&tl);
         failed += session_expand_spec(ss, s, &tl, 1, "No file matches");
         for (size_t i = 0; i < tl.n && !ss->broken; i++)
             failed += serve_target(ss, &tl.items[i], s, index++, fn, ctx) != WIRE_FILE_OK;
         target_list_free(&tl);
+        free(s);
+    }
+    if (got < 0) {
+        session_send_message(ss, LOG_ERROR, "out of memory reading the file list");
+        failed++;
     }
     return ss->broken ? -1 : failed;
 }

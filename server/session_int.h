@@ -56,9 +56,11 @@ uint8_t session_report_refusal(session_t *ss, enum perm_result pr, const char *a
 /* AGGREGATE with t serialized. */
 int session_send_table(session_t *ss, const agg_table_t *t, int final);
 
-/* Copies the next trimmed entry of the comma list *p into spec and moves
- * *p past it; returns 0 at the end of the list. Empty entries are skipped. */
-int session_next_spec(const char **p, char *spec, size_t cap);
+/* The next entry of the comma list *p, trimmed of blanks as
+ * target_list_add_spec trims, into *spec (malloc'd, the caller frees it),
+ * moving *p past it: 1, or 0 at the end of the list, -1 out of memory.
+ * Empty entries are skipped. */
+int session_next_spec(const char **p, char **spec);
 /* Whether the server stops: a request must end now. */
 int session_stopping(const session_t *ss);
 int session_n_cpus(void);

@@ -283,8 +283,9 @@ static void start_follower(tail_run_t *t, const target_t *tg, const char *asked,
 static void expand(tail_run_t *t, int tell)
 {
     const char *p = t->rq->files;
-    char spec[4096];
-    while (session_next_spec(&p, spec, sizeof spec)) {
+    char *spec;
+    int got;
+    while ((got = session_next_spec(&p, &spec)) > 0) {
         target_list_t tl;
         target_list_init(&tl);
         if (session_expand_spec(t->ss, spec, &tl, tell, "No file matches (yet)") && tell)
@@ -292,7 +293,10 @@ static void expand(tail_run_t *t, int tell)
         for (size_t i = 0; i < tl.n; i++)
             start_follower(t, &tl.items[i], spec, !tell);
         target_list_free(&tl);
+        free(spec);
     }
+    if (got < 0)
+        LOG_ERROR("out of memory reading the file list of a tail");
 }
 
 /* ---- the client's side: its next frame ends the tail -------------------- */
