@@ -131,6 +131,7 @@ int dmap_client_main(int argc, char **argv)
         .quiet = o.quiet || o.plain,
         .color = client_colors(&o, &cfg),
         .memory_limit = (size_t)o.memory_limit_bytes,
+        .timeout_s = o.timeout,
     };
     dmap_run(&job, &run);
     target_list_free(&targets);

@@ -22,8 +22,10 @@ typedef struct dmap_state {
     client_run_t *run;          /* tool name and exit status */
     mapscan_t ms;               /* the engine */
     pthread_mutex_t mu;         /* reporter vs main */
-    pthread_cond_t cv;          /* wakes the reporter at the end */
+    pthread_cond_t cv;          /* wakes the reporter and the timer at the end */
     int done;                   /* all inputs read */
+    const volatile sig_atomic_t *stop;  /* mapscan's cancel: job->cancel or timed_out */
+    volatile sig_atomic_t timed_out;    /* job->timeout_s passed */
     table_printer_t tp;         /* the terminal form, and what it printed last */
 } dmap_state_t;
 
@@ -132,12 +134,29 @@ static void print_summary(dmap_state_t *rs, const map_stats_t *st, size_t n_grou
         fprintf(stderr, "dmap: unparsed: %s\n", st->examples[i]);
 }
 
-/* Every input folded into rs->ms.result; returns 1 when cancelled. */
+/* Ends the reading at job->timeout_s: mapscan stops between regions, and
+ * what it read so far stays folded into the result. */
+static void *timer(void *arg)
+{
+    dmap_state_t *rs = arg;
+    struct timespec until;
+    clock_abs_in(&until, rs->job->timeout_s * 1000LL);
+    pthread_mutex_lock(&rs->mu);
+    while (!rs->done && pthread_cond_timedwait(&rs->cv, &rs->mu, &until) == 0)
+        ;
+    if (!rs->done)
+        rs->timed_out = 1;
+    pthread_mutex_unlock(&rs->mu);
+    return NULL;
+}
+
+/* Every input folded into rs->ms.result; returns 1 when stopped. */
 static int read_inputs(dmap_state_t *rs)
 {
     const dmap_job_t *job = rs->job;
+    const volatile sig_atomic_t *stop = rs->stop;
     for (size_t i = 0; i < job->n_targets; i++) {
-        if (job->cancel && *job->cancel)
+        if (stop && *stop)
             return 1;
         const target_t *t = &job->targets[i];
         err_t e;
@@ -150,12 +169,12 @@ static int read_inputs(dmap_state_t *rs)
         }
         int rc = mapscan_run(&rs->ms, in, t->path, t->source_id, (unsigned)i, &e);
         input_close(in);
-        if (rc < 0 && job->cancel && *job->cancel)
+        if (rc < 0 && stop && *stop)
             return 1;
         if (rc < 0)
             client_report(rs->run, &e);
     }
-    return job->cancel && *job->cancel;
+    return stop && *stop;
 }
 
 /* Rows of a spilled result on their way into a CSV outfile. */
@@ -244,6 +263,7 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
 {
     const plan_t *plan = job->plan;
     dmap_state_t rs = {.job = job, .run = run};
+    rs.stop = job->timeout_s > 0 ? &rs.timed_out : job->cancel;
     err_t e;
     err_clear(&e);
     char tz[64], tzoff[32];
@@ -253,7 +273,7 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
         .max_line_len = job->max_line_len,
         .env = {.hostname = job->host, .timezone = tz, .timeoffset = tzoff},
         .n_threads = client_cpu_count(),
-        .cancel = job->cancel,
+        .cancel = rs.stop,
         .memory_limit = job->memory_limit ? job->memory_limit : mapscan_default_memory_limit(),
     };
     if (table_printer_init(&rs.tp, plan, job->query, job->color, 0, &e) < 0) {
@@ -271,18 +291,25 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
     pthread_t rep;
     int reporting = !plan->outfile && (plan->interval_given || isatty(STDOUT_FILENO)) &&
                     pthread_create(&rep, NULL, reporter, &rs) == 0;
+    pthread_t tim;
+    int timing = job->timeout_s > 0 && pthread_create(&tim, NULL, timer, &rs) == 0;
     struct timespec t0, t1, start;
     clock_gettime(CLOCK_REALTIME, &start);
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int cancelled = read_inputs(&rs);
+    int stopped = read_inputs(&rs);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (reporting) {
-        pthread_mutex_lock(&rs.mu);
-        rs.done = 1;
-        pthread_cond_signal(&rs.cv);
-        pthread_mutex_unlock(&rs.mu);
+    pthread_mutex_lock(&rs.mu);
+    rs.done = 1;
+    pthread_cond_broadcast(&rs.cv);
+    pthread_mutex_unlock(&rs.mu);
+    if (reporting)
         pthread_join(rep, NULL);
-    }
+    if (timing)
+        pthread_join(tim, NULL);
+    int timed_out = stopped && rs.timed_out, cancelled = stopped && !timed_out;
+    if (timed_out)
+        LOG_WARN("--timeout %lld s reached: the result covers only what was read until then",
+                 job->timeout_s);
     if (!cancelled) {
         if (rs.ms.result.failed) {
             err_set(&e, ERR_NOMEM, "out of memory: the result is incomplete");

@@ -37,6 +37,9 @@ typedef struct dmap_job {
     int color;                   /* paint the table (and the query above it) */
     dmap_show_t show;            /* terminal form */
     const volatile sig_atomic_t *cancel; /* set asynchronously to stop; may be NULL */
+    long long timeout_s;         /* --timeout: reading ends after this many seconds
+                                    and what was read is the result (a warning
+                                    says so); 0: none. Not with cancel. */
     size_t memory_limit;         /* bytes for group tables before they spill
                                     (--memory-limit); 0: a quarter of RAM */
 } dmap_job_t;
