@@ -632,8 +632,7 @@ int session_serve(stream_t *s, const session_env_t *env, err_t *e)
         if (got < 0 || wire_decode_request(&f, &rq, e) < 0) {
             char msg[1100];
             snprintf(msg, sizeof msg, "protocol error: %s", e->msg);
-            session_send_message(&ss, LOG_ERROR, msg);
-            session_send_end(&ss, WIRE_END_FAILED, msg);
+            session_send_end(&ss, WIRE_END_FAILED, msg);   /* the client shows its text */
             break;
         }
         rc = run_request(&ss, &rq, e);
