@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+
+#include "base/flagparse.h"
 
 /* ---- tokens ---------------------------------------------------------------- */
 
@@ -143,21 +144,17 @@ static const rflag_t rflags[] = {
 static int set_flag(icmd_t *c, const rflag_t *f, const char *v, err_t *e)
 {
     if (f->type == F_BOOL) {
-        int b;
-        if (!strcasecmp(v, "true") || !strcmp(v, "1") || !strcasecmp(v, "t"))
-            b = 1;
-        else if (!strcasecmp(v, "false") || !strcmp(v, "0") || !strcasecmp(v, "f"))
-            b = 0;
-        else
+        int *slot = f->has == ICMD_HAS_PLAIN ? &c->plain : f->has == ICMD_HAS_QUIET ? &c->quiet
+                                                                                  : &c->invert;
+        if (flagparse_bool(v, slot) < 0)
             return err_set(e, ERR_USAGE, "invalid boolean value \"%s\" for -%s", v, f->name);
-        *(f->has == ICMD_HAS_PLAIN ? &c->plain : f->has == ICMD_HAS_QUIET ? &c->quiet : &c->invert) = b;
     } else if (f->type == F_INT) {
-        char *end;
-        long long n = strtoll(v, &end, 10);
-        if (!*v || *end || n < 0)
+        long long *slot = f->has == ICMD_HAS_TIMEOUT ? &c->timeout
+                          : f->has == ICMD_HAS_BEFORE ? &c->before
+                          : f->has == ICMD_HAS_AFTER  ? &c->after
+                                                      : &c->max;
+        if (flagparse_int(v, slot) < 0)
             return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -%s", v, f->name);
-        *(f->has == ICMD_HAS_TIMEOUT ? &c->timeout : f->has == ICMD_HAS_BEFORE ? &c->before
-          : f->has == ICMD_HAS_AFTER ? &c->after : &c->max) = n;
     } else {
         char **slot = f->has == ICMD_HAS_FILES ? &c->files : f->has == ICMD_HAS_QUERY ? &c->query
                                                                                     : &c->regex;
