@@ -345,7 +345,9 @@ int result_build(const plan_t *plan, const agg_table_t *t, long long limit, resu
     free(keybuf);
     free(rows);
     result_totals_free(ct, nc);
-    return result_rows_take(&rb, plan, ng, r, e);
+    int rc = result_rows_take(&rb, plan, ng, r, e);
+    result_rows_free(&rb);
+    return rc;
 nomem:
     free(keybuf);
     free(rows);

@@ -61,7 +61,8 @@ char *result_rows_cell(result_rows_t *rb, size_t need);
 int result_rows_add(result_rows_t *rb, const agg_table_t *t, size_t g,
                     const result_col_totals_t *ct);
 /* Moves the rows into r (headers from the plan, n_groups as given) and
- * empties rb; -1 with e set when out of memory. */
+ * empties rb, which keeps its cell offsets' allocation for more rows
+ * (result_rows_free releases it); -1 with e set when out of memory. */
 int result_rows_take(result_rows_t *rb, const plan_t *plan, size_t n_groups, result_t *r,
                      err_t *e);
 void result_rows_free(result_rows_t *rb);
