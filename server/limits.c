@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "base/clock.h"
+
 struct server_limits {
     pthread_mutex_t mu;    /* guards used */
     pthread_cond_t cv;     /* a slot was released */
@@ -45,12 +47,7 @@ int server_limits_acquire(server_limits_t *l, enum limit_kind k, const volatile 
         }
         /* Wake now and then to notice a shutdown. */
         struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += 100 * 1000 * 1000;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        clock_abs_in(&until, 100);
         pthread_cond_timedwait(&l->cv, &l->mu, &until);
     }
     l->used[k]++;

@@ -11,6 +11,7 @@
 
 #include <libssh/libssh.h>
 
+#include "base/clock.h"
 #include "base/config.h"
 #include "base/err.h"
 #include "base/log.h"
@@ -34,26 +35,20 @@ typedef struct dserver {
     server_limits_t *limits;      /* MaxConcurrentCats/Tails */
     char host[256];               /* host name sessions report */
     long long shutdown_after_ms;  /* --shutdownAfter, 0 = never */
-    struct timespec started;      /* for --shutdownAfter */
-    struct timespec last_stats;   /* last periodic STATS line */
+    long long started_ms;         /* clock_now_ms(), for --shutdownAfter */
+    long long last_stats_ms;      /* last periodic STATS line */
     int log_open;                 /* errors go to the log too */
 } dserver_t;
-
-static long long since_ms(const struct timespec *t)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (now.tv_sec - t->tv_sec) * 1000LL + (now.tv_nsec - t->tv_nsec) / 1000000;
-}
 
 static void tick(void *ctx)
 {
     dserver_t *d = ctx;
-    if (since_ms(&d->last_stats) >= 10000) {
-        clock_gettime(CLOCK_MONOTONIC, &d->last_stats);
+    long long now = clock_now_ms();
+    if (now - d->last_stats_ms >= 10000) {
+        d->last_stats_ms = now;
         dlog_stats(&d->counters);
     }
-    if (d->shutdown_after_ms > 0 && !stopping && since_ms(&d->started) >= d->shutdown_after_ms) {
+    if (d->shutdown_after_ms > 0 && !stopping && now - d->started_ms >= d->shutdown_after_ms) {
         LOG_INFO("Shutting down after %lld s (--shutdownAfter)", d->shutdown_after_ms / 1000);
         stopping = 1;
     }
@@ -149,8 +144,8 @@ static int run(dserver_t *d, const dserver_flags_t *f, err_t *e)
     }
     LOG_INFO("Listening on %s:%d", d->cfg.ssh_bind_address, ssh_server_port(srv));
     dlog_flush();
-    clock_gettime(CLOCK_MONOTONIC, &d->started);
-    d->last_stats = d->started;
+    d->started_ms = clock_now_ms();
+    d->last_stats_ms = d->started_ms;
     int rc = ssh_server_run(srv, e);
     ssh_server_free(srv);
     dlog_stats(&d->counters);

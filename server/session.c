@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/outbuf.h"
 #include "exec/linescan.h"
@@ -410,8 +411,7 @@ static void *map_reporter(void *arg)
     pthread_mutex_lock(&mc->mu);
     for (;;) {
         struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += mc->plan->interval > 0 ? mc->plan->interval : 5;
+        clock_abs_in(&until, (mc->plan->interval > 0 ? mc->plan->interval : 5) * 1000LL);
         while (!mc->done && pthread_cond_timedwait(&mc->cv, &mc->mu, &until) == 0)
             ;
         if (mc->done)

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/outbuf.h"
 #include "exec/linescan.h"
 #include "exec/scan/follow.h"
@@ -69,13 +69,6 @@ struct tail_run {
                                     with release after ss->pending_*, so an
                                     acquire load that sees it sees them */
 };
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---- opening: permissions on every file, also after a rotation ---------- */
 
@@ -337,11 +330,11 @@ static int send_delta(tail_run_t *t, int final)
 static void supervise(tail_run_t *t, long long deadline)
 {
     session_t *ss = t->ss;
-    long long next_scan = now_ms() + RESCAN_MS;
+    long long next_scan = clock_now_ms() + RESCAN_MS;
     long long interval = t->plan ? (t->plan->interval > 0 ? t->plan->interval : 5) * 1000LL : 0;
-    long long next_report = now_ms() + interval;
+    long long next_report = clock_now_ms() + interval;
     while (!t->stop) {
-        long long now = now_ms();
+        long long now = clock_now_ms();
         if (ss->broken || session_stopping(ss) || (deadline && now >= deadline))
             break;
         if (now >= next_scan) {
@@ -353,8 +346,7 @@ static void supervise(tail_run_t *t, long long deadline)
             send_delta(t, 0);
             next_report = now + interval;
         }
-        struct timespec ts = {0, SUPERVISE_MS * 1000000L};
-        nanosleep(&ts, NULL);
+        clock_sleep_ms(SUPERVISE_MS);
     }
     t->stop = 1;
 }
@@ -399,7 +391,7 @@ int session_run_tail(session_t *ss, const wire_request_t *rq, err_t *e)
     atomic_init(&t.watched, 0);
     followset_init(&t.set);
     int watching = pthread_create(&t.watcher, NULL, watch_client, &t) == 0;
-    long long deadline = rq->timeout_s ? now_ms() + rq->timeout_s * 1000LL : 0;
+    long long deadline = rq->timeout_s ? clock_now_ms() + rq->timeout_s * 1000LL : 0;
     expand(&t, 1);
     supervise(&t, deadline);
     for (size_t i = 0; i < t.n_fs; i++)

@@ -10,6 +10,7 @@
 
 #include <libssh/callbacks.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "server/auth.h"
 
@@ -26,13 +27,6 @@ typedef struct conn {
     struct ssh_server_callbacks_struct scb;  /* auth and channel-open callbacks */
     struct ssh_channel_callbacks_struct ccb; /* channel request callbacks */
 } conn_t;
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int on_pubkey(ssh_session s, const char *user, struct ssh_key_struct *key,
                      char state, void *ud)
@@ -138,7 +132,7 @@ static ssh_channel on_channel_open(ssh_session s, void *ud)
  * deadline. Returns 0 when the shell is up. */
 static int handshake(conn_t *c, int timeout_ms, const char **why)
 {
-    long long deadline = now_ms() + timeout_ms;
+    long long deadline = clock_now_ms() + timeout_ms;
     /* The key exchange runs non-blocking so that the deadline and a
      * shutdown are noticed while a client dawdles in it. */
     ssh_set_blocking(c->sess, 0);
@@ -151,7 +145,7 @@ static int handshake(conn_t *c, int timeout_ms, const char **why)
             *why = err && *err ? err : "key exchange failed (client closed)";
             return -1;
         }
-        long long left = deadline - now_ms();
+        long long left = deadline - clock_now_ms();
         if (left <= 0 || *c->o->stopping) {
             *why = left <= 0 ? "handshake deadline passed" : "server stopping";
             return -1;
@@ -172,7 +166,7 @@ static int handshake(conn_t *c, int timeout_ms, const char **why)
     }
     *why = NULL;
     while (!(c->authed && c->shell)) {
-        long long left = deadline - now_ms();
+        long long left = deadline - clock_now_ms();
         if (left <= 0) {
             *why = "handshake deadline passed";
             break;
@@ -253,11 +247,11 @@ static void finish_channel(conn_t *c, int status)
         ssh_channel_request_send_exit_status(c->chan, status);
         /* Reads return at once after the client's EOF without processing
          * packets, so poll the session itself to see its close. */
-        long long deadline = now_ms() + 2000;
+        long long deadline = clock_now_ms() + 2000;
         ssh_event ev = ssh_event_new();
         if (ev && ssh_event_add_session(ev, c->sess) == SSH_OK) {
             while (!ssh_channel_is_closed(c->chan) && ssh_is_connected(c->sess) &&
-                   now_ms() < deadline) {
+                   clock_now_ms() < deadline) {
                 if (ssh_event_dopoll(ev, 100) == SSH_ERROR)
                     break;
             }

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "server/hostkey.h"
 #include "server/ssh_conn.h"
@@ -165,8 +166,7 @@ static void accept_one(ssh_server_t *s)
         if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
             LOG_ERROR("accept failed: %s", strerror(errno));
         if (errno == EMFILE || errno == ENFILE) {
-            struct timespec ts = {0, 100 * 1000 * 1000};
-            nanosleep(&ts, NULL);   /* out of descriptors: do not spin */
+            clock_sleep_ms(100);   /* out of descriptors: do not spin */
         }
         return;
     }
@@ -231,9 +231,7 @@ int ssh_server_run(ssh_server_t *s, err_t *e)
      * deadline (which also ends when the server stops). Wait for them, but
      * not longer than a shutdown may take: what is still open after 5 s is
      * ended by the process exit, and said in the log. */
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 5;
+    long long until = clock_now_ms() + 5000;
     pthread_mutex_lock(&s->mu);
     while (s->n_threads > 0) {
         pthread_mutex_unlock(&s->mu);
@@ -241,14 +239,9 @@ int ssh_server_run(ssh_server_t *s, err_t *e)
             s->o.tick(s->o.tick_ctx);
         pthread_mutex_lock(&s->mu);
         struct timespec step;
-        clock_gettime(CLOCK_REALTIME, &step);
-        step.tv_nsec += 100 * 1000 * 1000;
-        if (step.tv_nsec >= 1000000000) {
-            step.tv_sec++;
-            step.tv_nsec -= 1000000000;
-        }
+        clock_abs_in(&step, 100);
         pthread_cond_timedwait(&s->idle, &s->mu, &step);
-        if (step.tv_sec > until.tv_sec)
+        if (clock_now_ms() > until)
             break;
     }
     int left = s->n_threads;
