@@ -108,32 +108,15 @@ size_t session_max_line_len(const session_t *ss)
     return ss->env->cfg ? ss->env->cfg->max_line_len : 1024 * 1024;
 }
 
-/* Trims what exec/scan/targets.c trims around an entry. */
-static int spec_blank(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
 int session_next_spec(const char **pp, char **spec)
 {
-    const char *p = *pp;
+    const char *entry;
+    size_t len;
     *spec = NULL;
-    while (*p) {
-        size_t n = strcspn(p, ",");
-        const char *s = p, *end = p + n;
-        p += n + (p[n] == ',');
-        while (s < end && spec_blank(*s))
-            s++;
-        while (end > s && spec_blank(end[-1]))
-            end--;
-        if (end == s)
-            continue;
-        *pp = p;
-        *spec = strndup(s, (size_t)(end - s));
-        return *spec ? 1 : -1;
-    }
-    *pp = p;
-    return 0;
+    if (!target_spec_next(pp, &entry, &len))
+        return 0;
+    *spec = strndup(entry, len);
+    return *spec ? 1 : -1;
 }
 
 uint8_t session_report_refusal(session_t *ss, enum perm_result pr, const char *asked,
