@@ -27,7 +27,7 @@ static inline extractor_t *xt_make(const char *format, const extract_env_t *env,
 static inline uint8_t xt_run1(extractor_t *x, size_t n_fields, const char *line, size_t len,
                               sv_t *out)
 {
-    sv_t *cols[64];
+    sv_t *cols[64] = {0};
     for (size_t f = 0; f < n_fields; f++)
         cols[f] = &out[f];
     uint8_t st = 0xff;
