@@ -21,8 +21,8 @@ typedef struct dmap_state {
     const dmap_job_t *job;      /* what runs */
     client_run_t *run;          /* tool name and exit status */
     mapscan_t ms;               /* the engine */
-    pthread_mutex_t mu;         /* reporter vs main */
-    pthread_cond_t cv;          /* wakes the reporter and the timer at the end */
+    pthread_mutex_t mu;         /* timer vs main */
+    pthread_cond_t cv;          /* wakes the timer at the end */
     int done;                   /* all inputs read */
     const volatile sig_atomic_t *stop;  /* mapscan's cancel: job->cancel or timed_out */
     volatile sig_atomic_t timed_out;    /* job->timeout_s passed */
@@ -72,46 +72,10 @@ static void show_result(dmap_state_t *rs, result_t *r, int final)
     result_free(r);
 }
 
-/* Interim tables every interval while inputs are read (DTail prints the
- * table each interval); only to a terminal or when `interval` was given. */
-static void *reporter(void *arg)
+/* An interim table (DTail prints the table each interval). */
+static void print_interim(const agg_table_t *snap, void *arg)
 {
-    dmap_state_t *rs = arg;
-    pthread_mutex_lock(&rs->mu);
-    for (;;) {
-        struct timespec until;
-        clock_abs_in(&until, rs->job->plan->interval * 1000LL);
-        while (!rs->done && pthread_cond_timedwait(&rs->cv, &rs->mu, &until) == 0)
-            ;
-        if (rs->done)
-            break;
-        pthread_mutex_unlock(&rs->mu);
-        if (mapscan_spilled(&rs->ms)) {
-            /* A snapshot would load every spilled group back into memory:
-             * interim tables stop once groups spill. */
-            pthread_mutex_lock(&rs->mu);
-            continue;
-        }
-        agg_table_t snap;
-        err_t e;
-        if (agg_table_init(&snap, rs->ms.specs, rs->job->plan->n_select, &e) == 0) {
-            if (mapscan_snapshot(&rs->ms, &snap) == 0)
-                print_table(rs, &snap, 0);
-            agg_table_free(&snap);
-        }
-        pthread_mutex_lock(&rs->mu);
-    }
-    pthread_mutex_unlock(&rs->mu);
-    return NULL;
-}
-
-void dmap_local_zone(char *name, size_t name_cap, char *offset, size_t off_cap)
-{
-    time_t now = time(NULL);
-    struct tm tm;
-    localtime_r(&now, &tm);
-    snprintf(name, name_cap, "%s", tm.tm_zone ? tm.tm_zone : "UTC");
-    snprintf(offset, off_cap, "%ld", (long)tm.tm_gmtoff);
+    print_table(arg, snap, 0);
 }
 
 static void print_summary(dmap_state_t *rs, const map_stats_t *st, size_t n_groups, double seconds)
@@ -267,7 +231,7 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
     err_t e;
     err_clear(&e);
     char tz[64], tzoff[32];
-    dmap_local_zone(tz, sizeof tz, tzoff, sizeof tzoff);
+    mapscan_local_zone(tz, sizeof tz, tzoff, sizeof tzoff);
     map_opts_t mo = {
         .plan = plan,
         .max_line_len = job->max_line_len,
@@ -288,9 +252,10 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
     }
     pthread_mutex_init(&rs.mu, NULL);
     pthread_cond_init(&rs.cv, NULL);
-    pthread_t rep;
-    int reporting = !plan->outfile && (plan->interval_given || isatty(STDOUT_FILENO)) &&
-                    pthread_create(&rep, NULL, reporter, &rs) == 0;
+    /* Interim tables only to a terminal or when `interval` was given. */
+    mapscan_reporter_t rep = {0};
+    if (!plan->outfile && (plan->interval_given || isatty(STDOUT_FILENO)))
+        mapscan_reporter_start(&rep, &rs.ms, plan, plan->interval, print_interim, &rs);
     pthread_t tim;
     int timing = job->timeout_s > 0 && pthread_create(&tim, NULL, timer, &rs) == 0;
     struct timespec t0, t1, start;
@@ -302,8 +267,7 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
     rs.done = 1;
     pthread_cond_broadcast(&rs.cv);
     pthread_mutex_unlock(&rs.mu);
-    if (reporting)
-        pthread_join(rep, NULL);
+    mapscan_reporter_stop(&rep);
     if (timing)
         pthread_join(tim, NULL);
     int timed_out = stopped && rs.timed_out, cancelled = stopped && !timed_out;

@@ -49,8 +49,6 @@ typedef struct dmap_job {
  * 0, or 1 when *cancel stopped the run (nothing is rendered or written). */
 int dmap_run(const dmap_job_t *job, client_run_t *run);
 
-/* The local time zone's name and offset in seconds ($timezone, $timeoffset). */
-void dmap_local_zone(char *name, size_t name_cap, char *offset, size_t off_cap);
 
 /* The result in the terminal forms other than the table (csv, json). */
 void dmap_show_text(const result_t *r, const plan_t *plan, dmap_show_t show, outbuf_t *out);

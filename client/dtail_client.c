@@ -163,8 +163,8 @@ static void scan_lines(tail_run_t *t, const char *path, const char *source_id, i
     linescan_opts_t lo = {
         .matcher = &m,
         .invert = t->o->invert,
-        .before = (unsigned)(t->o->before > 1000000 ? 1000000 : t->o->before),
-        .after = (unsigned)(t->o->after > 1000000 ? 1000000 : t->o->after),
+        .before = linescan_context(t->o->before),
+        .after = linescan_context(t->o->after),
         .max = (unsigned long long)t->o->max,
         .max_line_len = t->cfg->max_line_len,
     };

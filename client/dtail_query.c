@@ -145,7 +145,7 @@ int dtail_query_open(dtail_query_t **out, const cli_opts_t *o, const config_t *c
         return err_set(e, ERR_NOMEM, "out of memory");
     }
     eval_specs(d->plan, d->specs);
-    dmap_local_zone(d->tz, sizeof d->tz, d->tzoff, sizeof d->tzoff);
+    mapscan_local_zone(d->tz, sizeof d->tz, d->tzoff, sizeof d->tzoff);
     d->mo = (map_opts_t){
         .plan = d->plan,
         .max_line_len = cfg->max_line_len,

@@ -22,6 +22,7 @@
 #include "client/repl_data.h"
 #include "client/repl_lines.h"
 #include "client/repl_schema.h"
+#include "exec/mapscan.h"
 #include "parser/parser.h"
 
 #define HISTORY_SIZE 1000
@@ -476,7 +477,7 @@ int repl_main(const cli_opts_t *o, const config_t *cfg, const char *host,
     r->wake[0] = r->wake[1] = -1;
     r->host = host;
     r->run = (client_run_t){"dmap", 0};
-    dmap_local_zone(r->tz, sizeof r->tz, r->tzoff, sizeof r->tzoff);
+    mapscan_local_zone(r->tz, sizeof r->tz, r->tzoff, sizeof r->tzoff);
     r->env = (extract_env_t){.hostname = host, .timezone = r->tz, .timeoffset = r->tzoff};
     repl_lines_init(&r->lines);
     err_t e;

@@ -75,8 +75,8 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
     linescan_opts_t lo = {
         .matcher = &m,
         .invert = o.invert,
-        .before = (unsigned)(o.before > 1000000 ? 1000000 : o.before),
-        .after = (unsigned)(o.after > 1000000 ? 1000000 : o.after),
+        .before = linescan_context(o.before),
+        .after = linescan_context(o.after),
         .max = (unsigned long long)o.max,
         .max_line_len = cfg.max_line_len,
     };
@@ -96,9 +96,7 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
             continue;
         }
         line_sink_set_source(&sink, t->source_id);
-        int rc = linescan_parallel_eligible(&lo, &sink, in)
-            ? linescan_run_parallel(&lo, in, t->path, &sink, n_threads, &stats, &e)
-            : linescan_run(&scan, in, t->path, &sink, &stats, &e);
+        int rc = linescan_run_auto(&scan, in, t->path, &sink, n_threads, &stats, &e);
         if (rc < 0)
             client_report(&rs, &e);
         input_close(in);

@@ -286,3 +286,11 @@ int linescan_run(linescan_t *ls, input_t *in, const char *name,
     }
     return rc;
 }
+
+int linescan_run_auto(linescan_t *ls, input_t *in, const char *name, line_sink_t *sink,
+                      int n_threads, linescan_stats_t *stats, err_t *e)
+{
+    if (linescan_parallel_eligible(&ls->o, sink, in))
+        return linescan_run_parallel(&ls->o, in, name, sink, n_threads, stats, e);
+    return linescan_run(ls, in, name, sink, stats, e);
+}

@@ -57,6 +57,19 @@ int linescan_parallel_eligible(const linescan_opts_t *o, const line_sink_t *sink
 int linescan_run_parallel(const linescan_opts_t *o, input_t *in, const char *name,
                           line_sink_t *sink, int n_threads, linescan_stats_t *stats,
                           err_t *e);
+/* The run of one input by the fastest way the plan allows: the parallel
+ * scan where linescan_parallel_eligible says so, else linescan_run. */
+int linescan_run_auto(linescan_t *ls, input_t *in, const char *name, line_sink_t *sink,
+                      int n_threads, linescan_stats_t *stats, err_t *e);
+
+/* Context lines as asked for (-B/-A, a request's fields), capped: DTail
+ * accepts any count, but a ring of more lines than this is no use. */
+#define LINESCAN_CONTEXT_MAX 1000000u
+static inline unsigned linescan_context(long long asked)
+{
+    return asked <= 0 ? 0 : asked > LINESCAN_CONTEXT_MAX ? LINESCAN_CONTEXT_MAX : (unsigned)asked;
+}
+
 /* Writes the selected lines of [p, end) (whole lines) to sink, unnumbered.
  * The fast path's region step, shared with the parallel scan. */
 void linescan_region_unnumbered(matcher_t *m, line_sink_t *sink, const char *p, const char *end);

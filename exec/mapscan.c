@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__SSE2__)
@@ -651,4 +652,71 @@ void mapscan_stats(const mapscan_t *ms, map_stats_t *out)
         for (int k = 0; k < s->n_examples && out->n_examples < MAP_ERROR_EXAMPLES; k++)
             memcpy(out->examples[out->n_examples++], s->examples[k], 256);
     }
+}
+
+void mapscan_local_zone(char *name, size_t name_cap, char *offset, size_t offset_cap)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    snprintf(name, name_cap, "%s", tm.tm_zone ? tm.tm_zone : "UTC");
+    snprintf(offset, offset_cap, "%ld", (long)tm.tm_gmtoff);
+}
+
+static void *reporter_main(void *arg)
+{
+    mapscan_reporter_t *r = arg;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += r->seconds;
+        while (!r->done && pthread_cond_timedwait(&r->cv, &r->mu, &until) == 0)
+            ;
+        if (r->done)
+            break;
+        pthread_mutex_unlock(&r->mu);
+        if (!mapscan_spilled(r->ms)) {
+            agg_table_t snap;
+            err_t e;
+            if (agg_table_init(&snap, r->ms->specs, r->plan->n_select, &e) == 0) {
+                if (mapscan_snapshot(r->ms, &snap) == 0)
+                    r->fn(&snap, r->arg);
+                agg_table_free(&snap);
+            }
+        }
+        pthread_mutex_lock(&r->mu);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+void mapscan_reporter_start(mapscan_reporter_t *r, mapscan_t *ms, const plan_t *plan,
+                            int seconds, mapscan_report_fn fn, void *arg)
+{
+    memset(r, 0, sizeof *r);
+    r->ms = ms;
+    r->plan = plan;
+    r->seconds = seconds > 0 ? seconds : 1;
+    r->fn = fn;
+    r->arg = arg;
+    pthread_mutex_init(&r->mu, NULL);
+    pthread_cond_init(&r->cv, NULL);
+    r->running = pthread_create(&r->thread, NULL, reporter_main, r) == 0;
+}
+
+void mapscan_reporter_stop(mapscan_reporter_t *r)
+{
+    if (!r->fn)
+        return;     /* never started (zero-initialised) */
+    if (r->running) {
+        pthread_mutex_lock(&r->mu);
+        r->done = 1;
+        pthread_cond_signal(&r->cv);
+        pthread_mutex_unlock(&r->mu);
+        pthread_join(r->thread, NULL);
+        r->running = 0;
+    }
+    pthread_mutex_destroy(&r->mu);
+    pthread_cond_destroy(&r->cv);
 }

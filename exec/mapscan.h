@@ -97,4 +97,32 @@ size_t mapscan_default_memory_limit(void);
 /* Statistics summed over workers. */
 void mapscan_stats(const mapscan_t *ms, map_stats_t *out);
 
+/* The local time zone's name and offset in seconds east of UTC, as text:
+ * the values of $timezone and $timeoffset (map_opts_t.env). */
+void mapscan_local_zone(char *name, size_t name_cap, char *offset, size_t offset_cap);
+
+/* Interim results while inputs are read: every `seconds` a thread hands a
+ * snapshot of everything folded so far to fn. None once groups have
+ * spilled: a snapshot would load every spilled group back into memory. */
+typedef void (*mapscan_report_fn)(const agg_table_t *snap, void *arg);
+typedef struct mapscan_reporter {
+    mapscan_t *ms;               /* the scan */
+    const plan_t *plan;          /* its plan (select items) */
+    int seconds;                 /* between reports */
+    mapscan_report_fn fn;        /* receives each snapshot */
+    void *arg;                   /* fn's argument */
+    pthread_mutex_t mu;          /* guards done */
+    pthread_cond_t cv;           /* wakes the thread to stop */
+    int done;                    /* stop asked */
+    int running;                 /* the thread was started */
+    pthread_t thread;
+} mapscan_reporter_t;
+/* Starts reporting; running stays 0 when the thread cannot start (the
+ * scan then has no interim results, nothing else changes). */
+void mapscan_reporter_start(mapscan_reporter_t *r, mapscan_t *ms, const plan_t *plan,
+                            int seconds, mapscan_report_fn fn, void *arg);
+/* Stops and joins the thread; no report is made after it returns. A
+ * zero-initialised reporter that was never started is left alone. */
+void mapscan_reporter_stop(mapscan_reporter_t *r);
+
 #endif

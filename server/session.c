@@ -280,9 +280,7 @@ static int scan_file(session_t *ss, void *ctx, input_t *in, const target_t *t, u
     scan_ctx_t *sc = ctx;
     linescan_stats_t stats = {0};
     line_sink_set_source(&sc->sink, t->source_id);
-    int rc = linescan_parallel_eligible(&sc->lo, &sc->sink, in)
-        ? linescan_run_parallel(&sc->lo, in, t->path, &sc->sink, sc->n_threads, &stats, e)
-        : linescan_run(&sc->scan, in, t->path, &sc->sink, &stats, e);
+    int rc = linescan_run_auto(&sc->scan, in, t->path, &sc->sink, sc->n_threads, &stats, e);
     outbuf_flush(&sc->out);
     if (sc->out.failed) {
         ss->broken = 1;
@@ -312,8 +310,8 @@ static int run_scan(session_t *ss, const wire_request_t *rq, err_t *e)
     sc.lo = (linescan_opts_t){
         .matcher = &m,
         .invert = (rq->flags & WIRE_REQ_INVERT) != 0,
-        .before = (unsigned)(rq->before > 1000000 ? 1000000 : rq->before),
-        .after = (unsigned)(rq->after > 1000000 ? 1000000 : rq->after),
+        .before = linescan_context(rq->before),
+        .after = linescan_context(rq->after),
         .max = rq->max,
         .max_line_len = session_max_line_len(ss),
     };
@@ -359,9 +357,6 @@ typedef struct map_ctx {
     session_t *ss;               /* for sending partials */
     const plan_t *plan;          /* the query */
     mapscan_t ms;                /* the engine */
-    pthread_mutex_t mu;          /* guards done */
-    pthread_cond_t cv;           /* wakes the reporter */
-    int done;                    /* every file read */
 } map_ctx_t;
 
 typedef struct agg_args {
@@ -388,29 +383,9 @@ int session_send_table(session_t *ss, const agg_table_t *t, int final)
     return rc;
 }
 
-static void *map_reporter(void *arg)
+static void send_interim(const agg_table_t *snap, void *arg)
 {
-    map_ctx_t *mc = arg;
-    pthread_mutex_lock(&mc->mu);
-    for (;;) {
-        struct timespec until;
-        clock_abs_in(&until, (mc->plan->interval > 0 ? mc->plan->interval : 5) * 1000LL);
-        while (!mc->done && pthread_cond_timedwait(&mc->cv, &mc->mu, &until) == 0)
-            ;
-        if (mc->done)
-            break;
-        pthread_mutex_unlock(&mc->mu);
-        agg_table_t snap;
-        err_t e;
-        if (agg_table_init(&snap, mc->ms.specs, mc->plan->n_select, &e) == 0) {
-            if (mapscan_snapshot(&mc->ms, &snap) == 0)
-                session_send_table(mc->ss, &snap, 0);
-            agg_table_free(&snap);
-        }
-        pthread_mutex_lock(&mc->mu);
-    }
-    pthread_mutex_unlock(&mc->mu);
-    return NULL;
+    session_send_table(arg, snap, 0);
 }
 
 static int map_file(session_t *ss, void *ctx, input_t *in, const target_t *t, unsigned index,
@@ -435,11 +410,7 @@ int session_parse_query(session_t *ss, const char *text, query_t **q)
 void session_map_opts(const session_t *ss, const plan_t *plan, session_zone_t *z, int n_threads,
                       map_opts_t *mo)
 {
-    time_t now = time(NULL);
-    struct tm tm;
-    localtime_r(&now, &tm);
-    snprintf(z->tz, sizeof z->tz, "%s", tm.tm_zone ? tm.tm_zone : "UTC");
-    snprintf(z->tzoff, sizeof z->tzoff, "%ld", (long)tm.tm_gmtoff);
+    mapscan_local_zone(z->tz, sizeof z->tz, z->tzoff, sizeof z->tzoff);
     *mo = (map_opts_t){
         .plan = plan,
         .max_line_len = session_max_line_len(ss),
@@ -466,18 +437,11 @@ static int run_map(session_t *ss, const wire_request_t *rq, err_t *e)
         query_free(q);
         return session_send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;
     }
-    pthread_mutex_init(&mc.mu, NULL);
-    pthread_cond_init(&mc.cv, NULL);
-    pthread_t rep;
-    int reporting = pthread_create(&rep, NULL, map_reporter, &mc) == 0;
+    mapscan_reporter_t rep;
+    mapscan_reporter_start(&rep, &mc.ms, mc.plan, mc.plan->interval > 0 ? mc.plan->interval : 5,
+                           send_interim, ss);
     int failed = for_each_file(ss, rq->files, map_file, &mc);
-    if (reporting) {
-        pthread_mutex_lock(&mc.mu);
-        mc.done = 1;
-        pthread_cond_signal(&mc.cv);
-        pthread_mutex_unlock(&mc.mu);
-        pthread_join(rep, NULL);
-    }
+    mapscan_reporter_stop(&rep);
     int rc;
     if (mc.ms.result.failed)
         session_send_message(ss, LOG_ERROR, "out of memory: the result is incomplete");
@@ -497,8 +461,6 @@ static int run_map(session_t *ss, const wire_request_t *rq, err_t *e)
         mapscan_stats(&mc.ms, &st);
         atomic_fetch_add(&ss->env->counters->lines_served, st.lines_read);
     }
-    pthread_mutex_destroy(&mc.mu);
-    pthread_cond_destroy(&mc.cv);
     mapscan_free(&mc.ms);
     query_free(q);
     return rc;

@@ -131,8 +131,8 @@ static int follow_lines(follower_t *f, input_t *in, err_t *e)
     linescan_opts_t lo = {
         .matcher = &m,
         .invert = (rq->flags & WIRE_REQ_INVERT) != 0,
-        .before = (unsigned)(rq->before > 1000000 ? 1000000 : rq->before),
-        .after = (unsigned)(rq->after > 1000000 ? 1000000 : rq->after),
+        .before = linescan_context(rq->before),
+        .after = linescan_context(rq->after),
         .max = rq->max,
         .max_line_len = session_max_line_len(t->ss),
     };
