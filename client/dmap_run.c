@@ -21,11 +21,6 @@ typedef struct dmap_state {
     const dmap_job_t *job;      /* what runs */
     client_run_t *run;          /* tool name and exit status */
     mapscan_t ms;               /* the engine */
-    pthread_mutex_t mu;         /* timer vs main */
-    pthread_cond_t cv;          /* wakes the timer at the end */
-    int done;                   /* all inputs read */
-    const volatile sig_atomic_t *stop;  /* mapscan's cancel: job->cancel or timed_out */
-    volatile sig_atomic_t timed_out;    /* job->timeout_s passed */
     table_printer_t tp;         /* the terminal form, and what it printed last */
 } dmap_state_t;
 
@@ -98,29 +93,12 @@ static void print_summary(dmap_state_t *rs, const map_stats_t *st, size_t n_grou
         fprintf(stderr, "dmap: unparsed: %s\n", st->examples[i]);
 }
 
-/* Ends the reading at job->timeout_s: mapscan stops between regions, and
- * what it read so far stays folded into the result. */
-static void *timer(void *arg)
-{
-    dmap_state_t *rs = arg;
-    struct timespec until;
-    clock_abs_in(&until, rs->job->timeout_s * 1000LL);
-    pthread_mutex_lock(&rs->mu);
-    while (!rs->done && pthread_cond_timedwait(&rs->cv, &rs->mu, &until) == 0)
-        ;
-    if (!rs->done)
-        rs->timed_out = 1;
-    pthread_mutex_unlock(&rs->mu);
-    return NULL;
-}
-
 /* Every input folded into rs->ms.result; returns 1 when stopped. */
 static int read_inputs(dmap_state_t *rs)
 {
     const dmap_job_t *job = rs->job;
-    const volatile sig_atomic_t *stop = rs->stop;
     for (size_t i = 0; i < job->n_targets; i++) {
-        if (stop && *stop)
+        if (mapscan_stopped(&rs->ms))
             return 1;
         const target_t *t = &job->targets[i];
         err_t e;
@@ -133,12 +111,12 @@ static int read_inputs(dmap_state_t *rs)
         }
         int rc = mapscan_run(&rs->ms, in, t->path, t->source_id, (unsigned)i, &e);
         input_close(in);
-        if (rc < 0 && stop && *stop)
+        if (rc < 0 && mapscan_stopped(&rs->ms))
             return 1;
         if (rc < 0)
             client_report(rs->run, &e);
     }
-    return stop && *stop;
+    return mapscan_stopped(&rs->ms);
 }
 
 /* Rows of a spilled result on their way into a CSV outfile. */
@@ -227,7 +205,6 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
 {
     const plan_t *plan = job->plan;
     dmap_state_t rs = {.job = job, .run = run};
-    rs.stop = job->timeout_s > 0 ? &rs.timed_out : job->cancel;
     err_t e;
     err_clear(&e);
     char tz[64], tzoff[32];
@@ -237,7 +214,8 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
         .max_line_len = job->max_line_len,
         .env = {.hostname = job->host, .timezone = tz, .timeoffset = tzoff},
         .n_threads = client_cpu_count(),
-        .cancel = rs.stop,
+        .cancel = job->cancel,
+        .deadline_ms = job->timeout_s > 0 ? clock_now_ms() + job->timeout_s * 1000LL : 0,
         .memory_limit = job->memory_limit ? job->memory_limit : mapscan_default_memory_limit(),
     };
     if (table_printer_init(&rs.tp, plan, job->query, job->color, 0, &e) < 0) {
@@ -250,27 +228,17 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
         client_report(run, &e);
         return 0;
     }
-    pthread_mutex_init(&rs.mu, NULL);
-    pthread_cond_init(&rs.cv, NULL);
     /* Interim tables only to a terminal or when `interval` was given. */
     mapscan_reporter_t rep = {0};
     if (!plan->outfile && (plan->interval_given || isatty(STDOUT_FILENO)))
         mapscan_reporter_start(&rep, &rs.ms, plan, plan->interval, print_interim, &rs);
-    pthread_t tim;
-    int timing = job->timeout_s > 0 && pthread_create(&tim, NULL, timer, &rs) == 0;
     struct timespec t0, t1, start;
     clock_gettime(CLOCK_REALTIME, &start);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int stopped = read_inputs(&rs);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    pthread_mutex_lock(&rs.mu);
-    rs.done = 1;
-    pthread_cond_broadcast(&rs.cv);
-    pthread_mutex_unlock(&rs.mu);
     mapscan_reporter_stop(&rep);
-    if (timing)
-        pthread_join(tim, NULL);
-    int timed_out = stopped && rs.timed_out, cancelled = stopped && !timed_out;
+    int timed_out = stopped && mapscan_timed_out(&rs.ms), cancelled = stopped && !timed_out;
     if (timed_out)
         LOG_WARN("--timeout %lld s reached: the result covers only what was read until then",
                  job->timeout_s);
@@ -304,7 +272,5 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
     }
     mapscan_free(&rs.ms);
     table_printer_free(&rs.tp);
-    pthread_mutex_destroy(&rs.mu);
-    pthread_cond_destroy(&rs.cv);
     return cancelled;
 }

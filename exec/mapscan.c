@@ -12,6 +12,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "exec/filter/literal.h"
 #include "exec/scan/range.h"
@@ -265,10 +266,9 @@ static void scan_region(map_worker_t *w, const char *p, const char *end, long lo
 static int scan_reader(map_worker_t *w, long long stop, err_t *e)
 {
     region_t reg;
-    const volatile sig_atomic_t *cancel = w->ms->o.cancel;
     for (;;) {
-        if (cancel && *cancel)
-            return err_set(e, ERR_INPUT, "cancelled");
+        if (mapscan_stopped(w->ms))
+            return err_set(e, ERR_INPUT, mapscan_timed_out(w->ms) ? "timed out" : "cancelled");
         int got = reader_next(&w->reader, &reg, e);
         if (got <= 0)
             return got;
@@ -654,6 +654,16 @@ void mapscan_stats(const mapscan_t *ms, map_stats_t *out)
     }
 }
 
+int mapscan_timed_out(const mapscan_t *ms)
+{
+    return ms->o.deadline_ms && clock_now_ms() >= ms->o.deadline_ms;
+}
+
+int mapscan_stopped(const mapscan_t *ms)
+{
+    return (ms->o.cancel && *ms->o.cancel) || mapscan_timed_out(ms);
+}
+
 void mapscan_local_zone(char *name, size_t name_cap, char *offset, size_t offset_cap)
 {
     time_t now = time(NULL);
@@ -669,8 +679,7 @@ static void *reporter_main(void *arg)
     pthread_mutex_lock(&r->mu);
     for (;;) {
         struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += r->seconds;
+        clock_abs_in(&until, r->seconds * 1000LL);
         while (!r->done && pthread_cond_timedwait(&r->cv, &r->mu, &until) == 0)
             ;
         if (r->done)

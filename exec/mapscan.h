@@ -45,6 +45,9 @@ typedef struct map_opts {
     const volatile sig_atomic_t *cancel; /* non-zero (set from a signal
                                     handler) stops a run between regions
                                     with the error "cancelled"; NULL: never */
+    long long deadline_ms;       /* clock_now_ms() (base/clock.h) after
+                                    which a run stops between regions as
+                                    on cancel; 0: none */
     size_t memory_limit;         /* bytes the group tables may hold; beyond
                                     it groups spill to a temporary SQLite
                                     database (exec/agg/spill.h); 0: none */
@@ -84,6 +87,10 @@ int mapscan_snapshot(mapscan_t *ms, agg_table_t *into);
  * take sees only what was read after this one (dtail's per-interval,
  * non-cumulative reports). */
 int mapscan_take(mapscan_t *ms, agg_table_t *into);
+/* Whether runs stop now: cancel was set or the deadline passed. */
+int mapscan_stopped(const mapscan_t *ms);
+/* Whether the deadline has passed. */
+int mapscan_timed_out(const mapscan_t *ms);
 /* Whether groups were spilled (since init, or the last mapscan_take). */
 int mapscan_spilled(const mapscan_t *ms);
 /* After the last input of a spilled run: writes the groups still in memory

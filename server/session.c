@@ -357,6 +357,7 @@ typedef struct map_ctx {
     session_t *ss;               /* for sending partials */
     const plan_t *plan;          /* the query */
     mapscan_t ms;                /* the engine */
+    int cut;                     /* the request's deadline stopped reading */
 } map_ctx_t;
 
 typedef struct agg_args {
@@ -393,7 +394,18 @@ static int map_file(session_t *ss, void *ctx, input_t *in, const target_t *t, un
 {
     (void)ss;
     map_ctx_t *mc = ctx;
-    return mapscan_run(&mc->ms, in, t->path, t->source_id, index, e);
+    /* Past the request's deadline what was read is the result: the files
+     * left, and the rest of this one, are not read. */
+    if (mapscan_timed_out(&mc->ms)) {
+        mc->cut = 1;
+        return 0;
+    }
+    int rc = mapscan_run(&mc->ms, in, t->path, t->source_id, index, e);
+    if (rc < 0 && mapscan_timed_out(&mc->ms)) {
+        mc->cut = 1;
+        return 0;
+    }
+    return rc;
 }
 
 int session_parse_query(session_t *ss, const char *text, query_t **q)
@@ -432,6 +444,7 @@ static int run_map(session_t *ss, const wire_request_t *rq, err_t *e)
     session_zone_t zone;
     map_opts_t mo;
     session_map_opts(ss, mc.plan, &zone, session_n_cpus(), &mo);
+    mo.deadline_ms = rq->timeout_s ? clock_now_ms() + rq->timeout_s * 1000LL : 0;
     if (mapscan_init(&mc.ms, &mo, e) < 0) {
         mapscan_free(&mc.ms);
         query_free(q);
@@ -445,6 +458,9 @@ static int run_map(session_t *ss, const wire_request_t *rq, err_t *e)
     int rc;
     if (mc.ms.result.failed)
         session_send_message(ss, LOG_ERROR, "out of memory: the result is incomplete");
+    if (mc.cut)
+        session_send_message(ss, LOG_WARN, "timeout reached: the result covers only what was "
+                                           "read until then");
     if (failed < 0 && ss->broken) {
         rc = err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
     } else {

@@ -3,7 +3,7 @@
 # (multiset CSV, .query file equal to the query), from a file argument and
 # from stdin; plus query errors (exit 2 before any input is read), the
 # terminal table, and the parallel path against the sequential one.
-# Usage: bash dmap.sh 1a|1b|1c|1d|2|abspath|append|stdin|error|table|parallel|noquery|tables|interval|switch|huge
+# Usage: bash dmap.sh 1a|1b|1c|1d|2|abspath|append|stdin|error|table|parallel|noquery|tables|interval|switch|huge|timeout
 . "$(dirname "$0")/lib.sh"
 mode=${1:?mode}
 need_bin dmap
@@ -167,6 +167,19 @@ case $mode in
       # awk computes in doubles, as dmap does (bash's printf would use long double).
       awk 'BEGIN { printf "%f,%f,%f,3\n", 1e300 + 5e299 + -1e-7, 1e300, -1e-7 }'; } >"$T/want"
     expect_bytes "huge values" "$T/h.csv" "$T/want"
+    ;;
+  timeout)
+    # --timeout ends the reading while input still comes: 400 lines written
+    # one every 10 ms take over 4 s; dmap stops after 1 s with the table of
+    # what it read, a warning and exit 0 (the writer then meets a closed
+    # pipe, hence no pipefail).
+    start=$SECONDS
+    run_sh to "set +o pipefail; head -n 400 '$M' | while IFS= read -r l; do printf '%s\n' \"\$l\"; sleep 0.01; done | $DTAIL_BIN/dmap --cfg none --noColor --timeout 1 --query 'select count(\$line)'"
+    expect_rc to 0
+    [ $((SECONDS - start)) -le 3 ] || fail "--timeout 1 took $((SECONDS - start)) s"
+    n=$(awk 'NR == 3 { print $1 }' "$OUT")
+    { [ -n "$n" ] && [ "$n" -gt 0 ] && [ "$n" -lt 400 ]; } || fail "want a partial count, got: $(cat "$OUT")"
+    expect_contains "timeout warning" "$ERR" "--timeout 1 s reached: the result covers only what was read until then"
     ;;
   *) die "unknown mode $mode" ;;
 esac
