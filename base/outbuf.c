@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "base/fdio.h"
+
 int outbuf_init(outbuf_t *ob, int fd, size_t cap, err_t *e)
 {
     ob->fd = fd;
@@ -61,17 +63,10 @@ static int write_all(outbuf_t *ob, const char *p, size_t n)
         }
         return 0;
     }
-    while (n > 0) {
-        ssize_t w = write(ob->fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            ob->failed = 1;
-            ob->write_errno = errno;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
+    if (fdio_write_all(ob->fd, p, n) < 0) {
+        ob->failed = 1;
+        ob->write_errno = errno;
+        return -1;
     }
     return 0;
 }

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fdio.h"
+
 #define DLOG_BUF (64 * 1024)
 
 static struct {
@@ -24,19 +26,6 @@ static struct {
     char buf[DLOG_BUF];       /* pending bytes */
     size_t len;               /* used bytes of buf */
 } dl = {.mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
-
-static void write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;   /* a log that cannot be written must not stop the server */
-        p += w;
-        n -= (size_t)w;
-    }
-}
 
 /* Opens <dir>/YYYYMMDD.log for today's date when it is not open yet. */
 static void open_daily(const struct tm *tm)
@@ -57,14 +46,14 @@ static void flush_locked(void)
     if (dl.len == 0)
         return;
     if (dl.to_stdout)
-        write_all(STDOUT_FILENO, dl.buf, dl.len);
+        (void)fdio_write_all(STDOUT_FILENO, dl.buf, dl.len);
     if (dl.to_file) {
         time_t now = time(NULL);
         struct tm tm;
         localtime_r(&now, &tm);
         open_daily(&tm);
         if (dl.fd >= 0)
-            write_all(dl.fd, dl.buf, dl.len);
+            (void)fdio_write_all(dl.fd, dl.buf, dl.len);
     }
     dl.len = 0;
 }
