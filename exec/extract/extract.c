@@ -301,6 +301,33 @@ static uint32_t keys_add(dyn_key_t **keys, uint32_t *n, const char *name, size_t
     return (*n)++;
 }
 
+/* The dyn names as kv_pat_t patterns, when they all fit. */
+static void plan_kv_patterns(extractor_t *x)
+{
+    x->kv_fast = true;
+    x->n_kv_pat = 0;
+    memset(x->kv_pat, 0, sizeof x->kv_pat);
+    memset(x->kv_by_len, EXTRACT_KV_FAST_MAX, sizeof x->kv_by_len);
+    for (uint32_t k = 0; k < x->n_dyn; k++) {
+        const dyn_key_t *d = &x->dyn[k];
+        if (memchr(d->name, '=', d->len))
+            continue;
+        if (d->len > 15 || x->n_kv_pat == EXTRACT_KV_FAST_MAX ||
+            x->kv_by_len[d->len] != EXTRACT_KV_FAST_MAX) {
+            x->kv_fast = false;
+            return;
+        }
+        kv_pat_t *kp = &x->kv_pat[x->n_kv_pat];
+        unsigned char w[16] = {0}, m[16] = {0};
+        memcpy(w, d->name, d->len);
+        memset(m, 0xff, d->len);
+        memcpy(kp->w, w, 16);
+        memcpy(kp->m, m, 16);
+        kp->field = d->field;
+        x->kv_by_len[d->len] = (uint8_t)x->n_kv_pat++;
+    }
+}
+
 static int plan_fields(extractor_t *x, const char *const *fields, err_t *e)
 {
     x->plan = calloc(x->n_fields ? x->n_fields : 1, sizeof *x->plan);
@@ -347,6 +374,7 @@ static int plan_fields(extractor_t *x, const char *const *fields, err_t *e)
                 x->by_kind[at++] = (uint32_t)f;
     }
     x->kind_start[FIELD_KINDS] = at;
+    plan_kv_patterns(x);
     if (x->n_dyn && name_table_build(&x->dyn_tab, x->dyn, x->n_dyn) < 0)
         return err_set(e, ERR_NOMEM, "out of memory planning log format fields");
     for (uint32_t k = 0; k < x->n_dyn; k++) {

@@ -55,6 +55,16 @@ typedef struct dyn_key {
     uint32_t field;     /* column it fills (the first field of that name) */
 } dyn_key_t;
 
+/* A requested name matched against a key=value token's first 16 bytes
+ * once the token's key is known to be as long: the token is that key when
+ * its bytes under m equal w. Names of up to 15 bytes, of distinct lengths. */
+#define EXTRACT_KV_FAST_MAX 4       /* names matched this way, at most */
+typedef struct kv_pat {
+    uint64_t w[2];      /* the name, zero-padded */
+    uint64_t m[2];      /* 0xff over its bytes */
+    uint32_t field;     /* column it fills */
+} kv_pat_t;
+
 /* Open-addressed set of names: slots hold index+1 into an array of
  * (name, len) entries, 0 = empty. */
 typedef struct name_table {
@@ -119,6 +129,17 @@ struct extractor {
     uint8_t dyn_by_len[EXTRACT_BYLEN]; /* per name length: 0 no dyn name,
                                      k+1 only dyn[k] (k < 254), or
                                      EXTRACT_BYLEN_MANY: ask dyn_tab */
+    kv_pat_t kv_pat[EXTRACT_KV_FAST_MAX + 1]; /* dyn names as token
+                                     patterns (names holding '=' left out:
+                                     no key has one, as keys end at the
+                                     first); the last entry matches all */
+    uint32_t n_kv_pat;            /* names in kv_pat */
+    uint8_t kv_by_len[17];        /* key length (16: longer) -> the
+                                     kv_pat entry of that length, else the
+                                     last */
+    bool kv_fast;                 /* every dyn name is in kv_pat or holds
+                                     '=': tokens can be matched by
+                                     pattern instead of by lookup */
     dyn_key_t *pre;               /* json: proper prefixes of dyn names that
                                      end before a '.', e.g. "a", "a.b" */
     uint32_t n_pre;               /* entries in pre */

@@ -169,6 +169,60 @@ static inline bool default_in_table(const extractor_t *x, const char *p, uint32_
     return default_has_table(x, raw, raw_len);
 }
 
+/* The 64 bits of the '=' masks from line offset `at` on (masks, ring and
+ * lo as extract_first_eq reads them). Bits of a window the splitter has
+ * not reached yet are stale, but they lie past the line's end. */
+static inline __attribute__((always_inline)) uint64_t eq_bits_from(const uint64_t *masks,
+                                                                   size_t ring, size_t lo,
+                                                                   uint32_t at)
+{
+    size_t a = lo + at, w = a >> 6;
+    unsigned sh = (unsigned)(a & 63);
+    return masks[w & ring] >> sh | (masks[(w + 1) & ring] << 1) << (63 - sh);
+}
+
+/* The key=value tokens of a short line matched against x->kv_pat with no
+ * branch that depends on the keys: a line's keys come in any order, and a
+ * branch per token on its key mispredicts at about every line. A token's
+ * key length (its first '=') picks the one pattern that can match; a miss
+ * lands in the spare slot. The line's bytes must be readable 16 bytes past
+ * its end. False, with nothing decided, when a token may lack its '='
+ * (none within its first 64 bytes): the exact loop then reports it or
+ * finds the '='. A repeated key: the last one wins, as in the exact loop. */
+static inline bool default_kv_patterns(extractor_t *x, size_t i, const char *p, uint32_t len,
+                                       const uint16_t *pos, uint32_t n_sep, const uint64_t *eq,
+                                       size_t ring, size_t lo, sv_t *const *cols)
+{
+    uint32_t vs[EXTRACT_KV_FAST_MAX + 1] = {0}, ve[EXTRACT_KV_FAST_MAX + 1];
+    uint64_t bad = 0;
+    for (uint32_t t = DEF_MIN_FIELDS - 1; t <= n_sep; t++) {
+        uint32_t st = pos[t - 1] + 1u, en = t < n_sep ? pos[t] : len, tl = en - st;
+        uint64_t in_token = tl >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << tl) - 1;
+        uint64_t m = eq_bits_from(eq, ring, lo, st) & in_token;
+        bad |= m == 0;
+        uint32_t kl = (uint32_t)__builtin_ctzll(m | (uint64_t)1 << 16);
+        uint32_t k = x->kv_by_len[kl];
+        const kv_pat_t *kp = &x->kv_pat[k];
+        uint64_t a, b;
+        memcpy(&a, p + st, 8);
+        memcpy(&b, p + st + 8, 8);
+        uint64_t diff = ((a ^ kp->w[0]) & kp->m[0]) | ((b ^ kp->w[1]) & kp->m[1]);
+        k = diff == 0 ? k : EXTRACT_KV_FAST_MAX;
+        vs[k] = st + kl + 1;
+        ve[k] = en;
+    }
+    if (bad)
+        return false;
+    for (uint32_t k = 0; k < x->n_kv_pat; k++) {
+        if (vs[k]) {
+            sv_t *v = &cols[x->kv_pat[k].field][i];
+            v->p = p + vs[k];
+            v->len = ve[k] - vs[k];
+        }
+    }
+    return true;
+}
+
 /* A trimmed INFO line of at most SPLIT_SHORT_MAX bytes whose n_sep
  * separators are at pos and whose '=' masks are eq (as extract_first_eq
  * reads them, with ring and lo); raw is the untrimmed line. Both short
@@ -176,7 +230,7 @@ static inline bool default_in_table(const extractor_t *x, const char *p, uint32_
 static inline uint8_t default_short(extractor_t *x, size_t i, const char *p, uint32_t len,
                                     const char *raw, uint32_t raw_len, const uint16_t *pos,
                                     uint32_t n_sep, const uint64_t *eq, size_t ring, size_t lo,
-                                    sv_t *const *cols)
+                                    bool readable, sv_t *const *cols)
 {
     if (n_sep + 1 < DEF_MIN_FIELDS)
         return EXTRACT_SKIP;
@@ -189,6 +243,8 @@ static inline uint8_t default_short(extractor_t *x, size_t i, const char *p, uin
             return EXTRACT_NO_TABLE;
     }
     default_fill(x, i, p, len, pos, false, cols);
+    if (x->kv_fast && readable && default_kv_patterns(x, i, p, len, pos, n_sep, eq, ring, lo, cols))
+        return EXTRACT_OK;
     for (uint32_t t = DEF_MIN_FIELDS - 1; t <= n_sep; t++) {
         uint32_t start = pos[t - 1] + 1u, end = t < n_sep ? pos[t] : len;
         if (!default_kv(x, i, p, start, end, extract_first_eq(eq, ring, lo, start, end), cols))
@@ -204,7 +260,7 @@ static uint8_t default_line_short(extractor_t *x, size_t i, const char *p, uint3
     split_short_t s;
     split_short_init(&s, p, len, '|', '=');
     return default_short(x, i, p, len, raw, raw_len, s.pos, s.n_sep, s.eq, SPLIT_SHORT_WIN - 1, 0,
-                         cols);
+                         false, cols);
 }
 
 /* Any line; raw is the untrimmed line. */
@@ -287,6 +343,7 @@ static void default_batch(extractor_t *x, const char *const *line, const uint32_
 
 typedef struct lines_state {
     const char *base;       /* the region's first byte: window w is at base + 64 w */
+    const char *end;        /* one past its last byte */
     uint64_t eq[LINES_EQ_RING]; /* '=' mask of window w at eq[w % LINES_EQ_RING]
                                (a power of two: extract_first_eq's ring) */
     uint32_t n_sep;         /* separators of the current line so far */
@@ -304,7 +361,8 @@ static inline uint8_t lines_end(extractor_t *x, size_t i, const char *ls, const 
         (unsigned char)(le[-1] - 0x21) >= 0x5F)   /* extract_trim would act */
         return default_line(x, i, ls, len, cols);
     uint8_t st = default_short(x, i, ls, len, ls, len, s->pos, s->n_sep, s->eq,
-                               LINES_EQ_RING - 1, (size_t)(ls - s->base), cols);
+                               LINES_EQ_RING - 1, (size_t)(ls - s->base), s->end - le >= 16,
+                               cols);
     return default_finish(x, i, ls, len, st, cols);
 }
 

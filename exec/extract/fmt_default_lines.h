@@ -39,6 +39,8 @@ static LINES_ATTR const char *LINES_FN(extractor_t *x, const char *p, const char
     size_t n = *np;
     const char *ls = p;
     s.base = p;
+    s.end = end;
+    memset(s.eq, 0, sizeof s.eq);   /* eq_bits_from reads a window ahead */
     s.n_sep = 0;
     s.long_line = false;
     if (n >= cap)

@@ -635,28 +635,36 @@ static void test_huge_line(void **state)
     extractor_free(x);
 }
 
+/* Few requested names of distinct lengths: the one pass matches key=value
+ * tokens by pattern (kv_fast), where oracle_fields take the lookup. */
+static const char *const kv_fast_fields[] = {
+    "a", "hostname", "x=y", "", "$line",
+};
+#define N_KF (sizeof kv_fast_fields / sizeof kv_fast_fields[0])
+
 /* extract_lines (one pass: split and extract) gives each line exactly what
  * extract_batch gives it: the same rows, statuses, values and first error
  * message, for every instruction set this CPU has, any batch size, any
- * alignment of the region, with and without a table filter. */
-static void test_lines_vs_batch(void **state)
+ * alignment of the region, with and without a table filter, whether the
+ * tokens are matched by pattern or by lookup. */
+static void lines_vs_batch(const char *const *fields, size_t n_fields, bool kv_fast)
 {
-    (void)state;
     enum { N = 3000, CAP = 1024 };
     char *region = malloc((size_t)N * CAP + 64);
     char *tmp = malloc(CAP);
     const char **lines = calloc(N, sizeof *lines);
     uint32_t *lens = calloc(N, sizeof *lens);
     xt_batch_t want, got;
-    xt_batch_init(&want, N, 1, N_OF);
-    xt_batch_init(&got, N, 1, N_OF);
+    xt_batch_init(&want, N, 1, n_fields);
+    xt_batch_init(&got, N, 1, n_fields);
     static const char *const lits[] = {NULL, "|MAPREDUCE:T|", "|MAPREDUCE:", "MAPREDUCE:T|a="};
     size_t fast = 0, rows = 0;
     for (int isa = EXTRACT_ISA_BASE; isa <= EXTRACT_ISA_AVX512; isa++) {
         if (extract_isa_limit(isa) != isa)
             continue;
         for (size_t t = 0; t < sizeof lits / sizeof lits[0]; t++) {
-            extractor_t *xa = make(oracle_fields, N_OF), *xb = make(oracle_fields, N_OF);
+            extractor_t *xa = make(fields, n_fields), *xb = make(fields, n_fields);
+            assert_int_equal(xb->kv_fast, kv_fast);
             err_t e;
             if (lits[t]) {
                 assert_int_equal(extractor_set_table(xa, lits[t], &e), 1);
@@ -689,7 +697,8 @@ static void test_lines_vs_batch(void **state)
                     const char *nl = memchr(mid, '\n', (size_t)(end - mid));
                     const char *stop = nl ? nl + 1 : end;
                     sv_t *cols[N_OF];
-                    for (size_t f = 0; f < N_OF; f++)
+                    assert_true(n_fields <= N_OF);
+                    for (size_t f = 0; f < n_fields; f++)
                         cols[f] = got.cols[f] + i0;
                     const char **gl = (const char **)got.lines + i0;
                     p = extract_lines(xb, p, stop, gl, got.lens + i0, &n, cap, cols, got.st + i0);
@@ -698,7 +707,7 @@ static void test_lines_vs_batch(void **state)
                                           got.st + i0);
                     assert_true(n > 0 && n <= cap);
                     const char *const *wl = lines + i0;
-                    for (size_t f = 0; f < N_OF; f++)
+                    for (size_t f = 0; f < n_fields; f++)
                         cols[f] = want.cols[f] + i0;
                     extract_batch(xa, wl, lens + i0, n, cols, want.st + i0);
                     assert_string_equal(extractor_last_error(xb), extractor_last_error(xa));
@@ -715,12 +724,12 @@ static void test_lines_vs_batch(void **state)
                                  got.st[i], want.st[i], (int)lens[i], lines[i]);
                     fast += got.st[i] == EXTRACT_OK && lens[i] <= SPLIT_SHORT_MAX;
                     rows++;
-                    for (size_t f = 0; f < N_OF; f++) {
+                    for (size_t f = 0; f < n_fields; f++) {
                         sv_t a = got.cols[f][i], b = want.cols[f][i];
                         if (a.len != b.len ||
                             (a.len != SV_MISSING && a.len && memcmp(a.p, b.p, a.len) != 0))
                             fail_msg("isa %d row %zu field %s differs", isa, i,
-                                     oracle_fields[f]);
+                                     fields[f]);
                     }
                 }
             }
@@ -736,6 +745,18 @@ static void test_lines_vs_batch(void **state)
     free(tmp);
     free(lines);
     free(lens);
+}
+
+static void test_lines_vs_batch(void **state)
+{
+    (void)state;
+    lines_vs_batch(oracle_fields, N_OF, false);
+}
+
+static void test_lines_vs_batch_kv_fast(void **state)
+{
+    (void)state;
+    lines_vs_batch(kv_fast_fields, N_KF, true);
 }
 
 int main(void)
@@ -755,6 +776,7 @@ int main(void)
         cmocka_unit_test(test_boundaries),
         cmocka_unit_test(test_huge_line),
         cmocka_unit_test(test_lines_vs_batch),
+        cmocka_unit_test(test_lines_vs_batch_kv_fast),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
