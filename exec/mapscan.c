@@ -378,7 +378,7 @@ int mapscan_init(mapscan_t *ms, const map_opts_t *o, err_t *e)
         return -1;
     /* Without group by there is one group even when no line matches (the
      * SQL meaning: count is 0, not no row). */
-    if (o->plan->n_group_by == 0 && agg_table_group(&ms->result, "", 0, agg_hash("", 0)) < 0)
+    if (o->plan->n_group_by == 0 && agg_table_group(&ms->result, "", 0, agg_key_hash("", 0)) < 0)
         return err_set(e, ERR_NOMEM, "out of memory");
     char buf[512];
     const char *pat = table_pattern(o->plan, buf, sizeof buf);

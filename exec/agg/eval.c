@@ -502,11 +502,37 @@ static size_t where_filter(eval_t *ev, uint32_t *rows, size_t nr)
 
 /* Group ids for rows: key parts as length-prefixed bytes (a missing value
  * is empty, as in DTail), so distinct part lists never collide. */
+enum { PREFETCH_ROWS = 12 };    /* rows a group lookup's slot is fetched ahead */
+
+/* assign_groups for a key of one part, the value col[rows[i]]: hashed and
+ * looked up where it lies (agg_key_hash hashes a one-part key so), with no
+ * key built unless the group is new. */
+static int assign_groups_one(eval_t *ev, agg_table_t *t, const sv_t *col, const uint32_t *rows,
+                             size_t nr)
+{
+    for (size_t i = 0; i < nr; i++) {
+        sv_t v = col[rows[i]];
+        ev->key_hash[i] = agg_hash(v.p, v.len == SV_MISSING ? 0 : v.len);
+    }
+    for (size_t i = 0; i < nr && i < PREFETCH_ROWS; i++)
+        agg_table_prefetch(t, ev->key_hash[i]);
+    for (size_t i = 0; i < nr; i++) {
+        if (i + PREFETCH_ROWS < nr)
+            agg_table_prefetch(t, ev->key_hash[i + PREFETCH_ROWS]);
+        sv_t v = col[rows[i]];
+        long g = agg_table_group_one(t, v.p, v.len == SV_MISSING ? 0 : v.len, ev->key_hash[i]);
+        if (g < 0)
+            return -1;
+        ev->gid[i] = (uint32_t)g;
+    }
+    return 0;
+}
+
 static int assign_groups(eval_t *ev, agg_table_t *t, const uint32_t *rows, size_t nr)
 {
     size_t np = ev->plan->n_group_by;
     if (np == 0) {
-        long g = agg_table_group(t, "", 0, agg_hash("", 0));
+        long g = agg_table_group(t, "", 0, agg_key_hash("", 0));
         if (g < 0)
             return -1;
         for (size_t i = 0; i < nr; i++)
@@ -516,6 +542,8 @@ static int assign_groups(eval_t *ev, agg_table_t *t, const uint32_t *rows, size_
     const sv_t *parts[64];
     for (size_t p = 0; p < np && p < 64; p++)
         parts[p] = eval_node(ev, ev->group[p], rows, nr);
+    if (np == 1)
+        return assign_groups_one(ev, t, parts[0], rows, nr);
     /* First every key and its hash, then the lookups: knowing the hashes
      * ahead lets each lookup prefetch the slot a few rows on, so the cache
      * misses of a large table overlap instead of queueing one by one. */
@@ -548,8 +576,7 @@ static int assign_groups(eval_t *ev, agg_table_t *t, const uint32_t *rows, size_
     /* Hashed in a pass of its own: a key read back right after its pieces
      * were stored would stall on store forwarding at every row. */
     for (size_t i = 0; i < nr; i++)
-        ev->key_hash[i] = agg_hash(ev->key + ev->key_off[i], ev->key_len[i]);
-    enum { PREFETCH_ROWS = 12 };
+        ev->key_hash[i] = agg_key_hash(ev->key + ev->key_off[i], ev->key_len[i]);
     for (size_t i = 0; i < nr && i < PREFETCH_ROWS; i++)
         agg_table_prefetch(t, ev->key_hash[i]);
     for (size_t i = 0; i < nr; i++) {
@@ -573,17 +600,32 @@ size_t eval_batch(eval_t *ev, agg_table_t *table, uint32_t *rows, size_t nr, con
         ev->set_cols[s] = eval_node(ev, ev->set[s], rows, nr);
     if (assign_groups(ev, table, rows, nr) < 0)
         return nr;   /* table->failed is set; the caller reports it */
-    for (size_t i = 0; i < nr; i++)
-        ev->seqs[i] = seq[rows[i]];
+    /* Rows 0..nr-1 in order (every line of the batch taken, the common
+     * case): columns are read as they are, not gathered. */
+    const bool all_rows = rows[nr - 1] == nr - 1;
+    bool have_seqs = false;
     for (size_t s = 0; s < ev->plan->n_select; s++) {
         if (ev->count_rows[s]) {
             agg_table_count(table, s, ev->gid, nr);
             continue;
         }
         const sv_t *col = eval_node(ev, ev->select[s], rows, nr);
-        for (size_t i = 0; i < nr; i++)
-            ev->vals[i] = col[rows[i]];
-        agg_table_update(table, s, ev->gid, ev->vals, ev->seqs, nr);
+        const sv_t *vals = col;
+        if (!all_rows) {
+            for (size_t i = 0; i < nr; i++)
+                ev->vals[i] = col[rows[i]];
+            vals = ev->vals;
+        }
+        const uint64_t *seqs = NULL;
+        enum plan_agg agg = ev->plan->select[s].agg;
+        if (agg == PLAN_AGG_LAST || agg == PLAN_AGG_LEN) {   /* only these read seq */
+            if (!have_seqs)
+                for (size_t i = 0; i < nr; i++)
+                    ev->seqs[i] = seq[rows[i]];
+            have_seqs = true;
+            seqs = ev->seqs;
+        }
+        agg_table_update(table, s, ev->gid, vals, seqs, nr);
     }
     return nr;
 }

@@ -336,7 +336,7 @@ int spill_iter_next(spill_iter_t *it, agg_table_t *acc, err_t *e)
     run_cursor_t *c = &it->cur[it->heap[0]];
     if (acc) {
         agg_table_clear(acc);
-        if (agg_table_group(acc, c->key, c->key_len, agg_hash(c->key, c->key_len)) != 0)
+        if (agg_table_group(acc, c->key, c->key_len, agg_key_hash(c->key, c->key_len)) != 0)
             return err_set(e, ERR_NOMEM, "out of memory merging spilled groups");
     }
     /* The key is copied into acc (or only compared, below): keep a copy for

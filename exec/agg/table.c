@@ -148,8 +148,11 @@ static void init_state(agg_table_t *t, unsigned char *rec)
     }
 }
 
-long agg_table_group_new(agg_table_t *t, const char *key, size_t len, uint64_t hash, size_t i)
+/* A new group at slot i whose key is the bytes of a and then of b. */
+static long group_new(agg_table_t *t, const char *a, size_t al, const char *b, size_t bl,
+                      uint64_t hash, size_t i)
 {
+    size_t len = al + bl;
     if (t->n_groups >= t->cap_groups || t->n_groups >= t->cap_states) {
         size_t cap = t->cap_groups ? t->cap_groups * 2 : 64;
         if (resize_groups(t, cap) < 0)
@@ -166,7 +169,9 @@ long agg_table_group_new(agg_table_t *t, const char *key, size_t len, uint64_t h
         t->keys_cap = cap;
     }
     size_t g = t->n_groups++;
-    memcpy(t->keys + t->keys_len, key, len);
+    memcpy(t->keys + t->keys_len, a, al);
+    if (bl)
+        memcpy(t->keys + t->keys_len + al, b, bl);
     t->groups[g] = (agg_group_t){hash, (uint32_t)t->keys_len, (uint32_t)len};
     t->keys_len += len;
     init_state(t, t->states + g * t->state_size);
@@ -177,6 +182,19 @@ long agg_table_group_new(agg_table_t *t, const char *key, size_t len, uint64_t h
 nomem:
     t->failed = 1;
     return -1;
+}
+
+long agg_table_group_new(agg_table_t *t, const char *key, size_t len, uint64_t hash, size_t i)
+{
+    return group_new(t, key, len, NULL, 0, hash, i);
+}
+
+long agg_table_group_new_one(agg_table_t *t, const char *p, uint32_t len, uint64_t hash,
+                             size_t i)
+{
+    char prefix[4];
+    memcpy(prefix, &len, 4);
+    return group_new(t, prefix, 4, p, len, hash, i);
 }
 
 static void last_set(agg_table_t *t, agg_last_t *l, const char *p, uint32_t len, uint64_t seq)
@@ -511,7 +529,7 @@ int agg_table_merge_serialized(agg_table_t *t, const unsigned char *buf, size_t 
         }
         const char *key = (const char *)r.p + r.pos;
         r.pos += kl;
-        long d = agg_table_group(t, key, kl, agg_hash(key, kl));
+        long d = agg_table_group(t, key, kl, agg_key_hash(key, kl));
         if (d < 0) {
             rc = err_set(e, ERR_NOMEM, "out of memory merging a partial aggregate");
             break;

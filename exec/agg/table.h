@@ -97,6 +97,21 @@ static inline uint64_t agg_hash(const char *p, size_t len)
     h ^= h >> 32;
     return h;
 }
+/* The hash of a group key: its parts, each a 4-byte length and the bytes.
+ * A key of one part is hashed over that part's bytes alone, so a lookup
+ * can hash a value where it lies, without building the key (a key of
+ * several parts is longer than its first part's length says). */
+static inline uint64_t agg_key_hash(const char *key, size_t len)
+{
+    uint32_t first;
+    if (len >= 4) {
+        memcpy(&first, key, 4);
+        if (first == len - 4)
+            return agg_hash(key + 4, len - 4);
+    }
+    return agg_hash(key, len);
+}
+
 /* Hints that the group of this hash is looked up soon. */
 static inline void agg_table_prefetch(const agg_table_t *t, uint64_t hash)
 {
@@ -127,9 +142,35 @@ static inline long agg_table_group(agg_table_t *t, const char *key, size_t len, 
     }
 }
 
+/* agg_table_group_one for a key that is not in the table yet. */
+long agg_table_group_new_one(agg_table_t *t, const char *p, uint32_t len, uint64_t hash,
+                             size_t slot);
+
+/* agg_table_group for the key of one part, [p, p+len), hashed by
+ * agg_hash(p, len): found without building the key. */
+static inline long agg_table_group_one(agg_table_t *t, const char *p, uint32_t len, uint64_t hash)
+{
+    size_t i = hash & t->mask;
+    const uint64_t tag = hash & 0xffffffff00000000ull;
+    for (;;) {
+        uint64_t s = t->slots[i];
+        if (!s)
+            return agg_table_group_new_one(t, p, len, hash, i);
+        if ((s & 0xffffffff00000000ull) == tag) {
+            size_t gi = (uint32_t)s - 1;
+            const agg_group_t *g = &t->groups[gi];
+            if (g->hash == hash && g->key_len == (size_t)len + 4 &&
+                bytes_equal(t->keys + g->key_off + 4, p, len))
+                return (long)gi;
+        }
+        i = (i + 1) & t->mask;
+    }
+}
+
 /* Folds val[i] of row i into group gid[i] for select item `spec`, rows
  * 0..n-1. A missing value (len SV_MISSING) is skipped; numeric aggregates
- * skip non-numeric values. seq[i] orders rows for last()/len(). */
+ * skip non-numeric values. seq[i] orders rows for last()/len(); NULL for
+ * the other aggregates, which do not read it. */
 void agg_table_update(agg_table_t *t, size_t spec, const uint32_t *gid, const sv_t *val,
                       const uint64_t *seq, size_t n);
 

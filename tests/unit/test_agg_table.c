@@ -45,7 +45,7 @@ static void fold(agg_table_t *t, const row_t *rows, size_t n)
         uint32_t kl = (uint32_t)strlen(rows[i].key);
         memcpy(key, &kl, 4);
         memcpy(key + 4, rows[i].key, kl);
-        long g = agg_table_group(t, key, kl + 4, agg_hash(key, kl + 4));
+        long g = agg_table_group(t, key, kl + 4, agg_key_hash(key, kl + 4));
         assert_true(g >= 0);
         uint32_t gid = (uint32_t)g;
         sv_t v = rows[i].missing ? (sv_t){NULL, SV_MISSING}

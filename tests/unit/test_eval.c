@@ -16,30 +16,40 @@
 #include "exec/sink/result.h"
 #include "parser/parser.h"
 
+/* The parsed query, its evaluator and an extractor of its fields. */
+static const plan_t *open_query(const char *query, query_t **q, eval_t *ev, extractor_t **x)
+{
+    err_t e;
+    err_clear(&e);
+    if (query_parse(query, strlen(query), NULL, q, &e) < 0) {
+        print_error("parse failed: %s\n", e.msg);
+        fail();
+    }
+    const plan_t *plan = query_plan(*q);
+    assert_int_equal(eval_init(ev, plan, &e), 0);
+    static const extract_env_t env = {"host1", "UTC", "0"};
+    *x = extractor_new(plan->logformat->name, ev->fields, ev->n_fields, &env, &e);
+    assert_non_null(*x);
+    extractor_begin_source(*x, "src");
+    return plan;
+}
+
 /* Runs query over lines (generickv format unless the query says) and
  * returns the rows as "a,b\n" text (caller frees). */
 static char *run_query(const char *query, const char *const *lines, size_t n)
 {
     query_t *q;
+    eval_t ev;
+    extractor_t *x;
     err_t e;
     err_clear(&e);
-    if (query_parse(query, strlen(query), NULL, &q, &e) < 0) {
-        print_error("parse failed: %s\n", e.msg);
-        fail();
-    }
-    const plan_t *plan = query_plan(q);
-    eval_t ev;
-    assert_int_equal(eval_init(&ev, plan, &e), 0);
-    extract_env_t env = {"host1", "UTC", "0"};
-    extractor_t *x = extractor_new(plan->logformat->name, ev.fields, ev.n_fields, &env, &e);
-    assert_non_null(x);
-    extractor_begin_source(x, "src");
+    const plan_t *plan = open_query(query, &q, &ev, &x);
     agg_spec_t specs[64];
     eval_specs(plan, specs);
     agg_table_t t;
     assert_int_equal(agg_table_init(&t, specs, plan->n_select, &e), 0);
     if (plan->n_group_by == 0)
-        agg_table_group(&t, "", 0, agg_hash("", 0));
+        agg_table_group(&t, "", 0, agg_key_hash("", 0));
     const char *lp[64];
     uint32_t ll[64];
     uint64_t seq[64];
@@ -176,6 +186,72 @@ static void test_groups(void **state)
     CHECK("select $hostname, `*`", "host1,*\n", "a");
 }
 
+/* Groups of a one-part key are found without building the key
+ * (agg_table_group_one); a table built so must merge with partials whose
+ * keys are hashed from their encoded bytes (agg_key_hash), or every group
+ * would be doubled on merge. */
+static void test_one_part_keys_merge(void **state)
+{
+    (void)state;
+    query_t *q;
+    eval_t ev;
+    extractor_t *x;
+    err_t e;
+    err_clear(&e);
+    const plan_t *plan = open_query("select k, count($line), sum(v) group by k logformat generickv",
+                                    &q, &ev, &x);
+    agg_spec_t specs[8];
+    eval_specs(plan, specs);
+    agg_table_t t[2];
+    static const char *const lines[] = {
+        "k=alpha|v=1", "k=b|v=2", "k=|v=3", "v=4", "k=a-key-longer-than-eight|v=5", "k=b|v=6",
+    };
+    enum { N = sizeof lines / sizeof lines[0] };
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(agg_table_init(&t[k], specs, plan->n_select, &e), 0);
+        const char *lp[N];
+        uint32_t ll[N], rows[N];
+        uint64_t seq[N];
+        size_t nr = 0;
+        for (size_t i = 0; i < N; i++) {
+            lp[i] = lines[i];
+            ll[i] = (uint32_t)strlen(lines[i]);
+            seq[i] = i + 1;
+        }
+        extract_batch(x, lp, ll, N, ev.cols, ev.status);
+        for (size_t i = 0; i < N; i++)
+            if (ev.status[i] == EXTRACT_OK)
+                rows[nr++] = (uint32_t)i;
+        eval_batch(&ev, &t[k], rows, nr, seq);
+    }
+    /* "k=" and no k at all are the same, empty, key */
+    assert_int_equal(t[0].n_groups, 4);
+    size_t len;
+    unsigned char *buf = agg_table_serialize(&t[1], &len);
+    assert_non_null(buf);
+    assert_int_equal(agg_table_merge_serialized(&t[0], buf, len, &e), 0);
+    free(buf);
+    assert_int_equal(t[0].n_groups, 4);
+    assert_int_equal(agg_table_merge(&t[1], &t[0]), 0);
+    assert_int_equal(t[1].n_groups, 4);
+    result_t r;
+    assert_int_equal(result_build(plan, &t[1], -1, &r, &e), 0);
+    char out[512];
+    size_t o = 0;
+    for (size_t i = 0; i < r.n_rows; i++)
+        for (size_t c = 0; c < r.n_cols; c++)
+            o += (size_t)snprintf(out + o, sizeof out - o, "%s%c", result_cell(&r, i, c),
+                                  c + 1 == r.n_cols ? '\n' : ',');
+    assert_string_equal(out, ",6,21.000000\na-key-longer-than-eight,3,15.000000\n"
+                             "alpha,3,3.000000\nb,6,24.000000\n");
+    result_free(&r);
+    agg_table_free(&t[0]);
+    agg_table_free(&t[1]);
+    extractor_free(x);
+    eval_free(&ev);
+    query_free(q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_bucket),
         cmocka_unit_test(test_regex_capture),
         cmocka_unit_test(test_groups),
+        cmocka_unit_test(test_one_part_keys_merge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
