@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   cmake make gcc pkg-config lemon
   libpcre2-dev zlib1g-dev libzstd-dev libsqlite3-dev libssh-dev libedit-dev
-  libjansson-dev libcmocka-dev libssl-dev libacl1-dev
+  libjansson-dev libcmocka-dev libmd-dev libacl1-dev
   openssh-client acl         # e2e: ssh-keygen and an independent ssh client; setfacl
   clang libclang-rt-14-dev   # libFuzzer and the fuzz smoke run
   gzip zstd time             # e2e tests: compressed inputs, peak RSS

@@ -2,7 +2,7 @@
 #include "exec/agg/eval.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include <openssl/evp.h>
+#include <md5.h>
 #include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -392,10 +392,13 @@ static const sv_t *eval_node(eval_t *ev, ev_node_t *n, const uint32_t *rows, siz
         }
         switch (n->kind) {
         case EV_MD5: {
-            unsigned char d[16];
-            size_t dl = 0;
+            uint8_t d[MD5_DIGEST_LENGTH];
             char *o = scratch_alloc(ev->scratch, 32);
-            if (o && EVP_Q_digest(NULL, "MD5", NULL, x.p, x.len, d, &dl) && dl == 16) {
+            if (o) {
+                MD5_CTX md5;
+                MD5Init(&md5);
+                MD5Update(&md5, (const uint8_t *)x.p, x.len);
+                MD5Final(d, &md5);
                 static const char hex[] = "0123456789abcdef";
                 for (int k = 0; k < 16; k++) {
                     o[2 * k] = hex[d[k] >> 4];
