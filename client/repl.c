@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <histedit.h>
 #include <limits.h>
 #include <poll.h>
 #include <pwd.h>
@@ -17,6 +16,7 @@
 #include "base/log.h"
 #include "client/client_common.h"
 #include "client/dmap_run.h"
+#include "client/lazy_lib.h"
 #include "client/repl_cmd.h"
 #include "client/repl_complete.h"
 #include "client/repl_data.h"
@@ -249,7 +249,7 @@ static void run_query(repl_t *r, const char *text)
 static char *prompt(EditLine *el)
 {
     repl_t *r;
-    el_get(el, EL_CLIENTDATA, &r);
+    edit_api.el_get(el, EL_CLIENTDATA, &r);
     return r->lines.n_lines ? (char *)"   ...> " : (char *)"dmap> ";
 }
 
@@ -271,8 +271,8 @@ static unsigned char complete(EditLine *el, int ch)
 {
     (void)ch;
     repl_t *r;
-    el_get(el, EL_CLIENTDATA, &r);
-    const LineInfo *li = el_line(el);
+    edit_api.el_get(el, EL_CLIENTDATA, &r);
+    const LineInfo *li = edit_api.el_line(el);
     size_t len = (size_t)(li->lastchar - li->buffer), cur = (size_t)(li->cursor - li->buffer);
     char *line = strndup(li->buffer, len);
     if (!line)
@@ -296,11 +296,11 @@ static unsigned char complete(EditLine *el, int ch)
     if (n == 1 || (n > 1 && common > typed)) {
         char *ins = n == 1 ? strdup(c.items[0]) : strndup(c.items[0], common);
         if (ins) {
-            el_deletestr(el, (int)typed);
-            el_insertstr(el, ins);
+            edit_api.el_deletestr(el, (int)typed);
+            edit_api.el_insertstr(el, ins);
             size_t k = strlen(ins);
             if (n == 1 && k && ins[k - 1] != '(')
-                el_insertstr(el, " ");
+                edit_api.el_insertstr(el, " ");
             rc = CC_REFRESH;
         }
         free(ins);
@@ -319,7 +319,7 @@ static unsigned char complete(EditLine *el, int ch)
 static int read_key(EditLine *el, wchar_t *wc)
 {
     repl_t *r;
-    el_get(el, EL_CLIENTDATA, &r);
+    edit_api.el_get(el, EL_CLIENTDATA, &r);
     char buf[MB_LEN_MAX];
     size_t n = 0;
     for (;;) {
@@ -328,7 +328,7 @@ static int read_key(EditLine *el, wchar_t *wc)
             return -1;
         if (repl_resized) {
             repl_resized = 0;
-            el_resize(el);
+            edit_api.el_resize(el);
         }
         if (repl_interrupted || (p[1].revents & POLLIN)) {
             char drain[64];
@@ -369,28 +369,30 @@ static void history_path(repl_t *r)
         snprintf(r->hist_path, sizeof r->hist_path, "%s/.dtail_history", home);
 }
 
-static int editor_init(repl_t *r)
+static int editor_init(repl_t *r, err_t *e)
 {
     HistEvent ev;
-    r->hist = history_init();
-    r->el = el_init("dmap", stdin, stdout, stderr);
-    if (!r->hist || !r->el)
+    if (edit_api_load(e) < 0)
         return -1;
-    history(r->hist, &ev, H_SETSIZE, HISTORY_SIZE);
-    history(r->hist, &ev, H_SETUNIQUE, 1);
+    r->hist = edit_api.history_init();
+    r->el = edit_api.el_init("dmap", stdin, stdout, stderr);
+    if (!r->hist || !r->el)
+        return err_set(e, ERR_IO, "cannot set up the terminal for the prompt");
+    edit_api.history(r->hist, &ev, H_SETSIZE, HISTORY_SIZE);
+    edit_api.history(r->hist, &ev, H_SETUNIQUE, 1);
     history_path(r);
     if (r->hist_path[0])
-        history(r->hist, &ev, H_LOAD, r->hist_path);   /* none yet is fine */
-    el_set(r->el, EL_CLIENTDATA, r);
+        edit_api.history(r->hist, &ev, H_LOAD, r->hist_path);   /* none yet is fine */
+    edit_api.el_set(r->el, EL_CLIENTDATA, r);
     if (isatty(STDIN_FILENO))
-        el_set(r->el, EL_GETCFN, read_key);
-    el_set(r->el, EL_EDITOR, "emacs");
-    el_set(r->el, EL_PROMPT, prompt);
-    el_set(r->el, EL_HIST, history, r->hist);
+        edit_api.el_set(r->el, EL_GETCFN, read_key);
+    edit_api.el_set(r->el, EL_EDITOR, "emacs");
+    edit_api.el_set(r->el, EL_PROMPT, prompt);
+    edit_api.el_set(r->el, EL_HIST, edit_api.history, r->hist);
     /* The wide call: the narrow one copies the names and never frees them. */
-    el_wset(r->el, EL_ADDFN, L"dmap-complete", L"complete a keyword, function, format or field",
+    edit_api.el_wset(r->el, EL_ADDFN, L"dmap-complete", L"complete a keyword, function, format or field",
             complete);
-    el_set(r->el, EL_BIND, "^I", "dmap-complete", NULL);
+    edit_api.el_set(r->el, EL_BIND, "^I", "dmap-complete", NULL);
     return 0;
 }
 
@@ -400,8 +402,8 @@ static void remember(repl_t *r)
     if (!h)
         return;
     HistEvent ev;
-    history(r->hist, &ev, H_ENTER, h);
-    if (r->hist_path[0] && history(r->hist, &ev, H_SAVE, r->hist_path) < 0)
+    edit_api.history(r->hist, &ev, H_ENTER, h);
+    if (r->hist_path[0] && edit_api.history(r->hist, &ev, H_SAVE, r->hist_path) < 0)
         LOG_WARN("cannot write history file|%s", r->hist_path);
     free(h);
 }
@@ -438,14 +440,14 @@ static void loop(repl_t *r)
         /* The terminal in editing mode before the prompt shows, so that
          * keys typed ahead (while a query ran) reach libedit, not the
          * cooked line discipline (which would swallow a Ctrl-D). */
-        el_set(r->el, EL_PREP_TERM, 1);
-        const char *line = el_gets(r->el, &count);
+        edit_api.el_set(r->el, EL_PREP_TERM, 1);
+        const char *line = edit_api.el_gets(r->el, &count);
         if (!line && repl_interrupted) {
             /* Ctrl-C at the prompt: drop what was typed, prompt again. */
             clear_interrupt(r);
             repl_lines_clear(&r->lines);
             fputs("^C\n", stdout);
-            el_reset(r->el);
+            edit_api.el_reset(r->el);
             continue;
         }
         if (!line) {
@@ -485,8 +487,8 @@ int repl_main(const cli_opts_t *o, const config_t *cfg, const char *host,
     if (repl_data_load(&r->data, targets->items, targets->n, REPL_MEMORY_BUDGET, &r->run, &e) < 0) {
         fprintf(stderr, "dmap: %s\n", e.msg);
         status = 1;
-    } else if (editor_init(r) < 0) {
-        fprintf(stderr, "dmap: cannot set up the terminal for the prompt\n");
+    } else if (editor_init(r, &e) < 0) {
+        fprintf(stderr, "dmap: %s\n", e.msg);
         status = 1;
     } else {
         r->fmt = repl_schema_guess(r->data.sample ? r->data.sample : "", r->data.sample_len);
@@ -515,9 +517,9 @@ int repl_main(const cli_opts_t *o, const config_t *cfg, const char *host,
         }
     }
     if (r->el)
-        el_end(r->el);
+        edit_api.el_end(r->el);
     if (r->hist)
-        history_end(r->hist);
+        edit_api.history_end(r->hist);
     for (int i = 0; i < N_FORMATS; i++)
         if (r->have_schema[i])
             repl_schema_free(&r->schema[i]);

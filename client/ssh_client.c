@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <libssh/libssh.h>
+#include "client/lazy_lib.h"
 
 #define SSH_CLIENT_READ (16 * 1024 * 1024)  /* grows the window (see header): 16 MiB
                                             in flight is 320 MB/s at 50 ms RTT */
@@ -103,7 +103,7 @@ static void default_known_hosts(char *out, size_t cap)
 static int check_host(ssh_session s, const ssh_client_opts_t *o, const char *path,
                       const char *hostport, err_t *e)
 {
-    enum ssh_known_hosts_e k = ssh_session_is_known_server(s);
+    enum ssh_known_hosts_e k = ssh_api.ssh_session_is_known_server(s);
     if (k == SSH_KNOWN_HOSTS_OK)
         return 0;
     if (k == SSH_KNOWN_HOSTS_CHANGED || k == SSH_KNOWN_HOSTS_OTHER)
@@ -112,29 +112,29 @@ static int check_host(ssh_session s, const ssh_client_opts_t *o, const char *pat
                        "attack; remove the old entry if the key really changed",
                        path);
     if (k == SSH_KNOWN_HOSTS_ERROR)
-        return err_set(e, ERR_IO, "cannot check known hosts %s: %s", path, ssh_get_error(s));
+        return err_set(e, ERR_IO, "cannot check known hosts %s: %s", path, ssh_api.ssh_get_error(s));
     int trust = o->trust_all_hosts;
     if (!trust) {
         ssh_key key = NULL;
         char *fp = NULL;
         unsigned char *hash = NULL;
         size_t hlen = 0;
-        if (ssh_get_server_publickey(s, &key) == SSH_OK &&
-            ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &hlen) == 0)
-            fp = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hlen);
+        if (ssh_api.ssh_get_server_publickey(s, &key) == SSH_OK &&
+            ssh_api.ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &hlen) == 0)
+            fp = ssh_api.ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hlen);
         if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO))
             trust = ssh_client_ask_trust(hostport, fp ? fp : "?", stdin, stderr);
-        ssh_string_free_char(fp);
-        ssh_clean_pubkey_hash(&hash);
-        ssh_key_free(key);
+        ssh_api.ssh_string_free_char(fp);
+        ssh_api.ssh_clean_pubkey_hash(&hash);
+        ssh_api.ssh_key_free(key);
         if (!trust)
             return err_set(e, ERR_IO,
                            "unknown host key, not trusted (answer the prompt on a terminal, "
                            "use --trustAllHosts, or add it to %s)",
                            path);
     }
-    if (ssh_session_update_known_hosts(s) != SSH_OK)
-        return err_set(e, ERR_IO, "cannot add the host key to %s: %s", path, ssh_get_error(s));
+    if (ssh_api.ssh_session_update_known_hosts(s) != SSH_OK)
+        return err_set(e, ERR_IO, "cannot add the host key to %s: %s", path, ssh_api.ssh_get_error(s));
     chmod(path, 0600);
     return 0;
 }
@@ -144,16 +144,16 @@ static int authenticate(ssh_session s, const ssh_client_opts_t *o, const char *u
     const char *pass = getenv("DTAIL_KEY_PASSPHRASE");
     int rc;
     if (o->password) {
-        rc = ssh_userauth_password(s, NULL, o->password);
+        rc = ssh_api.ssh_userauth_password(s, NULL, o->password);
     } else if (o->key_path && *o->key_path) {
         ssh_key key = NULL;
-        if (ssh_pki_import_privkey_file(o->key_path, pass, NULL, NULL, &key) != SSH_OK)
+        if (ssh_api.ssh_pki_import_privkey_file(o->key_path, pass, NULL, NULL, &key) != SSH_OK)
             return err_set(e, ERR_USAGE, "cannot read private key %s (encrypted keys need "
                            "DTAIL_KEY_PASSPHRASE)", o->key_path);
-        rc = ssh_userauth_publickey(s, NULL, key);
-        ssh_key_free(key);
+        rc = ssh_api.ssh_userauth_publickey(s, NULL, key);
+        ssh_api.ssh_key_free(key);
     } else {
-        rc = ssh_userauth_publickey_auto(s, NULL, pass);
+        rc = ssh_api.ssh_userauth_publickey_auto(s, NULL, pass);
     }
     if (rc == SSH_AUTH_SUCCESS)
         return 0;
@@ -175,17 +175,17 @@ static ssize_t stream_read_fn(void *ctx, void *buf, size_t n, err_t *e)
         int r;
         for (;;) {
             pthread_mutex_lock(&st->mu);
-            r = ssh_channel_read_timeout(st->ch, direct ? buf : st->buf, (uint32_t)st->read_max, 0, 0);
-            int eof = r == 0 && (ssh_channel_is_eof(st->ch) || ssh_channel_is_closed(st->ch));
+            r = ssh_api.ssh_channel_read_timeout(st->ch, direct ? buf : st->buf, (uint32_t)st->read_max, 0, 0);
+            int eof = r == 0 && (ssh_api.ssh_channel_is_eof(st->ch) || ssh_api.ssh_channel_is_closed(st->ch));
             pthread_mutex_unlock(&st->mu);
             if (r != 0 || eof)
                 break;
-            struct pollfd p = {.fd = ssh_get_fd(st->sess), .events = POLLIN};
+            struct pollfd p = {.fd = ssh_api.ssh_get_fd(st->sess), .events = POLLIN};
             if (poll(&p, 1, SSH_CLIENT_POLL_MS) < 0 && errno != EINTR)
                 return err_set(e, ERR_IO, "poll on the SSH socket: %s", strerror(errno));
         }
         if (r == SSH_ERROR)
-            return err_set(e, ERR_IO, "reading from the server: %s", ssh_get_error(st->sess));
+            return err_set(e, ERR_IO, "reading from the server: %s", ssh_api.ssh_get_error(st->sess));
         if (r <= 0)
             return 0;   /* end of stream */
         if (direct)
@@ -207,11 +207,11 @@ static int stream_write_fn(void *ctx, const void *buf, size_t n, err_t *e)
     pthread_mutex_lock(&st->mu);
     while (n > 0) {
         uint32_t piece = n > SSH_CLIENT_WRITE_PIECE ? SSH_CLIENT_WRITE_PIECE : (uint32_t)n;
-        int w = ssh_channel_write(st->ch, p, piece);
-        if (w == SSH_ERROR || (w == 0 && ssh_channel_is_closed(st->ch))) {
+        int w = ssh_api.ssh_channel_write(st->ch, p, piece);
+        if (w == SSH_ERROR || (w == 0 && ssh_api.ssh_channel_is_closed(st->ch))) {
             pthread_mutex_unlock(&st->mu);
             return err_set(e, ERR_IO, "writing to the server: %s",
-                           w == SSH_ERROR ? ssh_get_error(st->sess) : "channel closed");
+                           w == SSH_ERROR ? ssh_api.ssh_get_error(st->sess) : "channel closed");
         }
         p += w;
         n -= (size_t)w;
@@ -224,14 +224,14 @@ static void stream_close_fn(void *ctx)
 {
     ssh_stream_t *st = ctx;
     if (st->ch) {
-        if (ssh_channel_is_open(st->ch)) {
-            ssh_channel_send_eof(st->ch);
-            ssh_channel_close(st->ch);
+        if (ssh_api.ssh_channel_is_open(st->ch)) {
+            ssh_api.ssh_channel_send_eof(st->ch);
+            ssh_api.ssh_channel_close(st->ch);
         }
-        ssh_channel_free(st->ch);
+        ssh_api.ssh_channel_free(st->ch);
     }
-    ssh_disconnect(st->sess);
-    ssh_free(st->sess);
+    ssh_api.ssh_disconnect(st->sess);
+    ssh_api.ssh_free(st->sess);
     pthread_mutex_destroy(&st->mu);
     free(st->buf);
     free(st);
@@ -248,11 +248,13 @@ static const char *default_user(void)
 
 int ssh_client_open(const char *host, int port, const ssh_client_opts_t *o, stream_t *out, err_t *e)
 {
+    if (ssh_api_load(e) < 0)
+        return -1;
     ssh_stream_t *st = calloc(1, sizeof *st);
     size_t read_max = o->read_max ? o->read_max : SSH_CLIENT_READ;
     if (st)
         st->read_max = read_max;
-    if (!st || !(st->buf = malloc(read_max)) || !(st->sess = ssh_new())) {
+    if (!st || !(st->buf = malloc(read_max)) || !(st->sess = ssh_api.ssh_new())) {
         if (st)
             free(st->buf);
         free(st);
@@ -270,33 +272,33 @@ int ssh_client_open(const char *host, int port, const ssh_client_opts_t *o, stre
     long usec = (long)(o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 2000) * 1000L;
     int yes = 1, no = 0;
     ssh_session s = st->sess;
-    if (ssh_options_set(s, SSH_OPTIONS_HOST, host) != SSH_OK ||
-        ssh_options_set(s, SSH_OPTIONS_PORT, &port) != SSH_OK ||
-        ssh_options_set(s, SSH_OPTIONS_USER, user) != SSH_OK ||
-        ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no) != SSH_OK ||
-        ssh_options_set(s, SSH_OPTIONS_NODELAY, &yes) != SSH_OK ||
-        ssh_options_set(s, SSH_OPTIONS_TIMEOUT_USEC, &usec) != SSH_OK ||
-        ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, kh) != SSH_OK ||
-        ssh_options_set(s, SSH_OPTIONS_CIPHERS_C_S,
+    if (ssh_api.ssh_options_set(s, SSH_OPTIONS_HOST, host) != SSH_OK ||
+        ssh_api.ssh_options_set(s, SSH_OPTIONS_PORT, &port) != SSH_OK ||
+        ssh_api.ssh_options_set(s, SSH_OPTIONS_USER, user) != SSH_OK ||
+        ssh_api.ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no) != SSH_OK ||
+        ssh_api.ssh_options_set(s, SSH_OPTIONS_NODELAY, &yes) != SSH_OK ||
+        ssh_api.ssh_options_set(s, SSH_OPTIONS_TIMEOUT_USEC, &usec) != SSH_OK ||
+        ssh_api.ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, kh) != SSH_OK ||
+        ssh_api.ssh_options_set(s, SSH_OPTIONS_CIPHERS_C_S,
                         "aes128-gcm@openssh.com,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com,"
                         "aes128-ctr,aes256-ctr") != SSH_OK ||
-        ssh_options_set(s, SSH_OPTIONS_CIPHERS_S_C,
+        ssh_api.ssh_options_set(s, SSH_OPTIONS_CIPHERS_S_C,
                         "aes128-gcm@openssh.com,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com,"
                         "aes128-ctr,aes256-ctr") != SSH_OK) {
-        err_set(e, ERR_USAGE, "invalid SSH option: %s", ssh_get_error(s));
+        err_set(e, ERR_USAGE, "invalid SSH option: %s", ssh_api.ssh_get_error(s));
         goto fail;
     }
-    if (ssh_connect(s) != SSH_OK) {
-        err_set(e, ERR_IO, "cannot connect: %s", ssh_get_error(s));
+    if (ssh_api.ssh_connect(s) != SSH_OK) {
+        err_set(e, ERR_IO, "cannot connect: %s", ssh_api.ssh_get_error(s));
         goto fail;
     }
     if ((!o->no_host_key_check && check_host(s, o, kh, hostport, e) < 0) ||
         authenticate(s, o, user, e) < 0)
         goto fail;
-    st->ch = ssh_channel_new(s);
-    if (!st->ch || ssh_channel_open_session(st->ch) != SSH_OK ||
-        ssh_channel_request_shell(st->ch) != SSH_OK) {
-        err_set(e, ERR_IO, "cannot open the session channel: %s", ssh_get_error(s));
+    st->ch = ssh_api.ssh_channel_new(s);
+    if (!st->ch || ssh_api.ssh_channel_open_session(st->ch) != SSH_OK ||
+        ssh_api.ssh_channel_request_shell(st->ch) != SSH_OK) {
+        err_set(e, ERR_IO, "cannot open the session channel: %s", ssh_api.ssh_get_error(s));
         goto fail;
     }
     out->ctx = st;

@@ -319,6 +319,32 @@ tail)
   FANOUT_PIDS[1]=
   fanout_stop_all
   ;;
+nolibssh)
+  # The clients load libssh only to connect (client/lazy_lib.h). One that
+  # cannot be loaded is a clear error naming the library, per server, and
+  # serverless runs never notice it.
+  fanout_start_n 1
+  echo a >"$SRV/s0/data.log"
+  soname=$(grep -a -o -m1 'libssh\.so\.[0-9][0-9]*' "$DTAIL_BIN/dcat" | head -1)
+  [ -n "$soname" ] || die "no libssh soname in $DTAIL_BIN/dcat"
+  mkdir -p "$T/fakelib"
+  echo 'int dtail_not_libssh;' >"$T/fakelib/empty.c"
+  cc -shared -fPIC -Wl,-soname,"$soname" -o "$T/fakelib/$soname" "$T/fakelib/empty.c" ||
+    die "cannot build a stand-in $soname"
+  LD_LIBRARY_PATH=$T/fakelib run broken dcat "${SERVER_CLIENT_FLAGS[@]}" --plain \
+    --servers "${FANOUT_SERVERS[0]}" --files data.log
+  expect_rc broken 1
+  expect_contains broken "$ERR" "$soname, needed for connecting to servers, has no ssh_"
+  echo a >"$T/a"
+  LD_LIBRARY_PATH=$T/fakelib run serverless dcat --plain "$SRV/s0/data.log"
+  expect_rc serverless 0
+  expect_bytes serverless "$OUT" "$T/a"
+  # The real one, for contrast: the same command works.
+  run real dcat "${SERVER_CLIENT_FLAGS[@]}" --plain --servers "${FANOUT_SERVERS[0]}" --files data.log
+  expect_rc real 0
+  expect_bytes real "$OUT" "$T/a"
+  fanout_stop_all
+  ;;
 *)
   die "unknown case ${1:-}"
   ;;
