@@ -305,6 +305,7 @@ static uint32_t keys_add(dyn_key_t **keys, uint32_t *n, const char *name, size_t
 static void plan_kv_patterns(extractor_t *x)
 {
     x->kv_fast = true;
+    x->kv_narrow = true;
     x->n_kv_pat = 0;
     memset(x->kv_pat, 0, sizeof x->kv_pat);
     memset(x->kv_by_len, EXTRACT_KV_FAST_MAX, sizeof x->kv_by_len);
@@ -324,6 +325,7 @@ static void plan_kv_patterns(extractor_t *x)
         memcpy(kp->w, w, 16);
         memcpy(kp->m, m, 16);
         kp->field = d->field;
+        x->kv_narrow &= d->len <= 8;
         x->kv_by_len[d->len] = (uint8_t)x->n_kv_pat++;
     }
 }

@@ -137,6 +137,7 @@ struct extractor {
     uint8_t kv_by_len[17];        /* key length (16: longer) -> the
                                      kv_pat entry of that length, else the
                                      last */
+    bool kv_narrow;               /* every kv_pat name has at most 8 bytes */
     bool kv_fast;                 /* every dyn name is in kv_pat or holds
                                      '=': tokens can be matched by
                                      pattern instead of by lookup */

@@ -189,27 +189,33 @@ static inline __attribute__((always_inline)) uint64_t eq_bits_from(const uint64_
  * its end. False, with nothing decided, when a token may lack its '='
  * (none within its first 64 bytes): the exact loop then reports it or
  * finds the '='. A repeated key: the last one wins, as in the exact loop. */
-static inline bool default_kv_patterns(extractor_t *x, size_t i, const char *p, uint32_t len,
-                                       const uint16_t *pos, uint32_t n_sep, const uint64_t *eq,
-                                       size_t ring, size_t lo, sv_t *const *cols)
+static inline __attribute__((always_inline)) bool
+default_kv_match(extractor_t *x, size_t i, const char *p, uint32_t len, const uint16_t *pos,
+                 uint32_t n_sep, const uint64_t *eq, size_t ring, size_t lo, sv_t *const *cols,
+                 const bool narrow)
 {
     uint32_t vs[EXTRACT_KV_FAST_MAX + 1] = {0}, ve[EXTRACT_KV_FAST_MAX + 1];
-    uint64_t bad = 0;
+    bool bad = false;
+    uint32_t st = pos[DEF_MIN_FIELDS - 2] + 1u;
     for (uint32_t t = DEF_MIN_FIELDS - 1; t <= n_sep; t++) {
-        uint32_t st = pos[t - 1] + 1u, en = t < n_sep ? pos[t] : len, tl = en - st;
-        uint64_t in_token = tl >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << tl) - 1;
-        uint64_t m = eq_bits_from(eq, ring, lo, st) & in_token;
-        bad |= m == 0;
-        uint32_t kl = (uint32_t)__builtin_ctzll(m | (uint64_t)1 << 16);
-        uint32_t k = x->kv_by_len[kl];
+        uint32_t en = t < n_sep ? pos[t] : len;
+        uint64_t m = eq_bits_from(eq, ring, lo, st);
+        uint32_t kl = m ? (uint32_t)__builtin_ctzll(m) : 64;   /* the key's length */
+        bad |= kl >= en - st || kl == 64;
+        uint32_t k = x->kv_by_len[kl < 16 ? kl : 16];
         const kv_pat_t *kp = &x->kv_pat[k];
-        uint64_t a, b;
+        uint64_t a, diff;
         memcpy(&a, p + st, 8);
-        memcpy(&b, p + st + 8, 8);
-        uint64_t diff = ((a ^ kp->w[0]) & kp->m[0]) | ((b ^ kp->w[1]) & kp->m[1]);
+        diff = (a ^ kp->w[0]) & kp->m[0];
+        if (!narrow) {
+            uint64_t b;
+            memcpy(&b, p + st + 8, 8);
+            diff |= (b ^ kp->w[1]) & kp->m[1];
+        }
         k = diff == 0 ? k : EXTRACT_KV_FAST_MAX;
         vs[k] = st + kl + 1;
         ve[k] = en;
+        st = en + 1;
     }
     if (bad)
         return false;
@@ -221,6 +227,17 @@ static inline bool default_kv_patterns(extractor_t *x, size_t i, const char *p, 
         }
     }
     return true;
+}
+
+/* default_kv_match, comparing one word per token when every name fits in
+ * eight bytes. */
+static inline bool default_kv_patterns(extractor_t *x, size_t i, const char *p, uint32_t len,
+                                       const uint16_t *pos, uint32_t n_sep, const uint64_t *eq,
+                                       size_t ring, size_t lo, sv_t *const *cols)
+{
+    if (x->kv_narrow)
+        return default_kv_match(x, i, p, len, pos, n_sep, eq, ring, lo, cols, true);
+    return default_kv_match(x, i, p, len, pos, n_sep, eq, ring, lo, cols, false);
 }
 
 /* A trimmed INFO line of at most SPLIT_SHORT_MAX bytes whose n_sep

@@ -641,6 +641,11 @@ static const char *const kv_fast_fields[] = {
     "a", "hostname", "x=y", "", "$line",
 };
 #define N_KF (sizeof kv_fast_fields / sizeof kv_fast_fields[0])
+/* The same with names of 9 to 15 bytes (two words per compare). */
+static const char *const kv_wide_fields[] = {
+    "a", "hostname", "1002-071143", "20211002-071143",
+};
+#define N_KW (sizeof kv_wide_fields / sizeof kv_wide_fields[0])
 
 /* extract_lines (one pass: split and extract) gives each line exactly what
  * extract_batch gives it: the same rows, statuses, values and first error
@@ -747,6 +752,45 @@ static void lines_vs_batch(const char *const *fields, size_t n_fields, bool kv_f
     free(lens);
 }
 
+/* Directed cases of the pattern match (kv_fast) in the one pass: keys that
+ * share a name's first eight bytes, or its length, but not the name; a
+ * repeated key (the last wins); a key longer than 64 bytes. */
+static void test_kv_patterns(void **state)
+{
+    (void)state;
+    static const char region[] =
+        "INFO|t|1|c|1|1|1|1|up|MAPREDUCE:X|1002-071xyz=no|20211002-07114X=no|ab=no\n"
+        "INFO|t|1|c|1|2|1|1|up|MAPREDUCE:X|1002-071143=yes|a=1|a=2|20211002-071143=w\n"
+        "INFO|t|1|c|1|3|1|1|up|MAPREDUCE:X|kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk=1|a=3\n"
+        "INFO|t|1|c|1|4|1|1|up|MAPREDUCE:X|a=4|no-equals-sign\n"
+        "................................\n";   /* 16 readable bytes after the lines above */
+    extractor_t *x = make(kv_wide_fields, N_KW);
+    assert_true(x->kv_fast && !x->kv_narrow);
+    const char *line[8];
+    uint32_t len[8];
+    uint8_t st[8];
+    sv_t c[N_KW][8];
+    sv_t *cols[N_KW];
+    for (size_t f = 0; f < N_KW; f++)
+        cols[f] = c[f];
+    size_t n = 0;
+    extract_lines(x, region, region + sizeof region - 1, line, len, &n, 8, cols, st);
+    assert_int_equal(n, 5);
+    assert_int_equal(st[0], EXTRACT_OK);
+    assert_sv(c[0][0], NULL);
+    assert_sv(c[2][0], NULL);
+    assert_sv(c[3][0], NULL);
+    assert_int_equal(st[1], EXTRACT_OK);
+    assert_sv(c[0][1], "2");
+    assert_sv(c[2][1], "yes");
+    assert_sv(c[3][1], "w");
+    assert_int_equal(st[2], EXTRACT_OK);
+    assert_sv(c[0][2], "3");
+    assert_int_equal(st[3], EXTRACT_ERROR);
+    assert_string_equal(extractor_last_error(x), "Unable to parse key-value token 'no-equals-sign'");
+    extractor_free(x);
+}
+
 static void test_lines_vs_batch(void **state)
 {
     (void)state;
@@ -757,6 +801,7 @@ static void test_lines_vs_batch_kv_fast(void **state)
 {
     (void)state;
     lines_vs_batch(kv_fast_fields, N_KF, true);
+    lines_vs_batch(kv_wide_fields, N_KW, true);
 }
 
 int main(void)
@@ -775,6 +820,7 @@ int main(void)
         cmocka_unit_test(test_table_cases),
         cmocka_unit_test(test_boundaries),
         cmocka_unit_test(test_huge_line),
+        cmocka_unit_test(test_kv_patterns),
         cmocka_unit_test(test_lines_vs_batch),
         cmocka_unit_test(test_lines_vs_batch_kv_fast),
     };
