@@ -513,6 +513,18 @@ enum { PREFETCH_ROWS = 12 };    /* rows a group lookup's slot is fetched ahead *
 static int assign_groups_one(eval_t *ev, agg_table_t *t, const sv_t *col, const uint32_t *rows,
                              size_t nr)
 {
+    if (agg_table_small(t)) {
+        /* The slots are in cache: one pass, each value read once. */
+        for (size_t i = 0; i < nr; i++) {
+            sv_t v = col[rows[i]];
+            uint32_t len = v.len == SV_MISSING ? 0 : v.len;
+            long g = agg_table_group_one(t, v.p, len, agg_hash(v.p, len));
+            if (g < 0)
+                return -1;
+            ev->gid[i] = (uint32_t)g;
+        }
+        return 0;
+    }
     for (size_t i = 0; i < nr; i++) {
         sv_t v = col[rows[i]];
         ev->key_hash[i] = agg_hash(v.p, v.len == SV_MISSING ? 0 : v.len);

@@ -112,6 +112,13 @@ static inline uint64_t agg_key_hash(const char *key, size_t len)
     return agg_hash(key, len);
 }
 
+/* Whether the slots fit in the first-level cache (8 KiB), where fetching
+ * them ahead of a lookup gains nothing. */
+static inline int agg_table_small(const agg_table_t *t)
+{
+    return t->mask < 1024;
+}
+
 /* Hints that the group of this hash is looked up soon. */
 static inline void agg_table_prefetch(const agg_table_t *t, uint64_t hash)
 {

@@ -16,57 +16,73 @@
 #include "exec/sink/result.h"
 #include "parser/parser.h"
 
-/* The parsed query, its evaluator and an extractor of its fields. */
-static const plan_t *open_query(const char *query, query_t **q, eval_t *ev, extractor_t **x)
+/* A parsed query, its evaluator and an extractor of its fields. */
+typedef struct qfix {
+    query_t *q;             /* the query */
+    const plan_t *plan;     /* its plan */
+    eval_t ev;              /* its evaluator */
+    extractor_t *x;         /* an extractor of ev's fields */
+    err_t e;                /* scratch for calls that may fail */
+} qfix_t;
+
+static void qfix_open(qfix_t *f, const char *query)
 {
-    err_t e;
-    err_clear(&e);
-    if (query_parse(query, strlen(query), NULL, q, &e) < 0) {
-        print_error("parse failed: %s\n", e.msg);
+    err_clear(&f->e);
+    if (query_parse(query, strlen(query), NULL, &f->q, &f->e) < 0) {
+        print_error("parse failed: %s\n", f->e.msg);
         fail();
     }
-    const plan_t *plan = query_plan(*q);
-    assert_int_equal(eval_init(ev, plan, &e), 0);
+    f->plan = query_plan(f->q);
+    assert_int_equal(eval_init(&f->ev, f->plan, &f->e), 0);
     static const extract_env_t env = {"host1", "UTC", "0"};
-    *x = extractor_new(plan->logformat->name, ev->fields, ev->n_fields, &env, &e);
-    assert_non_null(*x);
-    extractor_begin_source(*x, "src");
-    return plan;
+    f->x = extractor_new(f->plan->logformat->name, f->ev.fields, f->ev.n_fields, &env, &f->e);
+    assert_non_null(f->x);
+    extractor_begin_source(f->x, "src");
 }
 
-/* Runs query over lines (generickv format unless the query says) and
- * returns the rows as "a,b\n" text (caller frees). */
-static char *run_query(const char *query, const char *const *lines, size_t n)
+static void qfix_close(qfix_t *f)
 {
-    query_t *q;
-    eval_t ev;
-    extractor_t *x;
-    err_t e;
-    err_clear(&e);
-    const plan_t *plan = open_query(query, &q, &ev, &x);
+    extractor_free(f->x);
+    eval_free(&f->ev);
+    query_free(f->q);
+}
+
+/* A table for the query's select items (with the one group of a query
+ * without group by). */
+static void qfix_table(qfix_t *f, agg_table_t *t)
+{
     agg_spec_t specs[64];
-    eval_specs(plan, specs);
-    agg_table_t t;
-    assert_int_equal(agg_table_init(&t, specs, plan->n_select, &e), 0);
-    if (plan->n_group_by == 0)
-        agg_table_group(&t, "", 0, agg_key_hash("", 0));
-    const char *lp[64];
-    uint32_t ll[64];
-    uint64_t seq[64];
-    uint32_t rows[64];
+    eval_specs(f->plan, specs);
+    assert_int_equal(agg_table_init(t, specs, f->plan->n_select, &f->e), 0);
+    if (f->plan->n_group_by == 0)
+        agg_table_group(t, "", 0, agg_key_hash("", 0));
+}
+
+/* Extracts and evaluates n (at most 256) lines into t. */
+static void qfix_run(qfix_t *f, agg_table_t *t, const char *const *lines, size_t n)
+{
+    const char *lp[256];
+    uint32_t ll[256], rows[256];
+    uint64_t seq[256];
+    assert_true(n <= 256);
     for (size_t i = 0; i < n; i++) {
         lp[i] = lines[i];
         ll[i] = (uint32_t)strlen(lines[i]);
         seq[i] = i + 1;
     }
-    extract_batch(x, lp, ll, n, ev.cols, ev.status);
+    extract_batch(f->x, lp, ll, n, f->ev.cols, f->ev.status);
     size_t nr = 0;
     for (size_t i = 0; i < n; i++)
-        if (ev.status[i] == EXTRACT_OK)
+        if (f->ev.status[i] == EXTRACT_OK)
             rows[nr++] = (uint32_t)i;
-    eval_batch(&ev, &t, rows, nr, seq);
+    eval_batch(&f->ev, t, rows, nr, seq);
+}
+
+/* The result rows of t as "a,b\n" text (caller frees). */
+static char *qfix_text(qfix_t *f, agg_table_t *t)
+{
     result_t r;
-    assert_int_equal(result_build(plan, &t, -1, &r, &e), 0);
+    assert_int_equal(result_build(f->plan, t, -1, &r, &f->e), 0);
     char *out = calloc(1, 8192);
     size_t len = 0;
     for (size_t i = 0; i < r.n_rows; i++)
@@ -74,10 +90,21 @@ static char *run_query(const char *query, const char *const *lines, size_t n)
             len += (size_t)snprintf(out + len, 8192 - len, "%s%c", result_cell(&r, i, c),
                                     c + 1 == r.n_cols ? '\n' : ',');
     result_free(&r);
+    return out;
+}
+
+/* Runs query over lines (generickv format unless the query says) and
+ * returns the rows as "a,b\n" text (caller frees). */
+static char *run_query(const char *query, const char *const *lines, size_t n)
+{
+    qfix_t f;
+    agg_table_t t;
+    qfix_open(&f, query);
+    qfix_table(&f, &t);
+    qfix_run(&f, &t, lines, n);
+    char *out = qfix_text(&f, &t);
     agg_table_free(&t);
-    extractor_free(x);
-    eval_free(&ev);
-    query_free(q);
+    qfix_close(&f);
     return out;
 }
 
@@ -193,63 +220,71 @@ static void test_groups(void **state)
 static void test_one_part_keys_merge(void **state)
 {
     (void)state;
-    query_t *q;
-    eval_t ev;
-    extractor_t *x;
-    err_t e;
-    err_clear(&e);
-    const plan_t *plan = open_query("select k, count($line), sum(v) group by k logformat generickv",
-                                    &q, &ev, &x);
-    agg_spec_t specs[8];
-    eval_specs(plan, specs);
+    qfix_t f;
+    qfix_open(&f, "select k, count($line), sum(v) group by k logformat generickv");
     agg_table_t t[2];
     static const char *const lines[] = {
         "k=alpha|v=1", "k=b|v=2", "k=|v=3", "v=4", "k=a-key-longer-than-eight|v=5", "k=b|v=6",
     };
-    enum { N = sizeof lines / sizeof lines[0] };
     for (int k = 0; k < 2; k++) {
-        assert_int_equal(agg_table_init(&t[k], specs, plan->n_select, &e), 0);
-        const char *lp[N];
-        uint32_t ll[N], rows[N];
-        uint64_t seq[N];
-        size_t nr = 0;
-        for (size_t i = 0; i < N; i++) {
-            lp[i] = lines[i];
-            ll[i] = (uint32_t)strlen(lines[i]);
-            seq[i] = i + 1;
-        }
-        extract_batch(x, lp, ll, N, ev.cols, ev.status);
-        for (size_t i = 0; i < N; i++)
-            if (ev.status[i] == EXTRACT_OK)
-                rows[nr++] = (uint32_t)i;
-        eval_batch(&ev, &t[k], rows, nr, seq);
+        qfix_table(&f, &t[k]);
+        qfix_run(&f, &t[k], lines, sizeof lines / sizeof lines[0]);
     }
     /* "k=" and no k at all are the same, empty, key */
     assert_int_equal(t[0].n_groups, 4);
     size_t len;
     unsigned char *buf = agg_table_serialize(&t[1], &len);
     assert_non_null(buf);
-    assert_int_equal(agg_table_merge_serialized(&t[0], buf, len, &e), 0);
+    assert_int_equal(agg_table_merge_serialized(&t[0], buf, len, &f.e), 0);
     free(buf);
     assert_int_equal(t[0].n_groups, 4);
     assert_int_equal(agg_table_merge(&t[1], &t[0]), 0);
     assert_int_equal(t[1].n_groups, 4);
-    result_t r;
-    assert_int_equal(result_build(plan, &t[1], -1, &r, &e), 0);
-    char out[512];
-    size_t o = 0;
-    for (size_t i = 0; i < r.n_rows; i++)
-        for (size_t c = 0; c < r.n_cols; c++)
-            o += (size_t)snprintf(out + o, sizeof out - o, "%s%c", result_cell(&r, i, c),
-                                  c + 1 == r.n_cols ? '\n' : ',');
+    char *out = qfix_text(&f, &t[1]);
     assert_string_equal(out, ",6,21.000000\na-key-longer-than-eight,3,15.000000\n"
                              "alpha,3,3.000000\nb,6,24.000000\n");
-    result_free(&r);
+    free(out);
     agg_table_free(&t[0]);
     agg_table_free(&t[1]);
-    extractor_free(x);
-    eval_free(&ev);
-    query_free(q);
+    qfix_close(&f);
+}
+
+/* One-part keys in a table past the small size (agg_table_small), where
+ * lookups fetch slots ahead: every row still lands in its own group. */
+static void test_one_part_keys_many(void **state)
+{
+    (void)state;
+    qfix_t f;
+    qfix_open(&f, "select count($line), sum(v) group by k logformat generickv");
+    agg_table_t t;
+    qfix_table(&f, &t);
+    enum { KEYS = 5000, ROUNDS = 3, BATCH = 250 };
+    static char text[BATCH][40];
+    const char *lines[BATCH];
+    for (int round = 0; round < ROUNDS; round++) {
+        for (int b = 0; b < KEYS / BATCH; b++) {
+            for (int i = 0; i < BATCH; i++) {
+                int key = (b * BATCH + i) * 7919 % KEYS;   /* every key once per round */
+                snprintf(text[i], sizeof text[i], "k=key%d|v=%d", key, key);
+                lines[i] = text[i];
+            }
+            qfix_run(&f, &t, lines, BATCH);
+        }
+    }
+    assert_false(agg_table_small(&t));
+    assert_int_equal(t.n_groups, KEYS);
+    for (size_t g = 0; g < t.n_groups; g++) {
+        const char *key = t.keys + t.groups[g].key_off + 4;
+        int k = atoi(key + 3);
+        uint64_t count;
+        double sum;
+        memcpy(&count, t.states + g * t.state_size + t.specs[0].off, 8);
+        memcpy(&sum, t.states + g * t.state_size + t.specs[1].off, 8);
+        if (count != ROUNDS || sum != (double)ROUNDS * k)
+            fail_msg("group %s: count %llu sum %g", key, (unsigned long long)count, sum);
+    }
+    agg_table_free(&t);
+    qfix_close(&f);
 }
 
 int main(void)
@@ -262,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_regex_capture),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_one_part_keys_merge),
+        cmocka_unit_test(test_one_part_keys_many),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
