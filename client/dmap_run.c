@@ -104,7 +104,8 @@ static int read_inputs(dmap_state_t *rs)
         err_t e;
         err_clear(&e);
         int fd = job->mem_fds ? job->mem_fds[i] : -1;
-        input_t *in = fd >= 0 ? input_open_fd(fd, t->path, &e) : input_open(t->path, &e);
+        input_t *in = fd >= 0 ? input_open_fd(fd, t->path, &e)
+                               : input_open_until(t->path, rs->ms.o.deadline_ms, &e);
         if (!in) {
             client_report(rs->run, &e);
             continue;

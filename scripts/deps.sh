@@ -8,7 +8,7 @@ packages=(
   libjansson-dev libcmocka-dev libmd-dev libacl1-dev
   openssh-client acl         # e2e: ssh-keygen and an independent ssh client; setfacl
   clang libclang-rt-14-dev   # libFuzzer and the fuzz smoke run
-  gzip zstd time             # e2e tests: compressed inputs, peak RSS
+  gzip zstd time procps      # e2e tests: compressed inputs, peak RSS, pkill
   sqlite3                    # e2e tests and benchmark: read SQLite exports
 )
 missing=()

@@ -3,12 +3,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+
+#include "base/clock.h"
 
 #define INPUT_RAW_CAP (256 * 1024)   /* compressed bytes read at once */
 
@@ -32,10 +36,34 @@ struct input {
     unsigned char peek[4];   /* first bytes of the stream */
     size_t peek_len;         /* bytes in peek not yet handed out */
     input_source_t src;      /* bytes from code instead of fd (src.read set) */
+    int may_block;           /* fd is a stream: a read may wait */
+    long long deadline_ms;   /* a stream that waits past it has ended; 0: none */
 };
+
+/* Waits until a stream has bytes (or its end) or the deadline passes: 1,
+ * 0 at the deadline, -1 with e set. */
+static int wait_readable(input_t *in, err_t *e)
+{
+    for (;;) {
+        long long left = in->deadline_ms - clock_now_ms();
+        if (left <= 0)
+            return 0;
+        struct pollfd p = {.fd = in->fd, .events = POLLIN};
+        int r = poll(&p, 1, left > INT_MAX ? INT_MAX : (int)left);
+        if (r > 0)
+            return 1;
+        if (r < 0 && errno != EINTR)
+            return err_set(e, ERR_INPUT, "%s: poll failed: %s", in->path, strerror(errno));
+    }
+}
 
 static ssize_t read_fd(input_t *in, void *buf, size_t cap, err_t *e)
 {
+    if (in->may_block && in->deadline_ms) {
+        int r = wait_readable(in, e);
+        if (r <= 0)
+            return r;   /* the deadline reads as the end */
+    }
     for (;;) {
         ssize_t n = in->slice_pos >= 0 ? pread(in->fd, buf, cap, in->slice_pos)
                                        : read(in->fd, buf, cap);
@@ -123,9 +151,15 @@ static input_t *input_alloc(const char *path, err_t *e)
 
 input_t *input_open(const char *path, err_t *e)
 {
+    return input_open_until(path, 0, e);
+}
+
+input_t *input_open_until(const char *path, long long deadline_ms, err_t *e)
+{
     input_t *in = input_alloc(path, e);
     if (!in)
         return NULL;
+    in->deadline_ms = deadline_ms;
     int is_stdin = strcmp(path, "-") == 0;
     if (is_stdin) {
         in->fd = STDIN_FILENO;
@@ -168,6 +202,7 @@ static input_t *input_setup(input_t *in, int is_stdin, err_t *e)
         err_set(e, ERR_INPUT, "%s: not a regular file", path);
         goto fail;
     }
+    in->may_block = !S_ISREG(st.st_mode);
     /* O_NONBLOCK only guarded the open against a FIFO; it has no effect on
      * the regular files that pass the checks above. */
     if (S_ISREG(st.st_mode) && !is_stdin) {

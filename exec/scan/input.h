@@ -22,6 +22,11 @@ typedef struct input input_t;
 /* Opens path ("-" = stdin). Rejects directories and other non-regular,
  * non-stream files with an error naming the path. */
 input_t *input_open(const char *path, err_t *e);
+/* input_open for a run that ends at deadline_ms (clock_now_ms(); 0: none):
+ * a stream (stdin) that has no bytes by then reads as ended, so a stalled
+ * pipe cannot hold the run past its --timeout. Regular files never block
+ * and are read as ever. */
+input_t *input_open_until(const char *path, long long deadline_ms, err_t *e);
 /* Opens a regular file already open as fd (not closed by input_close;
  * reads are positional, so the descriptor can be opened again and again),
  * e.g. a memfd holding an input kept in memory; name is for messages. */
