@@ -101,6 +101,7 @@ typedef struct follower {
 
 struct tail_run {
     const cli_opts_t *o;
+    long long deadline_ms;  /* --timeout or --shutdownAfter (clock_now_ms()) */
     const config_t *cfg;
     const char *host;
     enum line_format format;
@@ -180,7 +181,8 @@ static void scan_lines(tail_run_t *t, const char *path, const char *source_id, i
                         .idle = flush_idle, .idle_ctx = &out};
     input_t *in = NULL;
     if (linescan_init(&scan, &lo, &e) == 0) {
-        in = strcmp(path, "-") == 0 ? input_open("-", &e) : follow_open(path, &fo, &e);
+        in = strcmp(path, "-") == 0 ? input_open_until("-", t->deadline_ms, &e)
+                                    : follow_open(path, &fo, &e);
         linescan_stats_t stats = {0};
         if (!in || linescan_run(&scan, in, path, &sink, &stats, &e) < 0)
             report(t, &e);
@@ -327,6 +329,7 @@ int dtail_client_main(int argc, char **argv)
     }
     interrupt_install();
     long long deadline = clock_now_ms() + client_follow_limit_s(&o) * 1000;
+    t.deadline_ms = deadline;
 
     if (!client_files_given(&o, -1)) {
         /* No file: a piped stdin is read to its end, as a cat stream. */
@@ -334,7 +337,7 @@ int dtail_client_main(int argc, char **argv)
             err_set(&e, ERR_USAGE, "no files to follow: give --files or file arguments");
             client_report(&t.rs, &e);
         } else if (t.query) {
-            input_t *in = input_open("-", &e);
+            input_t *in = input_open_until("-", deadline, &e);
             if (!in || dtail_query_follow(t.query, in, "-", "-", &e) < 0)
                 client_report(&t.rs, &e);
             input_close(in);

@@ -182,15 +182,11 @@ case $mode in
     expect_contains "timeout warning" "$ERR" "--timeout 1 s reached: the result covers only what was read until then"
     # A pipe that stalls (no byte for 5 s) cannot hold the run past it
     # either: the wait for input ends at the deadline.
-    mkfifo "$T/stall"
-    (sleep 5; head -n 1 "$M") >"$T/stall" &
-    writer=$!
+    stall_start "$T/stall" 5 "$M"
     start=$SECONDS
     RUN_STDIN=$T/stall run stall dmap --cfg none --noColor --timeout 1 --query 'select count($line)'
     took=$((SECONDS - start))
-    pkill -P "$writer" 2>/dev/null   # its sleep, which holds the test's output open
-    kill "$writer" 2>/dev/null
-    wait "$writer" 2>/dev/null
+    stall_stop
     expect_rc stall 0
     [ "$took" -le 3 ] || fail "a stalled pipe held --timeout 1 for $took s"
     expect_contains "stall warning" "$ERR" "--timeout 1 s reached"

@@ -157,6 +157,18 @@ case "$mode" in
     [ $((SECONDS - start)) -le 4 ] || fail "--timeout 1 took $((SECONDS - start)) s"
     run sa dtail --plain --shutdownAfter 1 --files "$T/o.log"
     expect_rc sa 0
+    # A piped stdin that stalls ends at the deadline too, with or without
+    # a query (it used to be waited for until it sent something).
+    for q in "" "from STATS select count(\$line)"; do
+      stall_start "$T/stall" 5 "$M"
+      start=$SECONDS
+      RUN_STDIN=$T/stall run stall dtail --plain --timeout 1 ${q:+--query "$q"}
+      took=$((SECONDS - start))
+      stall_stop
+      rm -f "$T/stall"
+      expect_rc stall 0
+      [ "$took" -le 3 ] || fail "a stalled stdin held dtail --timeout 1 ${q:+--query} for $took s"
+    done
     ;;
   signal)
     # A first SIGINT only prints a hint; a second within 3 s ends the run.

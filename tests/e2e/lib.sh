@@ -324,3 +324,17 @@ finish() {
   echo "[$E2E_NAME] PASS ($E2E_RUNS runs)"
   exit 0
 }
+
+# stall_start FIFO SECS FILE: a writer that opens the new fifo FIFO, sends
+# nothing for SECS seconds, then FILE's first line: a pipe that stalls.
+# stall_stop ends it, and its sleep, which would hold the test's output open.
+stall_start() {
+  mkfifo "$1"
+  (sleep "$2"; head -n 1 "$3") >"$1" &
+  STALL_PID=$!
+}
+stall_stop() {
+  pkill -P "$STALL_PID" 2>/dev/null
+  kill "$STALL_PID" 2>/dev/null
+  wait "$STALL_PID" 2>/dev/null
+}
