@@ -9,6 +9,7 @@
 
 #include "base/log.h"
 #include "client/ssh_client.h"
+#include "exec/agg/table.h"
 
 int remote_wanted(const cli_opts_t *o)
 {
@@ -146,12 +147,48 @@ static void file_problem(const remote_conn_t *c, const wire_msg_t *m, client_run
         rs->status = 1;   /* as a local input that cannot be read */
 }
 
+/* One AGGREGATE frame to the handler: a table that came in parts (all but
+ * the last with WIRE_AGG_MORE) is joined in *parts first. */
+static int aggregate_frame(const remote_handler_t *h, agg_bytes_t *parts, const wire_msg_t *m,
+                           err_t *e)
+{
+    const unsigned char *p = (const unsigned char *)m->data.p;
+    size_t len = m->data.len;
+    if ((m->status & WIRE_AGG_MORE) || parts->len) {
+        if (agg_serialized_join(parts, p, len, e) < 0)
+            return -1;
+        if (m->status & WIRE_AGG_MORE)
+            return 0;
+        p = parts->p;
+        len = parts->len;
+    }
+    int rc = 0;
+    if (h && h->on_aggregate)
+        rc = h->on_aggregate(h->ctx, p, len, m->status & WIRE_AGG_FINAL, e);
+    parts->len = 0;
+    return rc;
+}
+
+static int request_frames(remote_conn_t *c, outbuf_t *out, const remote_handler_t *h,
+                          client_run_t *rs, agg_bytes_t *parts, err_t *e);
+
 int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
                    const remote_handler_t *h, client_run_t *rs, err_t *e)
 {
-    int rc;
     if (rq && remote_send(c, rq, e) < 0)
         return -1;
+    agg_bytes_t parts = {0};
+    int rc = request_frames(c, out, h, rs, &parts, e);
+    free(parts.p);
+    return rc;
+}
+
+/* The frames of the request until its END (or, keep_open, until the
+ * connection ends). */
+static int request_frames(remote_conn_t *c, outbuf_t *out, const remote_handler_t *h,
+                          client_run_t *rs, agg_bytes_t *parts, err_t *e)
+{
+    int rc;
     for (;;) {
         wire_frame_t f;
         rc = wire_read_frame(&c->r, &f, e);
@@ -193,8 +230,7 @@ int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
             }
             break;
         case WIRE_AGGREGATE:
-            if (h && h->on_aggregate &&
-                h->on_aggregate(h->ctx, (const unsigned char *)m.data.p, m.data.len, m.status, e) < 0)
+            if (aggregate_frame(h, parts, &m, e) < 0)
                 return -1;
             break;
         case WIRE_END:

@@ -31,6 +31,8 @@
  * MaxCommandFrameSize, 1 MiB by default): small reads keep the decoder's
  * buffer small on every connection; a larger frame still grows it. */
 #define REQUEST_READ (64 * 1024)
+#define SESSION_AGG_PART (4u * 1024 * 1024)   /* bytes per AGGREGATE frame: a
+                                                 quarter of the client's limit */
 
 /* Per-file work of a request. */
 typedef int (*file_fn_t)(session_t *ss, void *ctx, input_t *in, const target_t *t,
@@ -361,26 +363,35 @@ typedef struct map_ctx {
 } map_ctx_t;
 
 typedef struct agg_args {
-    const unsigned char *p;      /* serialized table */
+    const unsigned char *p;      /* serialized table (part) */
     size_t len;                  /* bytes */
-    int final;                   /* end of input */
+    uint8_t flags;               /* WIRE_AGG_* */
 } agg_args_t;
 
 static void enc_aggregate(session_t *ss, void *a)
 {
     agg_args_t *x = a;
-    wire_encode_aggregate(&ss->small, x->final, x->p, x->len);
+    wire_encode_aggregate(&ss->small, x->flags, x->p, x->len);
 }
 
-/* Sends table t: the whole result so far (it replaces the previous one). */
+/* Sends table t: the whole result so far (it replaces the previous one),
+ * in parts of at most SESSION_AGG_PART bytes, so that a table of many
+ * groups stays under the frame limit (the client joins them). */
 int session_send_table(session_t *ss, const agg_table_t *t, int final)
 {
-    size_t len;
-    unsigned char *p = agg_table_serialize(t, &len);
-    if (!p)
-        return session_send_message(ss, LOG_ERROR, "out of memory serializing the result");
-    int rc = send_small(ss, enc_aggregate, &(agg_args_t){p, len, final});
-    free(p);
+    size_t from = 0;
+    int rc = 0;
+    do {
+        size_t next, len;
+        unsigned char *p = agg_table_serialize_part(t, from, SESSION_AGG_PART, &next, &len);
+        if (!p)
+            return session_send_message(ss, LOG_ERROR, "out of memory serializing the result");
+        uint8_t flags = (uint8_t)((final ? WIRE_AGG_FINAL : 0) |
+                                  (next < t->n_groups ? WIRE_AGG_MORE : 0));
+        rc = send_small(ss, enc_aggregate, &(agg_args_t){p, len, flags});
+        free(p);
+        from = next;
+    } while (rc == 0 && from < t->n_groups);
     return rc;
 }
 

@@ -137,10 +137,10 @@ void wire_encode_lines_head(wire_buf_t *b, size_t len, uint8_t flags)
         wire_be32_put(b->p + at + WIRE_LEN_AT, (uint32_t)len);
 }
 
-void wire_encode_aggregate(wire_buf_t *b, int final, const void *table, size_t len)
+void wire_encode_aggregate(wire_buf_t *b, uint8_t flags, const void *table, size_t len)
 {
     size_t at = wire_frame_begin(b, WIRE_AGGREGATE, 0);
-    wire_put_u8(b, final ? 1 : 0);
+    wire_put_u8(b, flags);
     wire_put_bytes(b, table, len);
     wire_frame_end(b, at);
 }
@@ -191,7 +191,7 @@ int wire_decode_msg(const wire_frame_t *f, wire_msg_t *m, err_t *e)
         m->status = wire_get_u8(&c);
         m->data.p = (const char *)c.p;
         m->data.len = c.bad ? 0 : (size_t)(c.end - c.p);
-        if (m->status > 1)
+        if (m->status & ~(WIRE_AGG_FINAL | WIRE_AGG_MORE))
             c.bad = 1;
         break;
     case WIRE_MESSAGE:

@@ -83,7 +83,7 @@ typedef struct wire_view {
 typedef struct wire_msg {
     uint8_t type;             /* the frame type */
     uint8_t level;            /* MESSAGE: enum log_level */
-    uint8_t status;           /* FILE_STATUS / END status; AGGREGATE: 1 = final */
+    uint8_t status;           /* FILE_STATUS / END status; AGGREGATE: WIRE_AGG_* flags */
     wire_view_t name;         /* FILE_STATUS: the name asked for */
     wire_view_t text;         /* MESSAGE text, FILE_STATUS detail, END message */
     wire_view_t data;         /* LINES bytes, AGGREGATE serialized table */
@@ -102,7 +102,11 @@ const char *wire_kind_name(uint8_t kind);
 /* LINES: the header of a frame whose `len` payload bytes (whole lines)
  * the caller sends next, so large batches go out without a copy. */
 void wire_encode_lines_head(wire_buf_t *b, size_t len, uint8_t flags);
-void wire_encode_aggregate(wire_buf_t *b, int final, const void *table, size_t len);
+/* AGGREGATE flags: the table after the end of input; more frames of the
+ * same table follow (a table larger than a frame goes in parts, each a
+ * serialized partial of some of its groups). */
+enum { WIRE_AGG_FINAL = 1, WIRE_AGG_MORE = 2 };
+void wire_encode_aggregate(wire_buf_t *b, uint8_t flags, const void *table, size_t len);
 void wire_encode_message(wire_buf_t *b, uint8_t level, const char *text);
 void wire_encode_file_status(wire_buf_t *b, uint8_t status, const char *name, const char *detail);
 void wire_encode_end(wire_buf_t *b, uint8_t status, const char *message);

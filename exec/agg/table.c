@@ -453,12 +453,12 @@ void agg_group_encode(const agg_table_t *t, size_t g, agg_bytes_t *w)
     }
 }
 
-unsigned char *agg_table_serialize(const agg_table_t *t, size_t *len)
+unsigned char *agg_table_serialize_part(const agg_table_t *t, size_t from, size_t max_bytes,
+                                        size_t *next, size_t *len)
 {
     wbuf_t w = {0};
     uint8_t version = SER_VERSION;
     uint32_t n_specs = (uint32_t)t->n_specs;
-    uint64_t n_groups = t->n_groups;
     wput(&w, SER_MAGIC, 4);
     wput(&w, &version, 1);
     wput(&w, &n_specs, 4);
@@ -467,19 +467,71 @@ unsigned char *agg_table_serialize(const agg_table_t *t, size_t *len)
         wput(&w, &agg, 1);
         wput(&w, &t->specs[s].quantile, 8);
     }
-    wput(&w, &n_groups, 8);
-    for (size_t g = 0; g < t->n_groups; g++) {
+    size_t count_at = w.len;
+    uint64_t n_groups = 0;
+    wput(&w, &n_groups, 8);   /* the count, written once known */
+    size_t g = from;
+    for (; g < t->n_groups && !w.failed; g++) {
+        size_t before = w.len;
         uint32_t kl = t->groups[g].key_len;
         wput(&w, &kl, 4);
         wput(&w, agg_table_key(t, g), kl);
         agg_group_encode(t, g, &w);
+        if (w.len > max_bytes && g > from) {
+            w.len = before;   /* this group starts the next part */
+            break;
+        }
     }
     if (w.failed) {
         free(w.p);
         return NULL;
     }
+    n_groups = g - from;
+    memcpy(w.p + count_at, &n_groups, 8);
+    *next = g;
     *len = w.len;
     return w.p;
+}
+
+unsigned char *agg_table_serialize(const agg_table_t *t, size_t *len)
+{
+    size_t next;
+    return agg_table_serialize_part(t, 0, SIZE_MAX, &next, len);
+}
+
+/* Bytes before the group count of a serialized partial, or 0 when it is
+ * too short to say. */
+static size_t serialized_header_len(const unsigned char *p, size_t len)
+{
+    uint32_t n_specs;
+    if (len < 9)
+        return 0;
+    memcpy(&n_specs, p + 5, 4);
+    size_t h = 9 + (size_t)n_specs * 9;
+    return n_specs <= len / 9 && len >= h + 8 ? h : 0;
+}
+
+int agg_serialized_join(agg_bytes_t *whole, const unsigned char *part, size_t len, err_t *e)
+{
+    size_t h = serialized_header_len(part, len);
+    if (!h || memcmp(part, SER_MAGIC, 4) != 0)
+        return err_set(e, ERR_INPUT, "partial aggregate part: malformed header");
+    if (whole->len == 0) {
+        wput(whole, part, len);
+    } else {
+        size_t wh = serialized_header_len(whole->p, whole->len);
+        if (wh != h || memcmp(whole->p, part, h) != 0)
+            return err_set(e, ERR_INPUT, "partial aggregate part: select items differ from the "
+                                         "table's first part");
+        uint64_t a, b;
+        memcpy(&a, whole->p + h, 8);
+        memcpy(&b, part + h, 8);
+        a += b;
+        wput(whole, part + h + 8, len - h - 8);
+        if (!whole->failed)
+            memcpy(whole->p + h, &a, 8);
+    }
+    return whole->failed ? err_set(e, ERR_NOMEM, "out of memory joining a partial aggregate") : 0;
 }
 
 typedef struct rbuf {

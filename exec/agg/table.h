@@ -189,6 +189,12 @@ int agg_table_merge(agg_table_t *into, const agg_table_t *from);
 
 /* Serialized partial: returns a malloc'd buffer and its length, or NULL. */
 unsigned char *agg_table_serialize(const agg_table_t *t, size_t *len);
+/* agg_table_serialize of the groups from `from` on, as many as fit in
+ * max_bytes (at least one): a partial of its own, merged like any other.
+ * *next is the first group left out (n_groups when none is). A table sent
+ * in such parts stays under a frame size limit. */
+unsigned char *agg_table_serialize_part(const agg_table_t *t, size_t from, size_t max_bytes,
+                                        size_t *next, size_t *len);
 /* Folds a serialized partial into t. Malformed input (wrong version, specs
  * that differ, truncated data) is an error naming what was wrong. */
 int agg_table_merge_serialized(agg_table_t *t, const unsigned char *buf, size_t len, err_t *e);
@@ -207,6 +213,12 @@ typedef struct agg_bytes {
     size_t len, cap;        /* used, allocated */
     int failed;             /* an allocation failed */
 } agg_bytes_t;
+
+/* Appends the groups of serialized partial `part` to *whole (empty, or
+ * parts of the same select items), so that whole merges as its parts
+ * would, one after the other: a table sent in parts put together again.
+ * Errors name what was wrong. */
+int agg_serialized_join(agg_bytes_t *whole, const unsigned char *part, size_t len, err_t *e);
 
 /* Appends the states of group g, encoded as agg_table_serialize writes
  * them (spill stores groups one by one in this form). Sets out->failed

@@ -319,6 +319,36 @@ tail)
   FANOUT_PIDS[1]=
   fanout_stop_all
   ;;
+large)
+  # A large input through a server. dmap --timeout is the server's deadline
+  # too: a query of seconds stops reading at 1 s there, and the run ends
+  # with the table of what was read (exit 0, the warning). And a result of
+  # 400k groups (over 16 MiB serialized, the frame limit) arrives in parts
+  # and equals serverless dmap's.
+  fanout_start_n 1
+  gen 7 400000 >"$SRV/s0/data.log"
+  M16='md5sum(md5sum(md5sum(md5sum(md5sum(md5sum(md5sum(md5sum(md5sum(md5sum(md5sum(md5sum(md5sum(md5sum(md5sum(md5sum($line))))))))))))))))'
+  SLOW="select count(\$line) group by $M16, ${M16/\$line/maskdigits(\$line)}"
+  start=$SECONDS
+  run slow dmap "${SERVER_CLIENT_FLAGS[@]}" --servers "${FANOUT_SERVERS[0]}" --files data.log \
+    --timeout 1 --query "$SLOW"
+  took=$((SECONDS - start))
+  expect_rc slow 0
+  [ "$took" -le 4 ] || fail "dmap --timeout 1 through a server took $took s"
+  expect_contains slow "$ERR" "timeout reached: the result covers only what was read until then"
+  Q="from STATS select seq, grp, count(\$line), sum(lat), max(lat) group by seq, grp"
+  run local dmap --noColor --files "$SRV/s0/data.log" --query "$Q outfile $T/local.csv"
+  expect_rc local 0
+  run many dmap "${SERVER_CLIENT_FLAGS[@]}" --servers "${FANOUT_SERVERS[0]}" --files data.log \
+    --query "$Q outfile $T/many.csv"
+  expect_rc many 0
+  need_input "$T/local.csv" "$T/many.csv"
+  sort "$T/local.csv" >"$T/local.sorted"
+  sort "$T/many.csv" >"$T/many.sorted"
+  expect_lines many "$T/many.sorted" 400001
+  expect_bytes many "$T/many.sorted" "$T/local.sorted"
+  fanout_stop_all
+  ;;
 nolibssh)
   # The clients load libssh only to connect (client/lazy_lib.h). One that
   # cannot be loaded is a clear error naming the library, per server, and

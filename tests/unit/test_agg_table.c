@@ -83,10 +83,10 @@ static char *render(const agg_table_t *t)
     return out;
 }
 
-static void make_rows(row_t *rows, size_t n)
+static void make_rows(row_t *rows, size_t n, unsigned n_keys)
 {
     for (size_t i = 0; i < n; i++) {
-        snprintf(rows[i].key, sizeof rows[i].key, "k%u", next_rand() % 7);
+        snprintf(rows[i].key, sizeof rows[i].key, "k%u", next_rand() % n_keys);
         unsigned kind = next_rand() % 10;
         rows[i].missing = kind == 0;
         if (kind == 1)
@@ -97,18 +97,44 @@ static void make_rows(row_t *rows, size_t n)
     }
 }
 
+/* Up to 3000 random rows over n_keys keys, their table and its rendering. */
+typedef struct sample {
+    row_t *rows;            /* the rows */
+    size_t n;               /* their count */
+    agg_table_t whole;      /* all of them folded */
+    char *want;             /* render(&whole) */
+} sample_t;
+
+static void sample_make(sample_t *sm, unsigned n_keys)
+{
+    err_t e;
+    sm->n = 1 + next_rand() % 3000;
+    sm->rows = malloc(sm->n * sizeof *sm->rows);
+    make_rows(sm->rows, sm->n, n_keys);
+    assert_int_equal(agg_table_init(&sm->whole, specs, N_SPECS, &e), 0);
+    fold(&sm->whole, sm->rows, sm->n);
+    sm->want = render(&sm->whole);
+}
+
+/* Frees sm after checking that table t renders as the whole. */
+static void sample_check_free(sample_t *sm, const agg_table_t *t)
+{
+    char *got = render(t);
+    assert_string_equal(got, sm->want);
+    free(got);
+    free(sm->want);
+    agg_table_free(&sm->whole);
+    free(sm->rows);
+}
+
 static void test_merge_equals_whole(void **state)
 {
     (void)state;
     err_t e;
     for (int round = 0; round < 50; round++) {
-        size_t n = 1 + next_rand() % 3000;
-        row_t *rows = malloc(n * sizeof *rows);
-        make_rows(rows, n);
-        agg_table_t whole;
-        assert_int_equal(agg_table_init(&whole, specs, N_SPECS, &e), 0);
-        fold(&whole, rows, n);
-        char *want = render(&whole);
+        sample_t sm;
+        sample_make(&sm, 7);
+        size_t n = sm.n;
 
         /* k parts, serialized, merged in a random order. */
         size_t k = 1 + next_rand() % 6;
@@ -128,7 +154,7 @@ static void test_merge_equals_whole(void **state)
         for (size_t p = 0; p < k; p++) {
             agg_table_t part;
             assert_int_equal(agg_table_init(&part, specs, N_SPECS, &e), 0);
-            fold(&part, rows + cut[p], cut[p + 1] - cut[p]);
+            fold(&part, sm.rows + cut[p], cut[p + 1] - cut[p]);
             blob[p] = agg_table_serialize(&part, &blen[p]);
             assert_non_null(blob[p]);
             agg_table_free(&part);
@@ -139,14 +165,70 @@ static void test_merge_equals_whole(void **state)
             assert_int_equal(agg_table_merge_serialized(&merged, blob[p], blen[p], &e), 0);
             free(blob[p]);
         }
-        char *got = render(&merged);
-        assert_string_equal(got, want);
-        free(got);
-        free(want);
+        sample_check_free(&sm, &merged);
         agg_table_free(&merged);
-        agg_table_free(&whole);
-        free(rows);
     }
+}
+
+/* A table sent in parts (agg_table_serialize_part, as dserver does for a
+ * result larger than a frame) and joined again (agg_serialized_join, as
+ * the client does) merges to the same table; so do the parts merged one by
+ * one. Every part but a single-group one stays within the size asked. */
+static void test_parts_join_equals_whole(void **state)
+{
+    (void)state;
+    err_t e;
+    for (int round = 0; round < 30; round++) {
+        sample_t sm;
+        sample_make(&sm, 900);
+        const agg_table_t *whole = &sm.whole;
+        size_t max = 64 + next_rand() % 4096;
+        agg_bytes_t joined = {0};
+        agg_table_t one_by_one;
+        assert_int_equal(agg_table_init(&one_by_one, specs, N_SPECS, &e), 0);
+        size_t from = 0, parts = 0;
+        do {
+            size_t next, len;
+            unsigned char *p = agg_table_serialize_part(whole, from, max, &next, &len);
+            assert_non_null(p);
+            assert_true(next > from || whole->n_groups == 0);
+            assert_true(len <= max || next == from + 1);
+            assert_int_equal(agg_serialized_join(&joined, p, len, &e), 0);
+            assert_int_equal(agg_table_merge_serialized(&one_by_one, p, len, &e), 0);
+            free(p);
+            from = next;
+            parts++;
+        } while (from < whole->n_groups);
+        assert_true(parts > 1 || whole->n_groups < 3 || max > 3000);
+        agg_table_t rejoined;
+        assert_int_equal(agg_table_init(&rejoined, specs, N_SPECS, &e), 0);
+        assert_int_equal(agg_table_merge_serialized(&rejoined, joined.p, joined.len, &e), 0);
+        char *got1 = render(&one_by_one);
+        assert_string_equal(got1, sm.want);
+        free(got1);
+        sample_check_free(&sm, &rejoined);
+        free(joined.p);
+        agg_table_free(&rejoined);
+        agg_table_free(&one_by_one);
+    }
+    /* Parts of tables of other select items, or no partial at all, are
+     * errors naming the part. */
+    agg_table_t a, b;
+    assert_int_equal(agg_table_init(&a, specs, N_SPECS, &e), 0);
+    assert_int_equal(agg_table_init(&b, specs, 3, &e), 0);
+    size_t la, lb;
+    unsigned char *pa = agg_table_serialize(&a, &la), *pb = agg_table_serialize(&b, &lb);
+    agg_bytes_t j = {0};
+    assert_int_equal(agg_serialized_join(&j, pa, la, &e), 0);
+    assert_int_equal(agg_serialized_join(&j, pb, lb, &e), -1);
+    assert_non_null(strstr(e.msg, "select items differ"));
+    assert_int_equal(agg_serialized_join(&j, (const unsigned char *)"DTAG", 4, &e), -1);
+    assert_non_null(strstr(e.msg, "malformed"));
+    free(j.p);
+    free(pa);
+    free(pb);
+    agg_table_free(&a);
+    agg_table_free(&b);
 }
 
 static void test_semantics(void **state)
@@ -216,6 +298,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_semantics),
         cmocka_unit_test(test_merge_equals_whole),
+        cmocka_unit_test(test_parts_join_equals_whole),
         cmocka_unit_test(test_malformed_partials_are_errors),
         cmocka_unit_test(test_sketch_accuracy),
     };

@@ -36,7 +36,7 @@ static void encode_all(wire_buf_t *b)
     wire_encode_request(b, &rq);
     wire_encode_lines_head(b, 12, 0);
     wire_put_bytes(b, "line\xac" "one\nx\n", 12);
-    wire_encode_aggregate(b, 1, "\x01\x02\x00\x03", 4);
+    wire_encode_aggregate(b, WIRE_AGG_FINAL, "\x01\x02\x00\x03", 4);
     wire_encode_message(b, LOG_WARN, "Unable to read file(s)");
     wire_encode_file_status(b, WIRE_FILE_DENIED, "/etc/shadow", "No permission");
     wire_encode_end(b, WIRE_END_PARTIAL, "done");
@@ -240,6 +240,17 @@ static void test_malformed_messages(void **state)
     f = (wire_frame_t){WIRE_REQUEST, 0, b.p + WIRE_HEADER_LEN, b.len - WIRE_HEADER_LEN};
     assert_int_equal(wire_decode_request(&f, &rq, &e), -1);
     assert_non_null(strstr(e.msg, "unknown kind 9"));
+    /* AGGREGATE flags: final and more (a part) are known, others not. */
+    b.len = 0;
+    wire_encode_aggregate(&b, WIRE_AGG_FINAL | WIRE_AGG_MORE, "DTAG", 4);
+    f = (wire_frame_t){WIRE_AGGREGATE, 0, b.p + WIRE_HEADER_LEN, b.len - WIRE_HEADER_LEN};
+    assert_int_equal(wire_decode_msg(&f, &m, &e), 0);
+    assert_int_equal(m.status, WIRE_AGG_FINAL | WIRE_AGG_MORE);
+    b.len = 0;
+    wire_encode_aggregate(&b, 4, "DTAG", 4);
+    f = (wire_frame_t){WIRE_AGGREGATE, 0, b.p + WIRE_HEADER_LEN, b.len - WIRE_HEADER_LEN};
+    assert_int_equal(wire_decode_msg(&f, &m, &e), -1);
+    assert_non_null(strstr(e.msg, "malformed AGGREGATE"));
     /* HELLO without magic or with another version. */
     f = (wire_frame_t){WIRE_HELLO, 0, (const unsigned char *)"protocol", 8};
     wire_hello_t h;
