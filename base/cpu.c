@@ -5,7 +5,10 @@ static int probe(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
     __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx2"))
+    /* The vector passes also use BMI1/BMI2 and POPCNT (every AVX2 CPU
+     * of note has them, but the probe does not assume it). */
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("bmi") ||
+        !__builtin_cpu_supports("bmi2") || !__builtin_cpu_supports("popcnt"))
         return CPU_VEC_BASE;
     if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw"))
         return CPU_VEC_AVX2;

@@ -9,7 +9,7 @@
 
 enum cpu_vec {
     CPU_VEC_BASE = 0,       /* SSE2 on x86-64; portable C elsewhere */
-    CPU_VEC_AVX2 = 1,       /* AVX2 */
+    CPU_VEC_AVX2 = 1,       /* AVX2, with BMI1, BMI2 and POPCNT */
     CPU_VEC_AVX512BW = 2,   /* AVX-512 F and BW */
     CPU_VEC_AVX512VBMI2 = 3 /* and VBMI2 (byte and word compress) */
 };

@@ -231,7 +231,7 @@ default_kv_match(extractor_t *x, size_t i, const char *p, uint32_t len, const ui
 
 /* default_kv_match, comparing one word per token when every name fits in
  * eight bytes. */
-static inline bool default_kv_patterns(extractor_t *x, size_t i, const char *p, uint32_t len,
+static inline __attribute__((always_inline)) bool default_kv_patterns(extractor_t *x, size_t i, const char *p, uint32_t len,
                                        const uint16_t *pos, uint32_t n_sep, const uint64_t *eq,
                                        size_t ring, size_t lo, sv_t *const *cols)
 {
@@ -244,7 +244,7 @@ static inline bool default_kv_patterns(extractor_t *x, size_t i, const char *p, 
  * separators are at pos and whose '=' masks are eq (as extract_first_eq
  * reads them, with ring and lo); raw is the untrimmed line. Both short
  * paths end here: default_line_short and the one-pass default_lines. */
-static inline uint8_t default_short(extractor_t *x, size_t i, const char *p, uint32_t len,
+static inline __attribute__((always_inline)) uint8_t default_short(extractor_t *x, size_t i, const char *p, uint32_t len,
                                     const char *raw, uint32_t raw_len, const uint16_t *pos,
                                     uint32_t n_sep, const uint64_t *eq, size_t ring, size_t lo,
                                     bool readable, sv_t *const *cols)
@@ -370,11 +370,11 @@ typedef struct lines_state {
 } lines_state_t;
 
 /* The line [ls, le) is complete: row i. */
-static inline uint8_t lines_end(extractor_t *x, size_t i, const char *ls, const char *le,
+static inline __attribute__((always_inline)) uint8_t lines_end(extractor_t *x, size_t i, const char *ls, const char *le,
                                 lines_state_t *s, sv_t *const *cols)
 {
     uint32_t len = (uint32_t)(le - ls);
-    if (s->long_line || len > SPLIT_SHORT_MAX || len < 4 || memcmp(ls, "INFO", 4) != 0 ||
+    if (s->long_line || len > SPLIT_SHORT_MAX || len < 4 || !bytes_equal(ls, "INFO", 4) ||
         (unsigned char)(le[-1] - 0x21) >= 0x5F)   /* extract_trim would act */
         return default_line(x, i, ls, len, cols);
     uint8_t st = default_short(x, i, ls, len, ls, len, s->pos, s->n_sep, s->eq,
@@ -441,7 +441,7 @@ masks64_3_avx512(const char *q, char c0, char c1, char c2, uint64_t *m0, uint64_
 }
 
 #define LINES_FN default_lines_avx2
-#define LINES_ATTR __attribute__((target("avx2,popcnt,bmi")))
+#define LINES_ATTR __attribute__((target("avx2,popcnt,bmi,bmi2")))
 #define LINES_MASKS masks64_3_avx2
 #define LINES_POPCOUNT __builtin_popcountll
 #define LINES_STORE lines_store_scalar
@@ -464,7 +464,7 @@ lines_store_avx512(uint16_t *out, uint64_t m, ptrdiff_t wo)
 }
 
 #define LINES_FN default_lines_avx512
-#define LINES_ATTR __attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt,bmi")))
+#define LINES_ATTR __attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt,bmi,bmi2")))
 #define LINES_MASKS masks64_3_avx512
 #define LINES_POPCOUNT __builtin_popcountll
 #define LINES_STORE lines_store_avx512
