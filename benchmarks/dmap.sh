@@ -12,7 +12,7 @@
 #   --cache DIR   where generated data is kept and reused (/tmp/dtail-bench)
 #   --no-install  do not run `npm install` in benchmarks/duckdb/ when
 #                 @duckdb/node-api is missing (the DuckDB rows are skipped)
-#   --no-cref     skip the hand-written C reference loop
+#   --no-cref     skip the hand-written C reference loop and the fused floor
 #   --strict      exit 1 when any target is missed
 #
 # Environment:
@@ -20,7 +20,7 @@
 #   DMAP             override the dmap binary
 #   DMAP_ARGS        extra arguments given to every dmap run (e.g. --cfg none)
 #   DTAIL_BENCH_DIR  data cache (default /tmp/dtail-bench); same as --cache
-#   CC               compiler for gen.c and cref.c (default cc)
+#   CC               compiler for gen.c, cref.c and cfloor.c (default cc)
 #   BENCH_NO_HYPERFINE=1  time with the bash loop even if hyperfine exists
 #
 # Report on stdout, progress on stderr. Exit status: 0, or 1 when a result
@@ -87,6 +87,11 @@ if [[ $DO_CREF == 1 ]]; then
     if build_c cref "$SCRIPT_DIR/cref.c"; then HAVE_CREF=1; else note "cannot build cref.c: C reference skipped"; fi
 fi
 CREF=$CACHE/cref
+HAVE_CFLOOR=0
+if [[ $DO_CREF == 1 ]]; then
+    if build_c cfloor "$SCRIPT_DIR/cfloor.c"; then HAVE_CFLOOR=1; else note "cannot build cfloor.c: the hand-fused floor skipped"; fi
+fi
+CFLOOR=$CACHE/cfloor
 
 GEN_NEED_MB=$((SIZE_MB + 200))
 STATS=$CACHE/stats-$SIZE_MB.log
@@ -240,6 +245,27 @@ if [[ $HAVE_CREF == 1 ]]; then
     done
 fi
 
+# ------------------------------------------ hand-fused floor (q50 only)
+# not a peer: cfloor.c does nothing but this one query, the way a person
+# would write it for this machine (AVX-512, both cores); for scale
+if [[ $HAVE_CFLOOR == 1 ]]; then
+    id=cfloor_q50
+    "$CFLOOR" q50 "$STATS" "$THREADS" >/dev/null 2>"$TMP/cfloor.probe"
+    if [[ $? == 3 ]]; then
+        note "$(cat "$TMP/cfloor.probe"): the hand-fused floor skipped"
+    else
+        progress "checking the hand-fused floor (${QLABEL[q50]})"
+        if check_run "$id" "$TMP/$id.csv" -- "$CFLOOR" q50 "$STATS" "$THREADS"; then
+            ROWS_OF[$id]=$(wc -l <"$TMP/$id.csv")
+            if [[ -n ${REF[q50]:-} ]]; then
+                compare_rows "hand-fused floor ${QLABEL[q50]} vs ${REF_TOOL[q50]}" "$TMP/$id.csv" "${REF[q50]}" 1
+            fi
+            progress "timing the hand-fused floor (${QLABEL[q50]})"
+            time_cmd "$id" 1 "$RUNS" -- "$CFLOOR" q50 "$STATS" "$THREADS"
+        fi
+    fi
+fi
+
 # sanity of the reference itself against the generator's own counts
 if [[ -n ${REF[q50]:-} ]]; then
     n=$(wc -l <"${REF[q50]}")
@@ -381,7 +407,7 @@ for q in "${QS[@]}"; do
     echo
     echo "--- ${QLABEL[$q]}: ${QUERY[$q]} ---"
     printf '  %-22s %9s %9s %9s %8s %7s %10s %10s %8s\n' tool median_s min_s max_s MiB/s GB/s rows dmap/this rss_MiB
-    for id in "dmap_$q" "duckdb_$q" "mawk_$q" "gawk_$q" "cref_$q" "cat_$q"; do
+    for id in "dmap_$q" "duckdb_$q" "mawk_$q" "gawk_$q" "cref_$q" "cfloor_$q" "cat_$q"; do
         case $id in
         cat_*) tool="cat (read floor)" ;;
         dmap_*) tool="dmap --plain" ;;
@@ -389,6 +415,7 @@ for q in "${QS[@]}"; do
         mawk_*) tool="mawk" ;;
         gawk_*) tool="gawk" ;;
         cref_*) tool="C loop (cref.c)" ;;
+        cfloor_*) tool="fused floor (cfloor)" ;;
         esac
         [[ -n ${OK[$id]:-} ]] || continue
         if ! ok "$id"; then printf '  %-22s %9s\n' "$tool" FAILED; continue; fi
@@ -444,10 +471,13 @@ echo
 echo "--- targets (issue 4) ---"
 printf '  %s\n' "${SUMMARY[@]}"
 echo "  $PASS_N PASS, $MISS_N MISS, $NA_N n/a"
+if ok cfloor_q50 && ok mawk_q50; then
+    echo "  for scale (not a target): the hand-fused floor (cfloor.c) / mawk: $(ratio "${MED[cfloor_q50]}" "${MED[mawk_q50]}")$([[ -n $d50 ]] && echo "; dmap / floor: $(ratio "$d50" "${MED[cfloor_q50]}")")"
+fi
 {
     printf 'id\tquery\tmedian_s\tmin_s\tmax_s\trows\trss_kib\n'
     for q in "${QS[@]}"; do
-        for id in "dmap_$q" "duckdb_$q" "mawk_$q" "gawk_$q" "cref_$q" "cat_$q"; do
+        for id in "dmap_$q" "duckdb_$q" "mawk_$q" "gawk_$q" "cref_$q" "cfloor_$q" "cat_$q"; do
             ok "$id" || continue
             printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$q" "${MED[$id]}" "${MIN[$id]}" "${MAX[$id]}" "${ROWS_OF[$id]:-}" "${RSS[$id]:-}"
         done
