@@ -28,6 +28,7 @@
 # 2 on a usage or set-up error.
 
 set -uo pipefail
+TIME_CMD_MIN_RUNS=1   # lib.sh: fast commands are timed for 3 s, not 5 runs
 export LC_ALL=C
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -396,7 +397,7 @@ echo "tools   : $([[ $HAVE_MAWK == 1 ]] && echo "mawk $(mawk -W version 2>&1 | h
 echo "dmap    : $([[ $HAVE_DMAP == 1 ]] && echo "${DMAP_CMD[*]} ${DMAP_EXTRA[*]}" || echo "not built yet (${DMAP_CMD[0]})")"
 echo "data    : $STATS ($STATS_BYTES bytes, $STATS_LINES lines, 50 hostname= values)"
 if [[ $HAVE_HYPERFINE == 1 ]]; then
-    echo "timing  : $(hyperfine --version), -N --output=pipe, 1 warm-up + $RUNS runs, median; DuckDB timed inside node (1 warm-up + $RUNS runs of connection.run, result materialised in DuckDB); LC_ALL=C; page cache warm"
+    echo "timing  : $(hyperfine --version), -N --output=pipe, 1 warm-up + at least $RUNS runs and 3 s (--min-runs), median; DuckDB timed inside node (1 warm-up + $RUNS runs of connection.run, result materialised in DuckDB); LC_ALL=C; page cache warm"
 else
     echo "timing  : bash \$EPOCHREALTIME loop, CMD | gen sink, 1 warm-up + $RUNS runs, median; DuckDB timed inside node; LC_ALL=C; page cache warm"
 fi
@@ -439,6 +440,16 @@ if ((${#DMAP_SUMMARY[@]})); then
     for q in "${QS[@]}"; do [[ -n ${DMAP_SUMMARY[$q]:-} ]] && echo "  dmap stderr ($q): ${DMAP_SUMMARY[$q]}"; done
 fi
 
+# q50 once more, interleaved: dmap, mawk and the floor alternate, round
+# by round (for the ratios under the targets; the targets use the medians
+# above)
+IL_IDS=()
+for id in dmap_q50 mawk_q50 cfloor_q50; do ok "$id" && IL_IDS+=("$id"); done
+if ((${#IL_IDS[@]} > 1)); then
+    progress "timing q50 again, interleaved: ${IL_IDS[*]} ($RUNS rounds)"
+    time_interleaved "$RUNS" "${IL_IDS[@]}" 2>/dev/null
+fi
+
 # targets (issue 4)
 d50=${MED[dmap_q50]:-} dmany=${MED[dmap_qmany]:-}
 ok dmap_q50 || d50=""
@@ -473,6 +484,11 @@ printf '  %s\n' "${SUMMARY[@]}"
 echo "  $PASS_N PASS, $MISS_N MISS, $NA_N n/a"
 if ok cfloor_q50 && ok mawk_q50; then
     echo "  for scale (not a target): the hand-fused floor (cfloor.c) / mawk: $(ratio "${MED[cfloor_q50]}" "${MED[mawk_q50]}")$([[ -n $d50 ]] && echo "; dmap / floor: $(ratio "$d50" "${MED[cfloor_q50]}")")"
+fi
+if [[ -n ${IMED[dmap_q50]:-} && -n ${IMED[mawk_q50]:-} ]]; then
+    RATIO_FMT=%.3f
+    echo "  q50 interleaved ($RUNS rounds of $(printf '%s ' "${IL_IDS[@]}" | sed 's/_q50//g; s/ $//')): dmap $(fmt "${IMED[dmap_q50]}" %.3f) s, mawk $(fmt "${IMED[mawk_q50]}" %.3f) s, dmap / mawk $(ratio "${IMED[dmap_q50]}" "${IMED[mawk_q50]}")$([[ -n ${IMED[cfloor_q50]:-} ]] && echo "; floor / mawk $(ratio "${IMED[cfloor_q50]}" "${IMED[mawk_q50]}")")"
+    unset RATIO_FMT
 fi
 {
     printf 'id\tquery\tmedian_s\tmin_s\tmax_s\trows\trss_kib\n'

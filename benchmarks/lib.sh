@@ -188,12 +188,16 @@ declare -A MED MIN MAX RSS OK DESC
 # time_cmd ID WARMUP RUNS -- CMD...: median wall seconds, output to a pipe.
 # hyperfine -N --output=pipe: no shell, stdout is a pipe that hyperfine
 # drains (with splice on Linux); the fallback pipes into `gen sink`.
+# TIME_CMD_MIN_RUNS=1: at least RUNS runs and 3 s of them (hyperfine
+# --min-runs), so a fast command's median spans more than a moment of the
+# machine's drifting speed.
 time_cmd() {
-    local id=$1 warm=$2 runs=$3
+    local id=$1 warm=$2 runs=$3 rflag=--runs
     shift 4
+    [[ ${TIME_CMD_MIN_RUNS:-0} == 1 ]] && rflag=--min-runs
     DESC[$id]=$(shq "$@")
     if [[ $HAVE_HYPERFINE == 1 ]]; then
-        if ! hyperfine -N --output=pipe --style none --warmup "$warm" --runs "$runs" \
+        if ! hyperfine -N --output=pipe --style none --warmup "$warm" "$rflag" "$runs" \
             --export-json "$TMP/$id.json" -- "$(shq "$@")" >"$TMP/$id.hf" 2>&1; then
             OK[$id]=0
             cmd_failed "$id: command failed under hyperfine: ${DESC[$id]} ($(tail -2 "$TMP/$id.hf" | tr '\n' ' '))"
@@ -223,6 +227,28 @@ time_cmd() {
         MAX[$id]=$(sort -g "$TMP/$id.times" | tail -1)
     fi
     OK[$id]=1
+}
+
+# time_interleaved ROUNDS ID...: the IDs' commands (as time_cmd ran them)
+# timed again in rounds, every command once per round, so that a drift of
+# the machine's speed during the run (seen on this project's VM: a third in
+# a minute) hits all of them alike; time_cmd times each in a block of its
+# own. Wall time of the command piped into `gen sink`, as time_cmd's
+# fallback. Sets IMED[ID], the median seconds.
+declare -A IMED
+time_interleaved() {
+    local rounds=$1 id r t0 t1
+    shift
+    for id in "$@"; do : >"$TMP/$id.itimes"; done
+    for ((r = 0; r < rounds; r++)); do
+        for id in "$@"; do
+            t0=$EPOCHREALTIME
+            eval "${DESC[$id]}" 2>/dev/null | "$GEN" sink
+            t1=$EPOCHREALTIME
+            awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$TMP/$id.itimes"
+        done
+    done
+    for id in "$@"; do IMED[$id]=$(median <"$TMP/$id.itimes"); done
 }
 
 # check_run ID MODE -- CMD...: one untimed run, its peak RSS recorded with
