@@ -149,12 +149,15 @@ static void file_problem(const remote_conn_t *c, const wire_msg_t *m, client_run
 
 /* One AGGREGATE frame to the handler: a table that came in parts (all but
  * the last with WIRE_AGG_MORE) is joined in *parts first. */
-static int aggregate_frame(const remote_handler_t *h, agg_bytes_t *parts, const wire_msg_t *m,
-                           err_t *e)
+static int aggregate_frame(const remote_conn_t *c, const remote_handler_t *h, agg_bytes_t *parts,
+                           const wire_msg_t *m, err_t *e)
 {
     const unsigned char *p = (const unsigned char *)m->data.p;
     size_t len = m->data.len;
     if ((m->status & WIRE_AGG_MORE) || parts->len) {
+        size_t max = c->agg_max ? c->agg_max : REMOTE_AGG_MAX;
+        if (len > max - parts->len || parts->len > max)
+            return err_set(e, ERR_INPUT, "the server's result is over %zu MiB", max >> 20);
         if (agg_serialized_join(parts, p, len, e) < 0)
             return -1;
         if (m->status & WIRE_AGG_MORE)
@@ -230,7 +233,7 @@ static int request_frames(remote_conn_t *c, outbuf_t *out, const remote_handler_
             }
             break;
         case WIRE_AGGREGATE:
-            if (aggregate_frame(h, parts, &m, e) < 0)
+            if (aggregate_frame(c, h, parts, &m, e) < 0)
                 return -1;
             break;
         case WIRE_END:

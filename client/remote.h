@@ -32,7 +32,13 @@ typedef struct remote_conn {
     int zstd;                    /* ask for compressed LINES: --compress and the
                                     server offers zstd (docs/protocol.md) */
     int open;                    /* s and r need closing */
+    size_t agg_max;              /* bytes a table sent in parts may reach;
+                                    0: REMOTE_AGG_MAX */
 } remote_conn_t;
+
+/* The largest table a server may send in parts (AGGREGATE flag `more`):
+ * a bound on what one server can make the client hold. */
+#define REMOTE_AGG_MAX ((size_t)4 << 30)
 
 typedef struct remote_handler {
     void *ctx;                                        /* passed back */
