@@ -1,6 +1,7 @@
 /* sketch.c: DDSketch with dense, growable bucket stores. */
 #include "exec/agg/sketch.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,10 +204,17 @@ static long store_decode(sketch_store_t *st, const unsigned char *in, size_t len
     memcpy(&n, in + 4, 4);
     if (n > SKETCH_MAX_BUCKETS || len - 8 < (size_t)n * 8)
         return -1;
+    /* A count only where a value can fall: from an untrusted partial, a
+     * far index would grow the store toward gigabytes (the zero padding of
+     * a grown store may lie outside, its counts not). */
+    const int64_t lo = bucket_of(SKETCH_MIN_VALUE), hi = bucket_of(DBL_MAX);
     for (uint32_t i = 0; i < n; i++) {
         uint64_t c;
         memcpy(&c, in + 8 + (size_t)i * 8, 8);
-        if (c && store_add(st, off + (int32_t)i, c) < 0)
+        if (!c)
+            continue;
+        int64_t idx = (int64_t)off + i;
+        if (idx < lo || idx > hi || store_add(st, (int32_t)idx, c) < 0)
             return -1;
     }
     return 8 + (long)n * 8;

@@ -1,17 +1,66 @@
 /* fuzz_wire.c: libFuzzer target over the frame decoder and every message
  * decoder. The input is split into chunks (sizes taken from its first
  * byte) to exercise partial frames; any input must decode into frames or
- * fail with an error message, never crash, leak or loop. */
+ * fail with an error message, never crash, leak or loop. AGGREGATE
+ * payloads also go through what a client does with them: joined while
+ * flagged `more` (agg_serialized_join) and merged into tables of two
+ * select lists (agg_table_merge_serialized). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/agg/table.h"
 #include "wire/frame.h"
 #include "wire/msg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void decode_payload(const wire_frame_t *f)
+/* Every aggregate kind, as the seed's tables have them; and a count. */
+static const agg_spec_t all_specs[] = {
+    {PLAN_AGG_COUNT, 0, 0}, {PLAN_AGG_SUM, 0, 0}, {PLAN_AGG_MIN, 0, 0}, {PLAN_AGG_MAX, 0, 0},
+    {PLAN_AGG_AVG, 0, 0}, {PLAN_AGG_LAST, 0, 0}, {PLAN_AGG_LEN, 0, 0},
+    {PLAN_AGG_PERCENTAGE, 0, 0}, {PLAN_AGG_PERCENTILE, 0, 0}, {PLAN_AGG_QUANTILE, 0.9, 0},
+};
+static const agg_spec_t count_spec[] = {{PLAN_AGG_COUNT, 0, 0}};
+
+static void merge_into(const agg_spec_t *specs, size_t n, const unsigned char *p, size_t len)
+{
+    agg_table_t t;
+    err_t e;
+    err_clear(&e);
+    if (agg_table_init(&t, specs, n, &e) < 0)
+        return;
+    if (agg_table_merge_serialized(&t, p, len, &e) < 0 && !e.msg[0])
+        abort();
+    agg_table_free(&t);
+}
+
+/* A client's handling of one AGGREGATE payload; parts holds the pending
+ * parts of a table. */
+static void aggregate(const wire_msg_t *m, agg_bytes_t *parts)
+{
+    const unsigned char *p = (const unsigned char *)m->data.p;
+    size_t len = m->data.len;
+    if ((m->status & WIRE_AGG_MORE) || parts->len) {
+        err_t e;
+        err_clear(&e);
+        if (parts->len > (1u << 22) || agg_serialized_join(parts, p, len, &e) < 0) {
+            if (parts->len <= (1u << 22) && !e.msg[0])
+                abort();
+            parts->len = 0;
+            return;
+        }
+        if (m->status & WIRE_AGG_MORE)
+            return;
+        p = parts->p;
+        len = parts->len;
+    }
+    merge_into(all_specs, sizeof all_specs / sizeof all_specs[0], p, len);
+    merge_into(count_spec, 1, p, len);
+    parts->len = 0;
+}
+
+static void decode_payload(const wire_frame_t *f, agg_bytes_t *parts)
 {
     err_t e;
     err_clear(&e);   /* a failure must write its own message */
@@ -31,6 +80,8 @@ static void decode_payload(const wire_frame_t *f)
             abort();
         if (m.data.len && (m.data.p < (const char *)f->p || m.data.p + m.data.len > (const char *)f->p + f->len))
             abort();
+        if (f->type == WIRE_AGGREGATE && !e.msg[0])
+            aggregate(&m, parts);
     }
 }
 
@@ -46,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     err_clear(&e);
     if (wire_decoder_init(&d, 1 << 20, &e) < 0)
         return 0;
+    agg_bytes_t parts = {0};
     for (size_t off = 0; off < size;) {
         size_t n = size - off < chunk ? size - off : chunk;
         if (wire_decoder_feed(&d, data + off, n, &e) < 0)
@@ -54,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         wire_frame_t f;
         int rc;
         while ((rc = wire_decoder_next(&d, &f, &e)) == 1)
-            decode_payload(&f);
+            decode_payload(&f, &parts);
         if (rc < 0) {
             if (!e.msg[0])
                 abort();
@@ -62,5 +114,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     wire_decoder_free(&d);
+    free(parts.p);
     return 0;
 }

@@ -279,6 +279,45 @@ static void test_malformed_partials_are_errors(void **state)
     free(b);
 }
 
+/* A quantile sketch whose buckets lie where no value can fall (a far
+ * store offset) is malformed: merged as it came, it would grow the store
+ * toward gigabytes (found by fuzz_wire). */
+static void test_sketch_far_index_is_an_error(void **state)
+{
+    (void)state;
+    err_t e;
+    static const agg_spec_t q[] = {{PLAN_AGG_QUANTILE, 0.5, 0}};
+    agg_table_t t;
+    assert_int_equal(agg_table_init(&t, q, 1, &e), 0);
+    char key[8] = {1, 0, 0, 0, 'g'};
+    long g = agg_table_group(&t, key, 5, agg_key_hash(key, 5));
+    uint32_t gid = (uint32_t)g;
+    sv_t v = {"42", 2};
+    agg_table_update(&t, 0, &gid, &v, NULL, 1);
+    size_t len;
+    unsigned char *b = agg_table_serialize(&t, &len);
+    /* header 18, group count 8, key length 4, key 5, sketch size 4, then
+     * total, zero, min, max (32) and the positive store's offset */
+    const size_t off_at = 18 + 8 + 4 + 5 + 4 + 32;
+    assert_true(len > off_at + 8);
+    agg_table_t u;
+    assert_int_equal(agg_table_init(&u, q, 1, &e), 0);
+    assert_int_equal(agg_table_merge_serialized(&u, b, len, &e), 0);   /* as it is: fine */
+    /* far but allocatable (8 MB of buckets without the check), past the
+     * int32 end, and below */
+    static const int32_t fars[] = {1000000, INT32_MAX - 3, -1000000};
+    for (int k = 0; k < 3; k++) {
+        int32_t far = fars[k];
+        memcpy(b + off_at, &far, 4);
+        err_clear(&e);
+        assert_int_equal(agg_table_merge_serialized(&u, b, len, &e), -1);
+        assert_non_null(strstr(e.msg, "partial aggregate"));
+    }
+    free(b);
+    agg_table_free(&u);
+    agg_table_free(&t);
+}
+
 static void test_sketch_accuracy(void **state)
 {
     (void)state;
@@ -300,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_merge_equals_whole),
         cmocka_unit_test(test_parts_join_equals_whole),
         cmocka_unit_test(test_malformed_partials_are_errors),
+        cmocka_unit_test(test_sketch_far_index_is_an_error),
         cmocka_unit_test(test_sketch_accuracy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
