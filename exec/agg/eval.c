@@ -509,33 +509,28 @@ enum { PREFETCH_ROWS = 12 };    /* rows a group lookup's slot is fetched ahead *
 
 /* assign_groups for a key of one part, the value col[rows[i]]: hashed and
  * looked up where it lies (agg_key_hash hashes a one-part key so), with no
- * key built unless the group is new. */
+ * key built unless the group is new. A large table gets the hashes first,
+ * so that each lookup can fetch its slot a few rows ahead; a small one is
+ * in cache, and each value is read once, in one pass. */
 static int assign_groups_one(eval_t *ev, agg_table_t *t, const sv_t *col, const uint32_t *rows,
                              size_t nr)
 {
-    if (agg_table_small(t)) {
-        /* The slots are in cache: one pass, each value read once. */
+    const int ahead = !agg_table_small(t);
+    if (ahead) {
         for (size_t i = 0; i < nr; i++) {
             sv_t v = col[rows[i]];
-            uint32_t len = v.len == SV_MISSING ? 0 : v.len;
-            long g = agg_table_group_one(t, v.p, len, agg_hash(v.p, len));
-            if (g < 0)
-                return -1;
-            ev->gid[i] = (uint32_t)g;
+            ev->key_hash[i] = agg_hash(v.p, v.len == SV_MISSING ? 0 : v.len);
         }
-        return 0;
+        for (size_t i = 0; i < nr && i < PREFETCH_ROWS; i++)
+            agg_table_prefetch(t, ev->key_hash[i]);
     }
     for (size_t i = 0; i < nr; i++) {
         sv_t v = col[rows[i]];
-        ev->key_hash[i] = agg_hash(v.p, v.len == SV_MISSING ? 0 : v.len);
-    }
-    for (size_t i = 0; i < nr && i < PREFETCH_ROWS; i++)
-        agg_table_prefetch(t, ev->key_hash[i]);
-    for (size_t i = 0; i < nr; i++) {
-        if (i + PREFETCH_ROWS < nr)
+        uint32_t len = v.len == SV_MISSING ? 0 : v.len;
+        if (ahead && i + PREFETCH_ROWS < nr)
             agg_table_prefetch(t, ev->key_hash[i + PREFETCH_ROWS]);
-        sv_t v = col[rows[i]];
-        long g = agg_table_group_one(t, v.p, v.len == SV_MISSING ? 0 : v.len, ev->key_hash[i]);
+        uint64_t hash = ahead ? ev->key_hash[i] : agg_hash(v.p, len);
+        long g = agg_table_group_one(t, v.p, len, hash);
         if (g < 0)
             return -1;
         ev->gid[i] = (uint32_t)g;

@@ -128,25 +128,38 @@ static inline void agg_table_prefetch(const agg_table_t *t, uint64_t hash)
  * empty slot its probe ended at. */
 long agg_table_group_new(agg_table_t *t, const char *key, size_t len, uint64_t hash, size_t slot);
 
-/* Index of the group with this key, created if new; -1 when out of memory.
- * Inline: it runs once per selected row. */
-static inline long agg_table_group(agg_table_t *t, const char *key, size_t len, uint64_t hash)
+/* The probe both lookups share: the group whose stored key is `skip`
+ * bytes and then [p, p+len), or -1 with *slot the empty slot where it
+ * goes. */
+static inline long agg_table_find(const agg_table_t *t, size_t skip, const char *p, size_t len,
+                                  uint64_t hash, size_t *slot)
 {
     size_t i = hash & t->mask;
     const uint64_t tag = hash & 0xffffffff00000000ull;
     for (;;) {
         uint64_t s = t->slots[i];
-        if (!s)
-            return agg_table_group_new(t, key, len, hash, i);
+        if (!s) {
+            *slot = i;
+            return -1;
+        }
         if ((s & 0xffffffff00000000ull) == tag) {
             size_t gi = (uint32_t)s - 1;
             const agg_group_t *g = &t->groups[gi];
-            if (g->hash == hash && g->key_len == len &&
-                bytes_equal(t->keys + g->key_off, key, len))
+            if (g->hash == hash && g->key_len == skip + len &&
+                bytes_equal(t->keys + g->key_off + skip, p, len))
                 return (long)gi;
         }
         i = (i + 1) & t->mask;
     }
+}
+
+/* Index of the group with this key, created if new; -1 when out of memory.
+ * Inline: it runs once per selected row. */
+static inline long agg_table_group(agg_table_t *t, const char *key, size_t len, uint64_t hash)
+{
+    size_t slot;
+    long g = agg_table_find(t, 0, key, len, hash, &slot);
+    return g >= 0 ? g : agg_table_group_new(t, key, len, hash, slot);
 }
 
 /* agg_table_group_one for a key that is not in the table yet. */
@@ -154,24 +167,13 @@ long agg_table_group_new_one(agg_table_t *t, const char *p, uint32_t len, uint64
                              size_t slot);
 
 /* agg_table_group for the key of one part, [p, p+len), hashed by
- * agg_hash(p, len): found without building the key. */
+ * agg_hash(p, len): found without building the key (its 4-byte length,
+ * the same in every one-part key of that length, is skipped). */
 static inline long agg_table_group_one(agg_table_t *t, const char *p, uint32_t len, uint64_t hash)
 {
-    size_t i = hash & t->mask;
-    const uint64_t tag = hash & 0xffffffff00000000ull;
-    for (;;) {
-        uint64_t s = t->slots[i];
-        if (!s)
-            return agg_table_group_new_one(t, p, len, hash, i);
-        if ((s & 0xffffffff00000000ull) == tag) {
-            size_t gi = (uint32_t)s - 1;
-            const agg_group_t *g = &t->groups[gi];
-            if (g->hash == hash && g->key_len == (size_t)len + 4 &&
-                bytes_equal(t->keys + g->key_off + 4, p, len))
-                return (long)gi;
-        }
-        i = (i + 1) & t->mask;
-    }
+    size_t slot;
+    long g = agg_table_find(t, 4, p, len, hash, &slot);
+    return g >= 0 ? g : agg_table_group_new_one(t, p, len, hash, slot);
 }
 
 /* Folds val[i] of row i into group gid[i] for select item `spec`, rows
