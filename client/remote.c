@@ -156,7 +156,7 @@ static int aggregate_frame(const remote_conn_t *c, const remote_handler_t *h, ag
     size_t len = m->data.len;
     if ((m->status & WIRE_AGG_MORE) || parts->len) {
         size_t max = c->agg_max ? c->agg_max : REMOTE_AGG_MAX;
-        if (len > max - parts->len || parts->len > max)
+        if (parts->len + len > max)
             return err_set(e, ERR_INPUT, "the server's result is over %zu MiB", max >> 20);
         if (agg_serialized_join(parts, p, len, e) < 0)
             return -1;
@@ -204,6 +204,11 @@ static int request_frames(remote_conn_t *c, outbuf_t *out, const remote_handler_
         wire_msg_t m;
         if (wire_decode_msg(&f, &m, e) < 0)
             return -1;
+        /* The parts of a table are consecutive frames: anything else (the
+         * server's error when it could not send the rest, END) leaves the
+         * table unfinished, and it is dropped, never joined to the next. */
+        if (m.type != WIRE_AGGREGATE)
+            parts->len = 0;
         if (h && h->accept && !h->accept(h->ctx, m.type))
             continue;
         switch (m.type) {

@@ -1,8 +1,9 @@
 /* test_remote_agg.c: the client's side of AGGREGATE frames (client/remote.c)
  * over a socketpair: a table a server sends in parts (flag `more` on all but
  * the last) reaches the handler once, joined, equal to the table sent; a
- * whole table passes as it is; a server whose parts pass the client's bound
- * is an error naming it, not memory without end. */
+ * whole table passes as it is; a table cut off by another frame is dropped;
+ * a server whose parts pass the client's bound is an error naming it, not
+ * memory without end. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -96,6 +97,19 @@ static int on_aggregate(void *ctx, const unsigned char *p, size_t len, int final
     return 0;
 }
 
+/* The handler's last table is t, byte for byte; seen starts over. */
+static void assert_last_is(seen_t *seen, const agg_table_t *t)
+{
+    size_t len;
+    unsigned char *want = agg_table_serialize(t, &len);
+    assert_non_null(seen->last);
+    assert_int_equal(seen->last_len, len);
+    assert_memory_equal(seen->last, want, len);
+    free(want);
+    free(seen->last);
+    *seen = (seen_t){0};
+}
+
 /* Serves wire bytes b to remote_request on a socketpair (agg_max as
  * given) and returns its result; *seen gets what the handler saw. */
 static int serve(wire_buf_t *b, size_t agg_max, seen_t *seen, err_t *e)
@@ -135,24 +149,42 @@ static void test_parts_reach_the_handler_joined(void **state)
     assert_int_equal(serve(&buf, 0, &seen, &e), 0);
     assert_int_equal(seen.calls, 2);
     assert_int_equal(seen.finals, 1);
-    size_t len;
-    unsigned char *want = agg_table_serialize(&b, &len);
-    assert_int_equal(seen.last_len, len);
-    assert_memory_equal(seen.last, want, len);
-    free(want);
+    assert_last_is(&seen, &b);
     /* The first table alone, in parts and final: equal to what was sent. */
-    free(seen.last);
-    seen = (seen_t){0};
     buf.len = 0;
     encode_table(&buf, &a, 500, 1);
     wire_encode_end(&buf, WIRE_END_OK, "");
     assert_int_equal(serve(&buf, 0, &seen, &e), 0);
     assert_int_equal(seen.calls, 1);
-    want = agg_table_serialize(&a, &len);
-    assert_int_equal(seen.last_len, len);
-    assert_memory_equal(seen.last, want, len);
-    free(want);
-    free(seen.last);
+    assert_last_is(&seen, &a);
+    wire_buf_free(&buf);
+    agg_table_free(&a);
+    agg_table_free(&b);
+}
+
+/* A table cut off (a MESSAGE where its next part was due: the server ran
+ * out of memory) is dropped; the next table is not joined to its parts. */
+static void test_unfinished_parts_are_dropped(void **state)
+{
+    (void)state;
+    agg_table_t a, b;
+    make_table(&a, 700);
+    make_table(&b, 3);
+    wire_buf_t buf = {0};
+    size_t next, len;
+    unsigned char *p = agg_table_serialize_part(&a, 0, 500, &next, &len);
+    assert_true(next < a.n_groups);
+    wire_encode_aggregate(&buf, WIRE_AGG_MORE, p, len);
+    free(p);
+    wire_encode_message(&buf, LOG_ERROR, "out of memory serializing the result");
+    encode_table(&buf, &b, 1 << 20, 1);
+    wire_encode_end(&buf, WIRE_END_OK, "");
+    seen_t seen = {0};
+    err_t e;
+    err_clear(&e);
+    assert_int_equal(serve(&buf, 0, &seen, &e), 0);
+    assert_int_equal(seen.calls, 1);
+    assert_last_is(&seen, &b);
     wire_buf_free(&buf);
     agg_table_free(&a);
     agg_table_free(&b);
@@ -181,6 +213,7 @@ int main(void)
     signal(SIGPIPE, SIG_IGN);   /* a writer meeting the closed end gets EPIPE */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parts_reach_the_handler_joined),
+        cmocka_unit_test(test_unfinished_parts_are_dropped),
         cmocka_unit_test(test_parts_past_the_bound_are_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
