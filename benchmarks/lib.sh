@@ -185,6 +185,19 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit 1; if (NR % 2) 
 
 declare -A MED MIN MAX RSS OK DESC
 
+# time_once FILE CMD...: one run of CMD piped into `gen sink`; its wall
+# seconds are appended to FILE. Returns CMD's exit status.
+time_once() {
+    local file=$1 t0 t1 rc
+    shift
+    t0=$EPOCHREALTIME
+    "$@" 2>/dev/null | "$GEN" sink
+    rc=${PIPESTATUS[0]}
+    t1=$EPOCHREALTIME
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$file"
+    return "$rc"
+}
+
 # time_cmd ID WARMUP RUNS -- CMD...: median wall seconds, output to a pipe.
 # hyperfine -N --output=pipe: no shell, stdout is a pipe that hyperfine
 # drains (with splice on Linux); the fallback pipes into `gen sink`.
@@ -207,20 +220,17 @@ time_cmd() {
         MIN[$id]=$(sed -n 's/.*"min": *\([0-9.eE+-]*\).*/\1/p' "$TMP/$id.json" | head -1)
         MAX[$id]=$(sed -n 's/.*"max": *\([0-9.eE+-]*\).*/\1/p' "$TMP/$id.json" | head -1)
     else
-        local i t0 t1 rc
+        local i rc
         for ((i = 0; i < warm; i++)); do "$@" 2>/dev/null | "$GEN" sink; done
         : >"$TMP/$id.times"
         for ((i = 0; i < runs; i++)); do
-            t0=$EPOCHREALTIME
-            "$@" 2>/dev/null | "$GEN" sink
-            rc=${PIPESTATUS[0]}
-            t1=$EPOCHREALTIME
+            time_once "$TMP/$id.times" "$@"
+            rc=$?
             if [[ $rc != 0 ]]; then
                 OK[$id]=0
                 cmd_failed "$id: command failed (exit $rc): ${DESC[$id]}"
                 return 1
             fi
-            awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$TMP/$id.times"
         done
         MED[$id]=$(median <"$TMP/$id.times")
         MIN[$id]=$(sort -g "$TMP/$id.times" | head -1)
@@ -237,15 +247,12 @@ time_cmd() {
 # fallback. Sets IMED[ID], the median seconds.
 declare -A IMED
 time_interleaved() {
-    local rounds=$1 id r t0 t1
+    local rounds=$1 id r
     shift
     for id in "$@"; do : >"$TMP/$id.itimes"; done
     for ((r = 0; r < rounds; r++)); do
         for id in "$@"; do
-            t0=$EPOCHREALTIME
-            eval "${DESC[$id]}" 2>/dev/null | "$GEN" sink
-            t1=$EPOCHREALTIME
-            awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$TMP/$id.itimes"
+            eval "time_once \"\$TMP/\$id.itimes\" ${DESC[$id]}"
         done
     done
     for id in "$@"; do IMED[$id]=$(median <"$TMP/$id.itimes"); done
