@@ -9,7 +9,6 @@
 
 #include "base/log.h"
 #include "client/ssh_client.h"
-#include "exec/agg/table.h"
 
 int remote_wanted(const cli_opts_t *o)
 {
@@ -147,15 +146,13 @@ static void file_problem(const remote_conn_t *c, const wire_msg_t *m, client_run
         rs->status = 1;   /* as a local input that cannot be read */
 }
 
-/* One AGGREGATE frame to the handler: a table that came in parts (all but
- * the last with WIRE_AGG_MORE) is joined in *parts first. */
-static int aggregate_frame(const remote_conn_t *c, const remote_handler_t *h, agg_bytes_t *parts,
+int remote_aggregate_frame(size_t agg_max, const remote_handler_t *h, agg_bytes_t *parts,
                            const wire_msg_t *m, err_t *e)
 {
     const unsigned char *p = (const unsigned char *)m->data.p;
     size_t len = m->data.len;
     if ((m->status & WIRE_AGG_MORE) || parts->len) {
-        size_t max = c->agg_max ? c->agg_max : REMOTE_AGG_MAX;
+        size_t max = agg_max ? agg_max : REMOTE_AGG_MAX;
         if (parts->len + len > max)
             return err_set(e, ERR_INPUT, "the server's result is over %zu MiB", max >> 20);
         if (agg_serialized_join(parts, p, len, e) < 0)
@@ -238,7 +235,7 @@ static int request_frames(remote_conn_t *c, outbuf_t *out, const remote_handler_
             }
             break;
         case WIRE_AGGREGATE:
-            if (aggregate_frame(c, h, parts, &m, e) < 0)
+            if (remote_aggregate_frame(c->agg_max, h, parts, &m, e) < 0)
                 return -1;
             break;
         case WIRE_END:

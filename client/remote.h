@@ -20,6 +20,7 @@
 #include "client/cli.h"
 #include "client/client_common.h"
 #include "client/fanout_targets.h"
+#include "exec/agg/table.h"
 #include "wire/frame.h"
 #include "wire/msg.h"
 #include "wire/stream.h"
@@ -73,6 +74,14 @@ wire_request_t remote_build_request(const cli_opts_t *o, const config_t *cfg, ui
                                     char *files, const char *regex);
 /* Sends rq, asking for compressed LINES when c->zstd. */
 int remote_send(remote_conn_t *c, const wire_request_t *rq, err_t *e);
+/* An AGGREGATE message as remote_request handles it (and the wire fuzz
+ * target, which runs this very code): a table flagged `more` is joined in
+ * *parts (at most agg_max bytes; 0: REMOTE_AGG_MAX) until its last part,
+ * then the whole table goes to h->on_aggregate. The caller empties *parts
+ * on any other message: a table cut off is dropped. */
+int remote_aggregate_frame(size_t agg_max, const remote_handler_t *h, agg_bytes_t *parts,
+                           const wire_msg_t *m, err_t *e);
+
 /* Sends rq (unless NULL: sent already) and handles frames until END; LINES go to h->on_lines, else
  * to out (NULL when on_lines is given). Problems the
  * server reports are printed and raise rs->status. Returns 0, or -1 with e

@@ -2,13 +2,14 @@
  * decoder. The input is split into chunks (sizes taken from its first
  * byte) to exercise partial frames; any input must decode into frames or
  * fail with an error message, never crash, leak or loop. AGGREGATE
- * payloads also go through what a client does with them: joined while
- * flagged `more` (agg_serialized_join) and merged into tables of two
- * select lists (agg_table_merge_serialized). */
+ * messages also go through the client's own handling
+ * (remote_aggregate_frame: parts flagged `more` joined, bounded) into a
+ * handler that merges each table into tables of two select lists. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/remote.h"
 #include "exec/agg/table.h"
 #include "wire/frame.h"
 #include "wire/msg.h"
@@ -35,29 +36,33 @@ static void merge_into(const agg_spec_t *specs, size_t n, const unsigned char *p
     agg_table_free(&t);
 }
 
-/* A client's handling of one AGGREGATE payload; parts holds the pending
- * parts of a table. */
-static void aggregate(const wire_msg_t *m, agg_bytes_t *parts)
+/* The handler: the table merged as a client's handlers merge it. */
+static int on_aggregate(void *ctx, const unsigned char *p, size_t len, int final, err_t *e)
 {
-    const unsigned char *p = (const unsigned char *)m->data.p;
-    size_t len = m->data.len;
-    if ((m->status & WIRE_AGG_MORE) || parts->len) {
-        err_t e;
-        err_clear(&e);
-        if (parts->len > (1u << 22) || agg_serialized_join(parts, p, len, &e) < 0) {
-            if (parts->len <= (1u << 22) && !e.msg[0])
-                abort();
-            parts->len = 0;
-            return;
-        }
-        if (m->status & WIRE_AGG_MORE)
-            return;
-        p = parts->p;
-        len = parts->len;
-    }
+    (void)ctx;
+    (void)final;
+    (void)e;
     merge_into(all_specs, sizeof all_specs / sizeof all_specs[0], p, len);
     merge_into(count_spec, 1, p, len);
-    parts->len = 0;
+    return 0;
+}
+
+/* A client's handling of one message; parts holds the pending parts of a
+ * table (bounded at 4 MiB here, not the client's 4 GiB). */
+static void client_side(const wire_msg_t *m, agg_bytes_t *parts)
+{
+    if (m->type != WIRE_AGGREGATE) {
+        parts->len = 0;
+        return;
+    }
+    remote_handler_t h = {.on_aggregate = on_aggregate};
+    err_t e;
+    err_clear(&e);
+    if (remote_aggregate_frame(1u << 22, &h, parts, m, &e) < 0) {
+        if (!e.msg[0])
+            abort();
+        parts->len = 0;
+    }
 }
 
 static void decode_payload(const wire_frame_t *f, agg_bytes_t *parts)
@@ -80,8 +85,8 @@ static void decode_payload(const wire_frame_t *f, agg_bytes_t *parts)
             abort();
         if (m.data.len && (m.data.p < (const char *)f->p || m.data.p + m.data.len > (const char *)f->p + f->len))
             abort();
-        if (f->type == WIRE_AGGREGATE && !e.msg[0])
-            aggregate(&m, parts);
+        if (!e.msg[0])
+            client_side(&m, parts);
     }
 }
 
