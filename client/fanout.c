@@ -258,6 +258,20 @@ int fanout_targets_of(const cli_opts_t *o, const config_t *cfg, fanout_targets_t
     return fanout_targets_parse(out, o->servers, o->discovery, client_default_port(o, cfg), e);
 }
 
+int fanout_files_and_targets(const cli_opts_t *o, const config_t *cfg, int skip, char **files,
+                             fanout_targets_t *tl, err_t *e)
+{
+    *files = remote_files(o, skip, e);
+    if (!*files)
+        return -1;
+    if (fanout_targets_of(o, cfg, tl, e) < 0) {
+        free(*files);
+        *files = NULL;
+        return -1;
+    }
+    return 0;
+}
+
 int fanout_run(const fanout_opts_t *fo, const fanout_ops_t *ops, client_run_t *rs,
                int *abandoned)
 {

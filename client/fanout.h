@@ -102,6 +102,11 @@ struct fanout {
  * (--port, Common.SSHPort): read once per run (a FILE is read and a
  * /regex/ compiled once), so callers size per-host state by out->n. */
 int fanout_targets_of(const cli_opts_t *o, const config_t *cfg, fanout_targets_t *out, err_t *e);
+/* What each fan-out tool sets up first: the files to ask for
+ * (remote_files(o, skip)) and the servers (fanout_targets_of). 0, or -1
+ * with e set (a usage error) and nothing left to free. */
+int fanout_files_and_targets(const cli_opts_t *o, const config_t *cfg, int skip, char **files,
+                             fanout_targets_t *tl, err_t *e);
 
 /* Runs ops on every server of fo->targets (at least one). Returns the
  * exit status: 0 when every host ended its request without a problem, 1

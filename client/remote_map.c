@@ -148,14 +148,10 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
 {
     err_t e;
     err_clear(&e);
-    char *files = remote_files(o, query_pos, &e);
-    if (!files)
-        return client_usage_error(rs->tool, &e);
+    char *files;
     fanout_targets_t tl;
-    if (fanout_targets_of(o, cfg, &tl, &e) < 0) {
-        free(files);
+    if (fanout_files_and_targets(o, cfg, query_pos, &files, &tl, &e) < 0)
         return client_usage_error(rs->tool, &e);
-    }
     remote_map_t *rm = calloc(1, sizeof *rm);
     if (!rm || !(rm->specs = calloc(plan->n_select ? plan->n_select : 1, sizeof *rm->specs)) ||
         !(rm->hosts = calloc(tl.n, sizeof *rm->hosts))) {

@@ -26,14 +26,10 @@ int remote_lines_run(const cli_opts_t *o, const config_t *cfg, uint8_t kind, con
 {
     err_t e;
     err_clear(&e);
-    char *files = remote_files(o, -1, &e);
-    if (!files)
-        return client_usage_error(rs->tool, &e);
+    char *files;
     fanout_targets_t tl;
-    if (fanout_targets_of(o, cfg, &tl, &e) < 0) {
-        free(files);
+    if (fanout_files_and_targets(o, cfg, -1, &files, &tl, &e) < 0)
         return client_usage_error(rs->tool, &e);
-    }
     wire_request_t *rq = calloc(1, sizeof *rq);
     if (!rq) {
         free(files);
