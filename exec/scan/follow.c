@@ -23,6 +23,11 @@
 /* While a file is read without reaching its end, the path is still looked
  * at this often. */
 #define FOLLOW_LOOK_BUSY_MS 100
+/* The last bytes read are kept and compared with the file's bytes at the
+ * same place after every wait: a truncation followed at once by growth to
+ * or past the old offset leaves the size as it was, and only the content
+ * shows that the file was rewritten. */
+#define FOLLOW_TAIL_CHECK 64
 
 typedef struct follow {
     char *path;               /* the followed path */
@@ -42,6 +47,9 @@ typedef struct follow {
                                  one waiting: the grace runs */
     struct timespec rotated;  /* when the grace began */
     struct timespec looked;   /* when the path was last looked at */
+    char tail[FOLLOW_TAIL_CHECK];  /* the last bytes read from fd, ending at pos */
+    size_t tail_len;
+    int woke;                 /* a wait ended: check fd before reading on */
 } follow_t;
 
 static long long ms_since(const struct timespec *t)
@@ -87,6 +95,7 @@ static int open_current(follow_t *f, int from_start, err_t *e)
     f->dev = st.st_dev;
     f->ino = st.st_ino;
     f->pos = 0;
+    f->tail_len = 0;
     f->rotating = 0;
     if (!from_start) {
         off_t end = lseek(fd, 0, SEEK_END);
@@ -129,9 +138,54 @@ static void switch_to_next(follow_t *f)
     f->ino = f->next_ino;
     f->next_fd = -1;
     f->pos = 0;
+    f->tail_len = 0;
     f->rotating = 0;
     if (f->last != '\n')
         f->owe_newline = 1;
+}
+
+/* Remembers the last bytes of a read: they end at f->pos. */
+static void keep_tail(follow_t *f, const char *buf, size_t n)
+{
+    if (n >= FOLLOW_TAIL_CHECK) {
+        memcpy(f->tail, buf + n - FOLLOW_TAIL_CHECK, FOLLOW_TAIL_CHECK);
+        f->tail_len = FOLLOW_TAIL_CHECK;
+        return;
+    }
+    size_t keep = f->tail_len + n > FOLLOW_TAIL_CHECK ? FOLLOW_TAIL_CHECK - n : f->tail_len;
+    memmove(f->tail, f->tail + f->tail_len - keep, keep);
+    memcpy(f->tail + keep, buf, n);
+    f->tail_len = keep + n;
+}
+
+/* Was the open file truncated since the last read: is it shorter than
+ * what was read, or are the bytes before f->pos no longer those read
+ * (truncated and written again past the old offset)? Then reading starts
+ * again at its start, after a '\n' for a cut line. Returns 1 when it
+ * restarted, 0 when the file is as it was, -1 on an error. */
+static int restart_if_truncated(follow_t *f, err_t *e)
+{
+    struct stat st;
+    if (fstat(f->fd, &st) < 0)
+        return err_set(e, ERR_INPUT, "%s: %s", f->path, strerror(errno));
+    int truncated = (long long)st.st_size < f->pos;
+    if (!truncated && f->tail_len > 0) {
+        char now[FOLLOW_TAIL_CHECK];
+        ssize_t n = pread(f->fd, now, f->tail_len, (off_t)(f->pos - (long long)f->tail_len));
+        if (n < 0)
+            return err_set(e, ERR_INPUT, "%s: %s", f->path, strerror(errno));
+        /* A short read: the file shrank after the fstat. */
+        truncated = (size_t)n != f->tail_len || memcmp(now, f->tail, f->tail_len) != 0;
+    }
+    if (!truncated)
+        return 0;
+    if (lseek(f->fd, 0, SEEK_SET) < 0)
+        return err_set(e, ERR_INPUT, "%s: %s", f->path, strerror(errno));
+    f->pos = 0;
+    f->tail_len = 0;
+    if (f->last != '\n')
+        f->owe_newline = 1;
+    return 1;
 }
 
 /* The file at the end: what changed at the path? Returns 1 when reading
@@ -155,18 +209,7 @@ static int look(follow_t *f, err_t *e)
         switch_to_next(f);
         return 1;
     }
-    struct stat st;
-    if (fstat(f->fd, &st) < 0)
-        return err_set(e, ERR_INPUT, "%s: %s", f->path, strerror(errno));
-    if ((long long)st.st_size < f->pos) {
-        if (lseek(f->fd, 0, SEEK_SET) < 0)
-            return err_set(e, ERR_INPUT, "%s: %s", f->path, strerror(errno));
-        f->pos = 0;
-        if (f->last != '\n')
-            f->owe_newline = 1;
-        return 1;
-    }
-    return 0;
+    return restart_if_truncated(f, e);
 }
 
 static void wait_for_change(follow_t *f)
@@ -202,11 +245,22 @@ static ssize_t follow_read(void *ctx, char *buf, size_t cap, err_t *e)
             buf[0] = '\n';
             return 1;
         }
+        if (f->fd >= 0 && f->woke) {
+            /* What was appended during the wait may stand where a
+             * truncation put new content: check before reading on. */
+            f->woke = 0;
+            int rc = restart_if_truncated(f, e);
+            if (rc < 0)
+                return -1;
+            if (rc > 0)
+                continue;
+        }
         if (f->fd >= 0) {
             ssize_t n = read(f->fd, buf, cap);
             if (n > 0) {
                 f->pos += n;
                 f->last = buf[n - 1];
+                keep_tail(f, buf, (size_t)n);
                 f->rotating = 0;   /* the old file still grows: the grace restarts */
                 /* A busy file is never at its end: look at the path now
                  * and then anyway, so the next file is held early. */
@@ -229,6 +283,7 @@ static ssize_t follow_read(void *ctx, char *buf, size_t cap, err_t *e)
         if (stopping(f))
             return 0;
         wait_for_change(f);
+        f->woke = 1;
     }
 }
 
