@@ -62,7 +62,7 @@ dserver_launch() {
     --logLevel "${SERVER_LOG_LEVEL:-info}" "${as_user[@]}" "$@" >>"$log" 2>&1 </dev/null) &
   DSERVER_PID=$!
   DSERVER_PORT= DSERVER_CHILD=
-  for k in $(seq 1 200); do
+  for k in $(seq 1 1200); do
     DSERVER_PORT=$(sed -n "s/.*|Listening on ${addr//./\\.}:\([0-9][0-9]*\)\$/\1/p" "$log")
     [ -n "$DSERVER_PORT" ] && break
     kill -0 "$DSERVER_PID" 2>/dev/null || break

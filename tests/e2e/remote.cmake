@@ -7,4 +7,4 @@ set_target_properties(wireclient PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BIN
 foreach(c dcat1 dcat2 dcat3 dcatcolors dgrep max dmap append denied malformed disconnect tail)
   dtail_e2e(remote_${c} remote ${c} TIMEOUT 60)
 endforeach()
-dtail_e2e(remote_tail_rotate remote tail_rotate TIMEOUT 120)
+dtail_e2e(remote_tail_rotate remote tail_rotate TIMEOUT 240)

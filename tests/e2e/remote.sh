@@ -52,6 +52,11 @@ same_csv() {
     fail "$label: the .query file does not hold the query"
 }
 
+# The server's last STATS line counts no session, pre-auth or not.
+last_stats_idle() {
+  grep 'MAPREDUCE:STATS' "$SERVER_LOG" | tail -n 1 | grep -q 'currentConnections=0|.*preAuthConnections=0'
+}
+
 case $mode in
 dcat1)
   server_setup
@@ -228,20 +233,25 @@ disconnect)
   server_start
   # The reader goes away after 100 KB (dcat dies on the closed pipe) ...
   run_sh head "'$DTAIL_BIN/dcat' --cfg none --plain ${SERVER_CLIENT_FLAGS[*]} --files '$IN/big.log' | head -c 100000 >/dev/null"
-  # ... or is killed while the server waits for its window.
-  run_sh kill "{ timeout -s KILL 1 '$DTAIL_BIN/dcat' --cfg none ${SERVER_CLIENT_FLAGS[*]} --files '$IN/big.log' || true; } | { sleep 2; head -c 10 >/dev/null; }"
+  # ... or is killed while the server waits for its window: its stdout is
+  # a FIFO held open and never read, so it stops reading the channel once
+  # the pipe is full, and it is killed once the server reads the file.
+  mkfifo "$T/never-read"
+  exec 4<>"$T/never-read"
+  "$DTAIL_BIN/dcat" --cfg none "${SERVER_CLIENT_FLAGS[@]}" --files "$IN/big.log" >"$T/never-read" 2>/dev/null </dev/null &
+  stalled=$!
+  wait_holds "$SERVER_CHILD" "$IN/big.log"
+  kill -KILL "$stalled"
+  wait "$stalled" 2>/dev/null
+  exec 4<&-
   expect_log disconnect "client gone"
   server_alive
   srv after dcat --plain --files "$IN/big.log"
   expect_rc after 0
   expect_lines after "$OUT" 300000
   # Every session ended: the server's last count of connections is 0.
-  for i in $(seq 1 100); do
-    grep 'MAPREDUCE:STATS' "$SERVER_LOG" | tail -n 1 | grep -q 'currentConnections=0|.*preAuthConnections=0' && break
-    sleep 0.1
-  done
-  grep 'MAPREDUCE:STATS' "$SERVER_LOG" | tail -n 1 | grep -q 'currentConnections=0|.*preAuthConnections=0' ||
-    fail "sessions still open 10 s after their clients left: $(grep 'MAPREDUCE:STATS' "$SERVER_LOG" | tail -n 1)"
+  poll 30 last_stats_idle ||
+    fail "sessions still open 30 s after their clients left: $(grep 'MAPREDUCE:STATS' "$SERVER_LOG" | tail -n 1)"
   server_stop
   ;;
 tail)
@@ -251,15 +261,17 @@ tail)
   echo "old line before the tail" >"$F"
   chmod 644 "$F"
   server_start
-  BG_TIMEOUT=20 bg_start wireclient "$SERVER" "$SERVER_KEY" tail "$F" "" 4
+  # The request's timeout (10 s) is its only end: long enough for every
+  # line on a loaded machine, and the lines are waited for first.
+  BG_TIMEOUT=40 bg_start wireclient "$SERVER" "$SERVER_KEY" tail "$F" "" 10
   expect_log tail "Start reading|$F|follow.log"
+  wait_following "$SERVER_CHILD" "$F"
   for i in $(seq 1 100); do echo "appended $i"; done >>"$F"
-  sleep 0.3
   mv "$F" "$F.1"
   for i in $(seq 1 50); do echo "after rotation $i"; done >"$F"
   chmod 644 "$F"
-  # The tail client ends by itself at its 4 s request timeout.
-  bg_stop none 10
+  wait_out "after rotation 50" 30
+  bg_stop none 30
   expect_rc tail 0
   expect_contains tail "$ERR" "END 0"
   grep -q "old line" "$OUT" && fail "tail: read what was there before it started"
@@ -279,7 +291,7 @@ tail_rotate)
   server_start
   bg_start dtail --cfg none --plain "${SERVER_CLIENT_FLAGS[@]}" --files "$F"
   expect_log tail_rotate "Start reading|$F|rot.log"
-  rotate_check "rotation through the server" "$F"
+  rotate_check "rotation through the server" "$F" "$SERVER_CHILD"
   server_alive
   server_stop
   ;;

@@ -93,10 +93,8 @@ maxconn)
   exec 4<>"/dev/tcp/127.0.0.1/$SERVER_PORT" || die "connect 2"
   # Both are pre-auth now (they sent nothing); the next one is refused with
   # DTail's message as a line before any banner.
-  for i in $(seq 1 100); do
-    grep -q 'preAuthConnections=2' "$SERVER_LOG" && break
-    sleep 0.05
-  done
+  poll 30 grep -q 'preAuthConnections=2' "$SERVER_LOG" ||
+    fail "the server's stats never counted the 2 pre-auth connections"
   run_sh third "exec 5<>/dev/tcp/127.0.0.1/$SERVER_PORT && head -n 1 <&5"
   printf 'Exceeded max allowed concurrent connections of 2 (current=0, pre-auth=2)\r\n' >"$T/third.want"
   expect_bytes third "$OUT" "$T/third.want"
@@ -106,10 +104,8 @@ maxconn)
   expect_log log "Exceeded max allowed concurrent connections of 2 (current=0, pre-auth=2)"
   exec 3<&- 4<&-
   # Once they are gone, connections work again.
-  for i in $(seq 1 100); do
-    [ "$(grep -c 'preAuthConnections=0' "$SERVER_LOG")" -ge 1 ] && tail -n 3 "$SERVER_LOG" | grep -q 'preAuthConnections=0' && break
-    sleep 0.05
-  done
+  poll 30 eval "tail -n 3 '$SERVER_LOG' | grep -q 'preAuthConnections=0'" ||
+    fail "the server's stats never counted 0 pre-auth connections after they closed"
   health_ok again
   server_alive
   server_stop
@@ -124,12 +120,13 @@ handshake)
   run_sh midkex "exec 3<>/dev/tcp/127.0.0.1/$SERVER_PORT; printf 'SSH-2.0-e2e\r\n' >&3; head -c 50 /dev/urandom >&3; sleep 0.2; exec 3<&-"
   exec 3<>"/dev/tcp/127.0.0.1/$SERVER_PORT" || die "connect"
   health_ok during
-  # The silent one is dropped at the handshake deadline (10 s).
-  for i in $(seq 1 260); do
-    grep -q 'preAuthConnections=0' <(tail -n 1 "$SERVER_LOG" | grep STATS) && \
-      [ "$(grep -c 'Closing SSH connection before the session started' "$SERVER_LOG")" -ge 4 ] && break
-    sleep 0.05
-  done
+  # The silent one is dropped at the handshake deadline (10 s); 60 s is
+  # the guard against a hang.
+  all_dropped() {
+    grep STATS "$SERVER_LOG" | tail -n 1 | grep -q 'preAuthConnections=0' &&
+      [ "$(grep -c 'Closing SSH connection before the session started' "$SERVER_LOG")" -ge 4 ]
+  }
+  poll 60 all_dropped || fail "the 4 broken clients were not all dropped within 60 s"
   expect_log log "handshake deadline passed"
   exec 3<&-
   server_alive

@@ -63,7 +63,7 @@ server_start() {
     SERVER_PID=$DSERVER_PID SERVER_CHILD=$DSERVER_CHILD
     echo "  --- dserver log ---" >&2
     head -n 20 "$SERVER_LOG" | sed 's/^/  | /' >&2
-    die "dserver did not start listening within 10 s"
+    die "dserver did not start listening within 60 s"
   }
   SERVER_PID=$DSERVER_PID SERVER_CHILD=$DSERVER_CHILD SERVER_PORT=$DSERVER_PORT
   SERVER=127.0.0.1:$SERVER_PORT
@@ -72,9 +72,10 @@ server_start() {
 
 # expect_log LABEL STRING: dserver's log has STRING. The log is written in
 # blocks every 100 ms (warnings at once), so a running server's line may
-# come a moment after the client is done: wait up to 5 s for it first.
+# come a moment after the client is done: wait for it first (30 s, a guard
+# against a hang only).
 expect_log() {
-  poll 5 grep -qsF -- "$2" "$SERVER_LOG"
+  poll 30 grep -qsF -- "$2" "$SERVER_LOG"
   expect_contains "$1" "$SERVER_LOG" "$2"
 }
 

@@ -109,22 +109,26 @@ case $mode in
   kill)
     # Killed while spilling: the database is already unlinked, so nothing
     # is left. The run is seen holding a deleted file in $TMPDIR first.
-    big=$T/big.log
-    for _ in 1 2 3 4 5 6 7 8; do cat "$DATA"; done >"$big"
+    # Its input is a pipe the test holds open after the data, so the run
+    # cannot end before it is killed, however fast the machine.
+    mkfifo "$T/kill.in"
+    exec 5<>"$T/kill.in"
     TMPDIR="$SPILL_TMP" timeout 60 "$DTAIL_BIN/dmap" --cfg none --quiet --memory-limit 64K \
-      --query "$Q outfile $T/kill.csv" "$big" "$big" "$big" 2>"$T/kill.err" &
+      --query "$Q outfile $T/kill.csv" <"$T/kill.in" 2>"$T/kill.err" &
     tpid=$!
+    cat "$DATA" "$DATA" >&5 &
+    writer=$!
     seen=0 pid=""
-    for _ in $(seq 200); do
+    spilling() {
       [ -n "$pid" ] || pid=$(pgrep -P "$tpid" dmap)
-      if [ -n "$pid" ] && ls -l "/proc/$pid/fd" 2>/dev/null | grep -q "$SPILL_TMP/.*(deleted)"; then
-        seen=1
-        break
-      fi
-      sleep 0.02
-    done
+      [ -n "$pid" ] && ls -l "/proc/$pid/fd" 2>/dev/null | grep -q "$SPILL_TMP/.*(deleted)"
+    }
+    poll 30 spilling && seen=1
     [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
     wait "$tpid" 2>/dev/null
+    kill "$writer" 2>/dev/null
+    wait "$writer" 2>/dev/null
+    exec 5>&-
     E2E_RUNS=$((E2E_RUNS + 1))
     [ "$seen" = 1 ] || fail "kill: never saw the spill database (deleted) in \$TMPDIR"
     expect_no_spill_files kill
