@@ -19,8 +19,12 @@ stop_bg() {
 }
 
 # following FILE: until the background dtail has FILE open at its end, so
-# that a line appended from now on is new to it.
+# that a line appended from now on is new to it. The files it follows
+# from their end start with a line (old_line): a follower logs, opens and
+# then seeks, and at offset 0 of an empty file "opened" and "at the end"
+# look the same.
 following() { wait_following "$BG_PID" "$1"; }
+old_line() { echo "an old line, before dtail started"; }
 
 case "$mode" in
   colortable)
@@ -57,7 +61,7 @@ case "$mode" in
     expect_bytes "followed lines" "$T/bg.out" "$T/want"
     # The REMOTE format with the source id, and an empty line kept
     # (DTail drops empty lines in tail mode: D25).
-    : >"$T/r.log"
+    old_line >"$T/r.log"
     DTAIL_HOSTNAME_OVERRIDE=h start_bg --noColor --files "$T/r.log"
     following "$T/r.log"
     printf 'one\n\ntwo\n' >>"$T/r.log"
@@ -67,7 +71,7 @@ case "$mode" in
     expect_bytes "REMOTE lines" "$T/bg.out" "$T/want"
     ;;
   grep)
-    : >"$T/g.log"
+    old_line >"$T/g.log"
     start_bg --plain --grep 'ERROR [0-9]+$' --files "$T/g.log"
     following "$T/g.log"
     printf 'INFO 1\nERROR 2\nERROR x\nWARN 3\nERROR 4\n' >>"$T/g.log"
@@ -84,7 +88,7 @@ case "$mode" in
     # 1M lines written while the file is rotated (rename and create) three
     # times and truncated once (after its lines were seen): every line is
     # delivered exactly once.
-    : >"$T/rot.log"
+    old_line >"$T/rot.log"
     start_bg --plain --files "$T/rot.log"
     rotate_check rotation "$T/rot.log" "$BG_PID"
     ;;
@@ -138,7 +142,7 @@ case "$mode" in
     ;;
   query)
     # Interval reports of the lines appended in each interval.
-    : >"$T/q.log"
+    old_line >"$T/q.log"
     start_bg --noColor --files "$T/q.log" --query 'from STATS select count($line),max($goroutines) group by $hostname interval 1'
     following "$T/q.log"
     head -n 100 "$M" >>"$T/q.log"
@@ -149,7 +153,7 @@ case "$mode" in
     ;;
   query_outfile)
     # With an outfile the result is cumulative, rewritten every interval.
-    : >"$T/q.log"
+    old_line >"$T/q.log"
     start_bg --files "$T/q.log" --query "from STATS select count(\$line),max(\$goroutines) group by \$hostname interval 1 outfile $T/q.csv"
     following "$T/q.log"
     head -n 100 "$M" >>"$T/q.log"
@@ -188,7 +192,7 @@ case "$mode" in
     ;;
   signal)
     # A first SIGINT only prints a hint; a second within 3 s ends the run.
-    : >"$T/s.log"
+    old_line >"$T/s.log"
     start_bg --plain --files "$T/s.log"
     following "$T/s.log"   # the handlers are installed before files open
     kill -INT "$BG_PID"

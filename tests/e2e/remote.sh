@@ -286,7 +286,9 @@ tail_rotate)
   # exactly once, in order.
   server_setup
   F=$IN/rot.log
-  : >"$F"
+  # Not empty: at offset 0 of an empty file, a follower that opened it
+  # and one that has gone to its end look the same (wait_following).
+  echo "an old line, before the tail" >"$F"
   chmod 644 "$F"
   server_start
   bg_start dtail --cfg none --plain "${SERVER_CLIENT_FLAGS[@]}" --files "$F"
