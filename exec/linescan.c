@@ -1,6 +1,8 @@
 /* linescan.c: region loop with the context state machine. */
 #include "exec/linescan.h"
 
+#include <errno.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,7 +229,7 @@ static int scan_guarded(scan_t *s, reader_t *r, int general, const char *name, e
     map_guard_t *guard = reader_guard(r);
     if (sigsetjmp(guard->jb, 0)) {
         map_guard_set(NULL);
-        return err_set(e, ERR_INPUT, "%s: file shrank while being read (truncated?)", name);
+        return input_err_shrank(e, name);
     }
     map_guard_set(guard);
     int rc = scan_loop(s, r, general, name, e);
@@ -279,6 +281,16 @@ int linescan_run(linescan_t *ls, input_t *in, const char *name,
     r->n_split = r->bytes_read = 0;
     int rc = scan_guarded(&s, r, general, name, e);
     reader_reset(r, NULL, 0);
+    /* Mapped bytes go to the output without a copy (line_sink_put_run): a
+     * write that finds them gone fails with EFAULT, which is this input's
+     * truncation, not a fault of the output. */
+    if (sink->out->failed && sink->out->write_errno == EFAULT) {
+        sink->out->failed = 0;
+        sink->out->write_errno = 0;
+        rc = input_err_shrank(e, name);
+    }
+    if (rc == 0)
+        rc = input_check_not_shrunk(in, name, e);
     if (stats) {
         stats->lines_selected += s.n_selected;
         stats->lines_split += r->n_split;

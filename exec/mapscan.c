@@ -1,6 +1,7 @@
 /* mapscan.c: batches of lines through the extractor and the evaluator. */
 #include "exec/mapscan.h"
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,11 @@ struct map_worker {
     size_t n;                    /* lines in the batch */
     int splits;                  /* the format splits lines itself: a dense
                                     batch is extracted as it is split */
+    /* Set while the batch is folded into the table under mu: a fault of
+     * the mapping there jumps out with mu held, and the jump's landing
+     * must release it (the table stays whole: what it copies from a line,
+     * it copies before it links it in). */
+    volatile sig_atomic_t in_table;
     map_stats_t stats;           /* this worker's counts */
     unsigned file_index;         /* input being read */
     int dense;                   /* every line to the extractor (else the
@@ -101,8 +107,11 @@ static void flush_batch(map_worker_t *w)
     w->mode_other += other;
     w->stats.lines_parsed += nr;
     pthread_mutex_lock(&w->mu);
+    w->in_table = 1;
     w->stats.lines_selected += eval_batch(&w->ev, &w->table, w->rows, nr, w->seq);
-    /* The memory budget: one comparison per batch. */
+    w->in_table = 0;
+    /* The memory budget: one comparison per batch. Spilling reads the
+     * table, never the mapping. */
     if (agg_table_bytes(&w->table) > w->ms->table_budget)
         table_spill(w->ms, &w->table);
     pthread_mutex_unlock(&w->mu);
@@ -291,7 +300,11 @@ static int scan_guarded(map_worker_t *w, long long stop, err_t *e)
     if (sigsetjmp(g->jb, 0)) {
         map_guard_set(NULL);
         w->n = 0;   /* the batch may point into the lost mapping */
-        return err_set(e, ERR_INPUT, "file shrank while being read (truncated?)");
+        if (w->in_table) {
+            w->in_table = 0;
+            pthread_mutex_unlock(&w->mu);
+        }
+        return input_err_shrank(e, input_name(w->reader.in));
     }
     map_guard_set(g);
     int rc = scan_reader(w, stop, e);
@@ -536,6 +549,8 @@ int mapscan_run(mapscan_t *ms, input_t *in, const char *name, const char *source
         w->reader.bytes_read = 0;
         reader_reset(&w->reader, NULL, 0);
     }
+    if (rc == 0)
+        rc = input_check_not_shrunk(in, name, e);
     if (rc < 0 && e->msg[0] && !strstr(e->msg, name)) {
         char msg[sizeof e->msg];
         int n = snprintf(msg, sizeof msg, "%.200s: ", name);

@@ -208,7 +208,7 @@ static int scan_guarded(par_worker_t *w, long long b, int count_only,
     map_guard_t *guard = reader_guard(&w->reader);
     if (sigsetjmp(guard->jb, 0)) {
         map_guard_set(NULL);
-        rc = err_set(e, ERR_INPUT, "file shrank while being read (truncated?)");
+        rc = input_err_shrank(e, input_name(w->sh->whole));
     } else {
         map_guard_set(guard);
         rc = pass_lines_before(w, b, count_only, lineno, e);
@@ -336,6 +336,8 @@ int linescan_run_parallel(const linescan_opts_t *o, input_t *in, const char *nam
         *e = sh.err;
         rc = -1;
     }
+    if (rc == 0)
+        rc = input_check_not_shrunk(in, name, e);
     pthread_mutex_destroy(&sh.mu);
     pthread_cond_destroy(&sh.cv);
     free(sh.count);

@@ -162,8 +162,17 @@ static uint8_t serve_target(session_t *ss, const target_t *t, const char *asked,
         if (!in || fn(ss, ctx, in, t, index, &e) < 0) {
             st = WIRE_FILE_ERROR;
             LOG_WARN("Reading failed|%s|%s", canonical, e.msg);
-            /* e.msg names the /proc link; the client knows the file by its name. */
-            session_send_file_status(ss, st, t->path, "Unable to read file, check server logs");
+            /* The file passed the permission check, so why its reading
+             * failed (e.g. it was truncated) is the client's to know; e.msg
+             * names the /proc link, the client knows the file by its name. */
+            char why[sizeof e.msg + 4096];
+            const char *at = strstr(e.msg, link);
+            if (at)
+                snprintf(why, sizeof why, "%.*s%s%s", (int)(at - e.msg), e.msg, t->path,
+                         at + strlen(link));
+            else
+                snprintf(why, sizeof why, "Unable to read file: %s", e.msg);
+            session_send_file_status(ss, st, t->path, why);
         } else {
             LOG_INFO("File processing complete|%s", canonical);
             session_send_file_status(ss, st, t->path, "");

@@ -168,10 +168,13 @@ static long group_new(agg_table_t *t, const char *a, size_t al, const char *b, s
         t->keys = keys;
         t->keys_cap = cap;
     }
-    size_t g = t->n_groups++;
+    /* The key is copied before the group exists: the bytes may come from
+     * a mapped file, and a fault there (a truncation, exec/mapscan.c)
+     * must leave the table as it was, not holding a group without state. */
     memcpy(t->keys + t->keys_len, a, al);
     if (bl)
         memcpy(t->keys + t->keys_len + al, b, bl);
+    size_t g = t->n_groups++;
     t->groups[g] = (agg_group_t){hash, (uint32_t)t->keys_len, (uint32_t)len};
     t->keys_len += len;
     init_state(t, t->states + g * t->state_size);

@@ -22,6 +22,7 @@ struct input {
     enum input_kind kind;    /* how bytes are decoded */
     const char *path;        /* for messages; borrowed */
     long long plain_size;    /* regular plain file size, -1 otherwise */
+    long long open_size;     /* a regular file's size when opened, -1 otherwise */
     unsigned char *raw;      /* compressed bytes (gzip/zstd) */
     size_t raw_len;          /* valid bytes in raw */
     size_t raw_pos;          /* consumed bytes in raw */
@@ -145,6 +146,7 @@ static input_t *input_alloc(const char *path, err_t *e)
     }
     in->path = path;
     in->plain_size = -1;
+    in->open_size = -1;
     in->slice_pos = -1;
     return in;
 }
@@ -203,6 +205,8 @@ static input_t *input_setup(input_t *in, int is_stdin, err_t *e)
         goto fail;
     }
     in->may_block = !S_ISREG(st.st_mode);
+    if (S_ISREG(st.st_mode))
+        in->open_size = (long long)st.st_size;
     /* O_NONBLOCK only guarded the open against a FIFO; it has no effect on
      * the regular files that pass the checks above. */
     if (S_ISREG(st.st_mode) && !is_stdin) {
@@ -321,12 +325,27 @@ input_t *input_slice(const input_t *whole, long long from, err_t *e)
     in->path = whole->path;
     in->kind = INPUT_PLAIN;
     in->plain_size = whole->plain_size;
+    in->open_size = whole->open_size;
     in->slice_pos = from;
     return in;
 }
 
+int input_err_shrank(err_t *e, const char *name)
+{
+    return err_set(e, ERR_INPUT, "%s: file shrank while being read (truncated?)", name);
+}
+
+int input_check_not_shrunk(const input_t *in, const char *name, err_t *e)
+{
+    struct stat st;
+    if (in->open_size < 0 || fstat(in->fd, &st) < 0 || (long long)st.st_size >= in->open_size)
+        return 0;
+    return input_err_shrank(e, name);
+}
+
 enum input_kind input_kind(const input_t *in) { return in->kind; }
 long long input_plain_size(const input_t *in) { return in->plain_size; }
+const char *input_name(const input_t *in) { return in->path; }
 int input_fd(const input_t *in) { return in->fd; }
 
 void input_close(input_t *in)

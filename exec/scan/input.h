@@ -47,9 +47,17 @@ enum input_kind input_kind(const input_t *in);
 /* Size in bytes for a plain regular file, -1 otherwise (stream or compressed). */
 long long input_plain_size(const input_t *in);
 int input_fd(const input_t *in);
+/* The path it was opened as, for messages. */
+const char *input_name(const input_t *in);
 /* A second reader of a plain regular file, starting at byte `from`, sharing
  * whole's descriptor (positional reads). Close it before whole. */
 input_t *input_slice(const input_t *whole, long long from, err_t *e);
+/* A regular file that is shorter now than when it was opened may have
+ * lost lines under a finite read: every runner checks at the end of a
+ * file (0, or -1 with the error naming name). Streams always pass. */
+int input_check_not_shrunk(const input_t *in, const char *name, err_t *e);
+/* The one message for a file found shorter while it was read: -1, e set. */
+int input_err_shrank(err_t *e, const char *name);
 void input_close(input_t *in);
 
 #endif

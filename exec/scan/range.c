@@ -20,8 +20,10 @@ int range_first_line(input_t *whole, long long a, long long b, long long *start,
         ssize_t n = pread(input_fd(whole), buf, want, pos);
         if (n < 0)
             return err_set(e, ERR_INPUT, "read failed at offset %lld", pos);
+        /* The range lies within the size planned at the start: an end
+         * of file before it is a file cut short while read. */
         if (n == 0)
-            break;
+            return input_err_shrank(e, input_name(whole));
         char *nl = memchr(buf, '\n', (size_t)n);
         if (nl) {
             *start = pos + (nl - buf) + 1;

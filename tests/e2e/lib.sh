@@ -278,14 +278,17 @@ wait_out() {
 # now) open; with "end", at its current size: a follower has opened it and
 # gone to its end, so a line appended from now on is new to it. (Read from
 # /proc: the descriptor's target and offset; needs the same user or root.)
+# (The same file: bash's -ef compares device and inode, with no process
+# started, so a caller can poll it tightly.)
 holds_file() {
-  local pid=$1 want size fd
-  want=$(readlink -f "$2") || return 1
-  size=$(stat -c %s "$2" 2>/dev/null) || return 1
+  local pid=$1 f=$2 size= fd k v
   for fd in /proc/"$pid"/fd/*; do
-    [ "$(readlink "$fd" 2>/dev/null)" = "$want" ] || continue
+    [[ $fd -ef $f ]] || continue
     [ "${3:-}" = end ] || return 0
-    [ "$(sed -n 's/^pos:[[:space:]]*//p' "/proc/$pid/fdinfo/${fd##*/}" 2>/dev/null)" = "$size" ] && return 0
+    [ -n "$size" ] || size=$(stat -c %s "$f" 2>/dev/null) || return 1
+    while read -r k v; do
+      [ "$k" = pos: ] && [ "$v" = "$size" ] && return 0
+    done <"/proc/$pid/fdinfo/${fd##*/}" 2>/dev/null
   done
   return 1
 }

@@ -1,0 +1,134 @@
+# A file truncated while it is read (copytruncate during a run): the run
+# ends within a bound with a non-zero exit and an error naming the file,
+# serverless and through a dserver, for cat, grep (both the one-core and
+# the parallel scan) and map; the dserver then still serves new requests.
+#
+# The truncation comes while the reader is inside the file by construction:
+# the reading process (the client, or the dserver) is stopped with SIGSTOP
+# once it holds the file open, the file is truncated, and it goes on. A run
+# that finished reading before it could be stopped is started again; each
+# case needs REPS runs that were stopped inside the file.
+# Usage: truncate.sh local_dmap|local_dgrep|local_dgrep_one|local_dcat|
+#                    server_dmap|server_dgrep|server_dcat
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/server_lib.sh"
+mode=${1:?mode}
+need_bin dcat dgrep dmap
+REPS=${TRUNCATE_REPS:-20}
+
+IN=$T/in
+mkdir -p "$IN" && chmod 755 "$IN" || die "mkdir $IN"
+# 64 MiB of STATS lines: over the size the scans split across cores.
+{ yes 'INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|hostname=h1|user9=x|lat=7' || :; } |
+  head -c 67108864 >"$IN/base.log" || die "cannot write the input"
+F=$IN/live.log
+
+# stopped PID: the process is in the stopped state.
+stopped() { [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = T ]; }
+
+# stop_inside PID FILE: stops PID with SIGSTOP the moment it holds FILE
+# open; 0 when it is stopped holding it, 1 when it ended or let go of the
+# file first (then it runs on).
+stop_inside() {
+  local pid=$1 f=$2 i
+  for ((i = 0; i < 6000; i++)); do
+    kill -0 "$pid" 2>/dev/null || return 1
+    if holds_file "$pid" "$f"; then
+      kill -STOP "$pid"
+      poll 30 stopped "$pid" || return 1
+      holds_file "$pid" "$f" && return 0
+      kill -CONT "$pid"
+      return 1
+    fi
+    sleep 0.005
+  done
+  return 1
+}
+
+# one_run LABEL READER CMD...: CMD in the background on a fresh copy of
+# the input, READER the process that reads the file ("self": CMD itself);
+# stopped inside the file, truncated to 0, continued. Returns 2 when it
+# could not be stopped inside the file (not counted), else checks the run.
+one_run() {
+  local label=$1 reader=$2 pid rpid start
+  shift 2
+  cp "$IN/base.log" "$F" && chmod 644 "$F" || die "cp"
+  OUT=$T/$label.out ERR=$T/$label.err
+  start=$SECONDS
+  "$@" >"$OUT" 2>"$ERR" </dev/null &
+  pid=$!
+  rpid=$pid
+  [ "$reader" = self ] || rpid=$reader
+  if ! stop_inside "$rpid" "$F"; then
+    wait "$pid"
+    return 2
+  fi
+  : >"$F"
+  kill -CONT "$rpid"
+  # The bound only guards against a hang (the old defect: for ever).
+  if ! poll 60 pid_gone "$pid"; then
+    fail "$label: still running 60 s after the truncation"
+    kill -KILL "$pid" 2>/dev/null
+  fi
+  wait "$pid"
+  RC=$?
+  E2E_RUNS=$((E2E_RUNS + 1))
+  [ "$RC" -ne 0 ] || fail "$label: exit 0 after its input was truncated"
+  [ "$RC" -lt 124 ] || fail "$label: exit $RC (killed?)"
+  grep -qF -- "$F: file shrank while being read" "$ERR" ||
+    { fail "$label: no error naming $F"; show_stderr; }
+  return 0
+}
+
+# reps LABEL READER CMD...: REPS counted runs (at most 5 * REPS tries).
+reps() {
+  local label=$1 done=0 tries=0 rc
+  shift
+  while [ "$done" -lt "$REPS" ] && [ "$tries" -lt $((REPS * 5)) ]; do
+    tries=$((tries + 1))
+    one_run "$label.$done" "$@"
+    rc=$?
+    [ "$rc" -eq 2 ] || done=$((done + 1))
+  done
+  [ "$done" -eq "$REPS" ] || fail "$label: only $done of $REPS runs could be stopped inside the file ($tries tries)"
+  note "$label: $done runs truncated inside the file ($tries tries)"
+}
+
+Q='select count($line),last($line) where $line contains "user9"'
+case $mode in
+local_dmap)
+  reps dmap self "$DTAIL_BIN/dmap" --cfg none --query "$Q" "$F"
+  ;;
+local_dgrep)   # the parallel scan (a plain grep of a large file)
+  reps dgrep self "$DTAIL_BIN/dgrep" --cfg none --plain --grep user9 "$F"
+  ;;
+local_dgrep_one)   # the one-core scan (context lines)
+  reps dgrep1 self "$DTAIL_BIN/dgrep" --cfg none --plain --grep user9 --before 1 "$F"
+  ;;
+local_dcat)   # mapped bytes written to the output without a copy
+  reps dcat self "$DTAIL_BIN/dcat" --cfg none --plain "$F"
+  ;;
+server_dmap|server_dgrep|server_dcat)
+  server_setup
+  server_start
+  case $mode in
+    server_dmap) reps sdmap "$SERVER_CHILD" "$DTAIL_BIN/dmap" "${SERVER_CLIENT_FLAGS[@]}" --query "$Q" --files "$F" ;;
+    server_dgrep) reps sdgrep "$SERVER_CHILD" "$DTAIL_BIN/dgrep" "${SERVER_CLIENT_FLAGS[@]}" --plain --grep user9 --files "$F" ;;
+    server_dcat) reps sdcat "$SERVER_CHILD" "$DTAIL_BIN/dcat" "${SERVER_CLIENT_FLAGS[@]}" --plain --files "$F" ;;
+  esac
+  # The server still serves: no session is wedged, no slot held.
+  echo "one line" >"$IN/one.log"
+  chmod 644 "$IN/one.log"
+  run after dcat "${SERVER_CLIENT_FLAGS[@]}" --plain --files "$IN/one.log"
+  expect_rc after 0
+  expect_bytes after "$OUT" "$IN/one.log"
+  run aftermap dmap "${SERVER_CLIENT_FLAGS[@]}" --query 'select count($line)' --files "$IN/one.log"
+  expect_rc aftermap 0
+  run health dtailhealth --server "$SERVER"
+  expect_rc health 0
+  server_alive
+  server_stop
+  ;;
+*) die "unknown mode $mode" ;;
+esac
+finish
