@@ -11,7 +11,8 @@
 #                                 D, e.g. to restart a killed server as it was)
 #   fanout_start_n N              server_setup, then N servers on
 #                                 127.0.0.1..N
-#   fanout_kill I                 SIGKILL server I (0-based)
+#   fanout_kill I                 SIGKILL server I (0-based), until it is
+#                                 gone
 #   FANOUT_PIDS                   the dserver processes (for kill -STOP)
 #   fanout_stop_all               server_lib.sh's dserver_stop for every
 #                                 server still running
@@ -68,10 +69,14 @@ fanout_list() {
   echo "${FANOUT_SERVERS[*]}"
 }
 
+# Waits for the timeout wrapper: once it has exited, the server is gone
+# (its sockets closed) and both PIDs may be reused, so neither is kept.
 fanout_kill() {
   kill -KILL "${FANOUT_PIDS[$1]}" 2>/dev/null
-  poll 5 pid_gone "${FANOUT_PIDS[$1]}"
+  poll 30 pid_gone "${FANOUT_WAIT[$1]}" || fail "dserver $1 still running 30 s after SIGKILL"
+  wait "${FANOUT_WAIT[$1]}" 2>/dev/null
   FANOUT_PIDS[$1]=
+  FANOUT_WAIT[$1]=
 }
 
 fanout_stop_all() {
@@ -80,5 +85,6 @@ fanout_stop_all() {
     [ -n "${FANOUT_PIDS[$i]}" ] || continue
     dserver_stop "${FANOUT_PIDS[$i]}" "${FANOUT_WAIT[$i]}" "${FANOUT_LOGS[$i]}" "dserver $i"
     FANOUT_PIDS[$i]=
+    FANOUT_WAIT[$i]=
   done
 }
