@@ -2,6 +2,7 @@
 #include "client/cli.h"
 
 #include "base/flagparse.h"
+#include "wire/msg.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -191,7 +192,7 @@ void cli_free(cli_opts_t *o)
 
 void cli_print_version(void)
 {
-    printf("DTail %s-c Protocol 4.1 Have a lot of fun!\n", DTAIL_VERSION);
+    puts(WIRE_VERSION_LINE);
 }
 
 void cli_print_help(enum cli_tool tool, const char *argv0)

@@ -20,6 +20,7 @@
 #include "server/dserver_flags.h"
 #include "server/session.h"
 #include "server/ssh_server.h"
+#include "wire/msg.h"
 
 static volatile int stopping;
 
@@ -123,7 +124,7 @@ static int run(dserver_t *d, const dserver_flags_t *f, err_t *e)
     if (dlog_open(logger, d->cfg.log_dir, e) < 0)
         return -1;
     d->log_open = 1;
-    LOG_INFO("DTail %s-c Protocol 4.1 Have a lot of fun!", DTAIL_VERSION);
+    LOG_INFO("%s", WIRE_VERSION_LINE);
     if (d->cfg.path[0])
         LOG_INFO("Loaded config file|%s", d->cfg.path);
     if (drop_privileges(f->user, 1, e) < 0)   /* refuse before creating anything */
@@ -167,7 +168,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (f.version) {
-        printf("DTail %s-c Protocol 4.1 Have a lot of fun!\n", DTAIL_VERSION);
+        puts(WIRE_VERSION_LINE);
         return 0;
     }
     struct sigaction sa;

@@ -18,6 +18,14 @@
 #define WIRE_MAGIC_LEN 7
 #define WIRE_VERSION 1                /* incompatible changes bump it */
 
+#define WIRE_STR_(x) #x
+#define WIRE_STR(x) WIRE_STR_(x)
+/* What --version prints and dserver logs at its start: our version and the
+ * protocol this build speaks, the C wire protocol of WIRE_VERSION ("c1"),
+ * not DTail's 4.1, which it does not speak. */
+#define WIRE_VERSION_LINE \
+    "DTail " DTAIL_VERSION "-c Protocol c" WIRE_STR(WIRE_VERSION) " Have a lot of fun!"
+
 /* HELLO capabilities (bits). */
 #define WIRE_CAP_ZSTD 0x1u            /* can send/receive compressed LINES */
 

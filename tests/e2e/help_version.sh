@@ -1,6 +1,14 @@
 # --help documents the flags and the exit codes; --version prints a line.
 . "$(dirname "$0")/lib.sh"
-need_bin dcat dgrep
+need_bin dcat dgrep dmap dtail dtailhealth dserver
+# The protocol named is the one this build speaks (the C wire protocol
+# c1), not DTail's 4.1.
+for b in dcat dgrep dmap dtail dtailhealth dserver; do
+  run "${b}_pversion" "$b" --version
+  expect_rc "$b --version" 0
+  grep -qx 'DTail [0-9.]*-c Protocol c[0-9][0-9]* Have a lot of fun!' "$OUT" ||
+    fail "$b --version: '$(head -c 200 "$OUT")' does not name the protocol it speaks"
+done
 for b in dcat dgrep; do
   run "${b}_help" "$b" --help
   expect_rc "$b --help" 0
