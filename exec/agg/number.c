@@ -2,6 +2,7 @@
 #include "exec/agg/number.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +16,9 @@ int num_parse_slow(const char *p, size_t len, double *out)
     buf[len] = '\0';
     char *end;
     double v = strtod(buf, &end);
-    if (end != buf + len)
+    /* NaN is not a number here: it would poison every sum, and no order
+     * holds it. 1e999 overflows to an infinity, which is one. */
+    if (end != buf + len || isnan(v))
         return 0;
     *out = v;
     return 1;

@@ -9,7 +9,9 @@
 
 #include <stddef.h>
 
-/* Returns 1 and sets *out when [p, p+len) is a number, else 0. */
+/* Returns 1 and sets *out when [p, p+len) is a number, else 0. inf and
+ * -inf (any spelling strtod takes, and overflows such as 1e999) are
+ * numbers; nan is not (docs/query-language.md, Non-finite numbers). */
 int num_parse_slow(const char *p, size_t len, double *out);
 
 static inline int num_parse(const char *p, size_t len, double *out)

@@ -86,6 +86,14 @@ int sketch_add(sketch_t *s, double v)
         s->min = v;
     if (v > s->max)
         s->max = v;
+    if (isinf(v)) {
+        /* log() of an infinity is no bucket index (the cast is undefined). */
+        if (v > 0)
+            s->inf++;
+        else
+            s->ninf++;
+        return 0;
+    }
     if (v > SKETCH_MIN_VALUE)
         return store_add(&s->pos, bucket_of(v), 1);
     if (v < -SKETCH_MIN_VALUE)
@@ -107,6 +115,8 @@ int sketch_merge(sketch_t *into, const sketch_t *from)
     if (store_merge(&into->pos, &from->pos) < 0 || store_merge(&into->neg, &from->neg) < 0)
         return -1;
     into->zero += from->zero;
+    into->inf += from->inf;
+    into->ninf += from->ninf;
     into->total += from->total;
     if (from->min < into->min)
         into->min = from->min;
@@ -121,10 +131,12 @@ double sketch_quantile(const sketch_t *s, double q)
         return 0;
     /* The rank of the wanted value, 0-based, as DDSketch defines it. */
     double rank = q * (double)(s->total - 1);
-    uint64_t seen = 0;
+    uint64_t seen = s->ninf;
     double v = 0;
-    int found = 0;
-    /* Negative values first, from the most negative. */
+    int found = (double)seen > rank;
+    if (found)
+        v = -INFINITY;
+    /* Negative values next, from the most negative. */
     for (uint32_t i = s->neg.n; i-- > 0 && !found;) {
         seen += s->neg.counts[i];
         if ((double)seen > rank) {
@@ -147,7 +159,7 @@ double sketch_quantile(const sketch_t *s, double q)
         }
     }
     if (!found)
-        v = s->max;
+        v = s->max;   /* +inf, or the last bucket's rounding at the top */
     if (v < s->min)
         v = s->min;
     if (v > s->max)
@@ -156,16 +168,22 @@ double sketch_quantile(const sketch_t *s, double q)
 }
 
 /* Encoding: total, zero (u64), min, max (f64), then per store: offset (i32),
- * n (u32), n counts (u64). Little-endian host order is assumed for the
+ * n (u32), n counts (u64); then, only if either is not 0, the counts of +inf
+ * and -inf (u64 each). Little-endian host order is assumed for the
  * doubles and integers, as every supported platform is. */
 static size_t store_size(const sketch_store_t *st)
 {
     return 8 + (size_t)st->n * 8;
 }
 
+static int has_infinities(const sketch_t *s)
+{
+    return s->inf || s->ninf;
+}
+
 size_t sketch_encoded_size(const sketch_t *s)
 {
-    return 32 + store_size(&s->pos) + store_size(&s->neg);
+    return 32 + store_size(&s->pos) + store_size(&s->neg) + (has_infinities(s) ? 16 : 0);
 }
 
 static size_t put(unsigned char *out, const void *v, size_t n)
@@ -191,6 +209,10 @@ size_t sketch_encode(const sketch_t *s, unsigned char *out)
     k += put(out + k, &s->max, 8);
     k += store_encode(&s->pos, out + k);
     k += store_encode(&s->neg, out + k);
+    if (has_infinities(s)) {
+        k += put(out + k, &s->inf, 8);
+        k += put(out + k, &s->ninf, 8);
+    }
     return k;
 }
 
@@ -236,11 +258,20 @@ long sketch_decode(sketch_t *s, const unsigned char *in, size_t len)
     long b = store_decode(&s->neg, in + 32 + a, len - 32 - (size_t)a);
     if (b < 0)
         return -1;
+    size_t used = 32 + (size_t)a + (size_t)b;
+    uint64_t inf = 0, ninf = 0;
+    if (len - used >= 16) {
+        memcpy(&inf, in + used, 8);
+        memcpy(&ninf, in + used + 8, 8);
+        used += 16;
+    }
+    s->inf += inf;
+    s->ninf += ninf;
     s->total += total;
     s->zero += zero;
     if (mn < s->min)
         s->min = mn;
     if (mx > s->max)
         s->max = mx;
-    return 32 + a + b;
+    return (long)used;
 }

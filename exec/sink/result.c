@@ -32,22 +32,30 @@ static int cmp_key(const void *a, const void *b)
     return (x->key_len > y->key_len) - (x->key_len < y->key_len);
 }
 
+/* A total order of doubles: NaN (a sum of +inf and -inf) below every
+ * number, so sorting is well defined and agrees with the spill's SQLite
+ * order, where NaN is stored as NULL. */
+static int cmp_num(double x, double y)
+{
+    if (isnan(x) || isnan(y))
+        return isnan(y) - isnan(x);
+    return (x > y) - (x < y);
+}
+
 /* Order value first, ties in group-key order: DTail's key sort followed by
  * a stable sort on the value, done as one sort. */
 static int cmp_desc(const void *a, const void *b)
 {
     const row_ref_t *x = a, *y = b;
-    if (x->order != y->order)
-        return x->order < y->order ? 1 : -1;
-    return cmp_key(a, b);
+    int c = cmp_num(y->order, x->order);
+    return c ? c : cmp_key(a, b);
 }
 
 static int cmp_asc(const void *a, const void *b)
 {
     const row_ref_t *x = a, *y = b;
-    if (x->order != y->order)
-        return x->order < y->order ? -1 : 1;
-    return cmp_key(a, b);
+    int c = cmp_num(x->order, y->order);
+    return c ? c : cmp_key(a, b);
 }
 
 /* Restores the max-heap rows[0..n) below position j. */
@@ -90,8 +98,7 @@ static void top_rows(row_ref_t *rows, size_t n, size_t keep, int (*cmp)(const vo
 
 static int cmp_double(const void *a, const void *b)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return cmp_num(*(const double *)a, *(const double *)b);
 }
 
 /* The display key of a group: its length-prefixed parts joined by ','.
@@ -123,11 +130,12 @@ static double percentile_rank(const col_totals_t *ct, double x)
 {
     if (!ct->n)
         return 0;
-    /* Number of values <= x (equal values share the upper rank). */
+    /* Number of values <= x (equal values share the upper rank), in the
+     * order of cmp_num. */
     size_t lo = 0, hi = ct->n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (ct->sorted[mid] <= x)
+        if (cmp_num(ct->sorted[mid], x) <= 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -138,6 +146,15 @@ static double percentile_rank(const col_totals_t *ct, double x)
 /* "%f" of the largest double: 309 digits, the sign, the point and six
  * decimals, and the NUL. */
 #define CELL_NUMBER_MAX 320
+
+/* A rendered number: "%f", and for the non-finite values Go's text, as
+ * DTail prints them (printf would write inf, -inf, nan or -nan). */
+static int format_real(char *buf, size_t cap, double v)
+{
+    if (isfinite(v))
+        return numfmt_fixed6(buf, cap, v);
+    return snprintf(buf, cap, "%s", isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf");
+}
 
 size_t result_cell_need(const agg_spec_t *spec, const unsigned char *st)
 {
@@ -163,12 +180,14 @@ int result_format_cell(char *buf, size_t cap, const agg_spec_t *spec, const unsi
     }
     case PLAN_AGG_PERCENTAGE: {
         double v = agg_state_number(spec, st);
-        return numfmt_fixed6(buf, cap, ct->sum != 0 ? v / ct->sum * 100.0 : 0.0);
+        return format_real(buf, cap, ct->sum != 0 ? v / ct->sum * 100.0 : 0.0);
     }
-    case PLAN_AGG_PERCENTILE:
-        return numfmt_fixed6(buf, cap, percentile_rank(ct, agg_state_number(spec, st)));
+    case PLAN_AGG_PERCENTILE: {
+        double v = agg_state_number(spec, st);
+        return format_real(buf, cap, isnan(v) ? v : percentile_rank(ct, v));
+    }
     default:
-        return numfmt_fixed6(buf, cap, agg_state_number(spec, st));
+        return format_real(buf, cap, agg_state_number(spec, st));
     }
 }
 
