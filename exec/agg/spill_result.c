@@ -122,17 +122,21 @@ static int db_fail(build_t *b, err_t *e, sqlite3_stmt *st)
 }
 
 /* With order by: every row rendered once into the table `ordered` beside
- * its order value and its position in key order (ties keep key order, as
- * in result_build), then read back sorted. */
+ * its order value, as a number and as text (a BLOB: SQLite orders BLOBs by
+ * memcmp, then length, as result_build orders text), and its position in
+ * key order (ties keep key order, as in result_build), then read back
+ * sorted by the text when any value was text. */
 static int rows_by_value(build_t *b, err_t *e)
 {
     sqlite3 *db = spill_db(b->sp);
     sqlite3_stmt *st = NULL;
     size_t oc = (size_t)b->plan->order_index;
+    int text = 0;   /* some order value is text: the column orders as text */
     if (sqlite3_exec(db, "DROP TABLE IF EXISTS ordered; "
-                         "CREATE TABLE ordered(ord REAL, seq INTEGER, row BLOB); BEGIN",
+                         "CREATE TABLE ordered(ord REAL, txt BLOB, seq INTEGER, row BLOB); BEGIN",
                      NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "INSERT INTO ordered VALUES (?1, ?2, ?3)", -1, &st, NULL) != SQLITE_OK)
+        sqlite3_prepare_v2(db, "INSERT INTO ordered VALUES (?1, ?2, ?3, ?4)", -1, &st, NULL) !=
+            SQLITE_OK)
         return db_fail(b, e, st);
     spill_iter_t *it = spill_iter_open(b->sp, e);
     if (!it)
@@ -143,10 +147,14 @@ static int rows_by_value(build_t *b, err_t *e)
             rc = err_set(e, ERR_NOMEM, "out of memory rendering spilled groups");
             break;
         }
-        double ord = agg_state_number(&b->acc.specs[oc], agg_table_state(&b->acc, 0, oc));
-        sqlite3_bind_double(st, 1, ord);
-        sqlite3_bind_int64(st, 2, (sqlite3_int64)b->n_groups++);
-        sqlite3_bind_blob(st, 3, b->rb.text, (int)b->rb.len, SQLITE_STATIC);
+        const unsigned char *state = agg_table_state(&b->acc, 0, oc);
+        const char *txt;
+        uint32_t txt_len;
+        text |= agg_state_text(&b->acc.specs[oc], state, &txt, &txt_len);
+        sqlite3_bind_double(st, 1, agg_state_number(&b->acc.specs[oc], state));
+        sqlite3_bind_blob(st, 2, txt, (int)txt_len, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, (sqlite3_int64)b->n_groups++);
+        sqlite3_bind_blob(st, 4, b->rb.text, (int)b->rb.len, SQLITE_STATIC);
         int done = sqlite3_step(st);
         sqlite3_reset(st);
         b->rb.len = b->rb.n_cells = b->rb.n_rows = 0;
@@ -159,9 +167,13 @@ static int rows_by_value(build_t *b, err_t *e)
     if (rc < 0 || sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         return db_fail(b, e, st);
     sqlite3_finalize(st);
-    const char *sql = b->plan->order_ascending
-                          ? "SELECT row FROM ordered ORDER BY ord ASC, seq LIMIT ?1"
-                          : "SELECT row FROM ordered ORDER BY ord DESC, seq LIMIT ?1";
+    static const char *const sqls[2][2] = {
+        {"SELECT row FROM ordered ORDER BY ord DESC, seq LIMIT ?1",
+         "SELECT row FROM ordered ORDER BY ord ASC, seq LIMIT ?1"},
+        {"SELECT row FROM ordered ORDER BY txt DESC, seq LIMIT ?1",
+         "SELECT row FROM ordered ORDER BY txt ASC, seq LIMIT ?1"},
+    };
+    const char *sql = sqls[text][b->plan->order_ascending != 0];
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return db_fail(b, e, NULL);
     sqlite3_bind_int64(st, 1, b->keep > INT64_MAX ? -1 : (sqlite3_int64)b->keep);

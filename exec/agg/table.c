@@ -706,3 +706,19 @@ double agg_state_number(const agg_spec_t *spec, const unsigned char *st)
     }
     }
 }
+
+int agg_state_text(const agg_spec_t *spec, const unsigned char *st, const char **p,
+                   uint32_t *len)
+{
+    *p = "";
+    *len = 0;
+    if (spec->agg != PLAN_AGG_LAST)
+        return 0;
+    const agg_last_t *l = (const agg_last_t *)(const void *)st;
+    if (!l->seq)
+        return 0;
+    *p = l->p;
+    *len = l->len;
+    double v;
+    return l->len && !num_parse(l->p, l->len, &v);
+}

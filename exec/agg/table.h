@@ -245,6 +245,13 @@ static inline const char *agg_table_key(const agg_table_t *t, size_t g)
  * count, sum, min, max, avg, len, quantile; last parsed as a number (0 if
  * not numeric). percentage/percentile return the group sum. */
 double agg_state_number(const agg_spec_t *spec, const unsigned char *state);
+/* The order value of a last() state when it is text: a value that is no
+ * number. Returns 1 with [*p, *p+*len) the value; 0 for a number, an
+ * empty or no value, or another aggregate (*p "" and *len 0 when there is
+ * no value). A column
+ * orders as text when any of its cells is text (docs/query-language.md). */
+int agg_state_text(const agg_spec_t *spec, const unsigned char *state, const char **p,
+                   uint32_t *len);
 /* State layouts, for rendering. */
 typedef struct agg_sum { double sum; uint64_t n; } agg_sum_t;  /* sum avg percentage percentile */
 

@@ -19,17 +19,22 @@ typedef struct row_ref {
     size_t group;           /* group index in the table */
     char *key;              /* display key: parts joined by ',' */
     size_t key_len;         /* its length */
-    double order;           /* order-by value */
+    double order;           /* order-by value, numeric columns */
+    const char *text;       /* order-by value, text columns */
+    uint32_t text_len;      /* its length */
 } row_ref_t;
+
+/* Byte order, a prefix first: memcmp, then the length. */
+static int cmp_bytes(const char *a, size_t alen, const char *b, size_t blen)
+{
+    int c = memcmp(a, b, alen < blen ? alen : blen);
+    return c ? c : (alen > blen) - (alen < blen);
+}
 
 static int cmp_key(const void *a, const void *b)
 {
     const row_ref_t *x = a, *y = b;
-    size_t n = x->key_len < y->key_len ? x->key_len : y->key_len;
-    int c = memcmp(x->key, y->key, n);
-    if (c)
-        return c;
-    return (x->key_len > y->key_len) - (x->key_len < y->key_len);
+    return cmp_bytes(x->key, x->key_len, y->key, y->key_len);
 }
 
 /* A total order of doubles: NaN (a sum of +inf and -inf) below every
@@ -55,6 +60,20 @@ static int cmp_asc(const void *a, const void *b)
 {
     const row_ref_t *x = a, *y = b;
     int c = cmp_num(x->order, y->order);
+    return c ? c : cmp_key(a, b);
+}
+
+static int cmp_text_desc(const void *a, const void *b)
+{
+    const row_ref_t *x = a, *y = b;
+    int c = cmp_bytes(y->text, y->text_len, x->text, x->text_len);
+    return c ? c : cmp_key(a, b);
+}
+
+static int cmp_text_asc(const void *a, const void *b)
+{
+    const row_ref_t *x = a, *y = b;
+    int c = cmp_bytes(x->text, x->text_len, y->text, y->text_len);
     return c ? c : cmp_key(a, b);
 }
 
@@ -342,9 +361,16 @@ int result_build(const plan_t *plan, const agg_table_t *t, long long limit, resu
     int (*cmp)(const void *, const void *) = cmp_key;
     if (plan->order_index >= 0 && (size_t)plan->order_index < nc) {
         const agg_spec_t *spec = &t->specs[plan->order_index];
-        for (size_t i = 0; i < ng; i++)
-            rows[i].order = agg_state_number(spec, agg_table_state(t, rows[i].group, (size_t)plan->order_index));
-        cmp = plan->order_ascending ? cmp_asc : cmp_desc;
+        int text = 0;
+        for (size_t i = 0; i < ng; i++) {
+            const unsigned char *st = agg_table_state(t, rows[i].group, (size_t)plan->order_index);
+            text |= agg_state_text(spec, st, &rows[i].text, &rows[i].text_len);
+            rows[i].order = agg_state_number(spec, st);
+        }
+        if (text)
+            cmp = plan->order_ascending ? cmp_text_asc : cmp_text_desc;
+        else
+            cmp = plan->order_ascending ? cmp_asc : cmp_desc;
     }
     size_t keep = limit >= 0 && (unsigned long long)limit < ng ? (size_t)limit : ng;
     if (keep < ng / 4)

@@ -7,7 +7,7 @@
 # allowed tree), malformed and oversized frames from a raw client, clients
 # that disconnect mid-stream, and following (appends, rotation) through a
 # TAIL request. Every client run is bounded (lib.sh run: 20 s).
-# Usage: bash remote.sh dcat1|dcat2|dcat3|dcatcolors|dgrep|max|dmap|append|denied|malformed|disconnect|tail|nonfinite
+# Usage: bash remote.sh dcat1|dcat2|dcat3|dcatcolors|dgrep|max|dmap|append|denied|malformed|disconnect|tail|nonfinite|order_text
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/server_lib.sh"
 mode=${1:?mode}
@@ -370,6 +370,38 @@ a,+Inf,100.000000"
   expect_rc table 0
   expect_contains table "$OUT" ' 1.000000 |   +Inf '
   server_alive
+  server_stop
+  ;;
+order_text)
+  # order by a text column: byte order, the same serverless and merged
+  # from the server's partial (both kept key order: every text was 0).
+  server_setup
+  printf 'k=1|s=beta\nk=2|s=alpha\nk=3|s=Zulu\nk=4|s=10\nk=5|s=9\nk=6\nk=7|s=alphabet\n' >"$IN/text.log"
+  printf 'k=1|s=-1\nk=2|s=10\nk=3\nk=4|s=9\nk=5|s=+Inf\n' >"$IN/numbers.log"
+  chmod 644 "$IN"/*
+  server_start
+  same_result desc text.log 'select k,last(s) group by k order by last(s) logformat generickv' "k,last(s)
+1,beta
+7,alphabet
+2,alpha
+3,Zulu
+5,9
+4,10
+6,"
+  same_result asc text.log 'select k,s group by k rorder by s logformat generickv' "k,s
+6,
+4,10
+5,9
+3,Zulu
+2,alpha
+7,alphabet
+1,beta"
+  same_result numbers numbers.log 'select k,s group by k rorder by s logformat generickv' "k,s
+1,-1
+3,
+4,9
+2,10
+5,+Inf"
   server_stop
   ;;
 *) die "unknown mode $mode" ;;

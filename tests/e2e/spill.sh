@@ -68,6 +68,17 @@ case $mode in
       fail "table: the note on the rows left out is missing"
     grep -o '[0-9]* groups' "$ERR" >"$T/table-spill.groups"
     expect_bytes "summary groups" "$T/table-spill.groups" "$T/table-mem.groups"
+    # A text column sorts in byte order, descending for order by, in
+    # memory and spilled alike (it kept key order: every text was 0).
+    same_result text "select last(s),id group by id order by last(s) logformat generickv"
+    tail -n +2 "$T/text-mem.csv" | cut -d, -f1 | sort -c -r ||
+      fail "text: order by last(s) is not in descending byte order"
+    same_result rtext "select id,count(\$line) group by id rorder by id limit 500 logformat generickv"
+    same_result dtext "select id,count(\$line) group by id order by id limit 500 logformat generickv"
+    tail -n +2 "$T/dtext-mem.csv" | cut -d, -f1 | sort -c -r ||
+      fail "dtext: order by id is not in descending byte order"
+    [ "$(tail -n 1 "$T/rtext-mem.csv" | cut -d, -f1)" = g10446 ] ||
+      fail "rtext: row 500 of rorder by id is not g10446"
     expect_no_spill_files order
     ;;
   sqlite)

@@ -377,6 +377,31 @@ static void test_non_finite(void **state)
           "v=nan", "v=1", "v=inf", "v=-inf");
 }
 
+/* order by a text column sorts it in byte order (it kept group-key order:
+ * every text value was 0); a column is text when any cell is, numeric
+ * when every cell with a value is a number. */
+static void test_order_by_text(void **state)
+{
+    (void)state;
+#define TEXT_LINES "k=1|s=beta", "k=2|s=alpha", "k=3|s=Zulu", "k=4|s=10", "k=5|s=9", "k=6", \
+                   "k=7|s=alphabet"
+    CHECK_MERGED("select k, last(s) group by k order by last(s) logformat generickv",
+                 "1,beta\n7,alphabet\n2,alpha\n3,Zulu\n5,9\n4,10\n6,\n", TEXT_LINES);
+    CHECK_MERGED("select k, last(s) group by k rorder by last(s) logformat generickv",
+                 "6,\n4,10\n5,9\n3,Zulu\n2,alpha\n7,alphabet\n1,beta\n", TEXT_LINES);
+    /* A bare field is last(); ties keep group-key order. */
+    CHECK("select k, s group by k rorder by s logformat generickv",
+          "1,a\n3,a\n2,b\n", "k=3|s=a", "k=2|s=b", "k=1|s=a");
+    /* Every cell a number (or empty, as 0): numeric, 9 before 10. */
+    CHECK_MERGED("select k, last(s) group by k rorder by last(s) logformat generickv",
+                 "1,-1\n3,\n6,\n4,9\n2,10\n5,+Inf\n", "k=1|s=-1", "k=2|s=10", "k=3", "k=4|s=9",
+                 "k=5|s=+Inf", "k=6|s=");
+    /* nan is text, so the column is. */
+    CHECK("select k, last(s) group by k rorder by last(s) logformat generickv",
+          "2,10\n3,9\n1,nan\n", "k=1|s=nan", "k=2|s=10", "k=3|s=9");
+#undef TEXT_LINES
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -389,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_one_part_keys_merge),
         cmocka_unit_test(test_one_part_keys_many),
         cmocka_unit_test(test_non_finite),
+        cmocka_unit_test(test_order_by_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -268,12 +268,50 @@ static void test_no_temporary_file_left(void **state)
     run_free(&sp);
 }
 
+/* order by a text column, spilled: in byte order (descending for order
+ * by), the same as in memory. Spilled rows were sorted by the value 0 of
+ * every text, so in key order. */
+static void check_text_order(const char *query, size_t col, int desc)
+{
+    const char *files[] = {small_a, small_b};
+    check_query(query, -1, files, 2);
+    run_t sp;
+    run_query(&sp, query, TINY_BUDGET, files, 2);
+    err_t e;
+    err_clear(&e);
+    spill_t *s = mapscan_spill_rest(&sp.ms, &e);
+    assert_non_null(s);
+    result_t got;
+    assert_int_equal(spill_result_build(query_plan(sp.q), s, -1, &got, &e), 0);
+    assert_true(got.n_rows > 1000);
+    for (size_t i = 1; i < got.n_rows; i++) {
+        int c = strcmp(result_cell(&got, i - 1, col), result_cell(&got, i, col));
+        if (desc ? c < 0 : c > 0)
+            fail_msg("%s: row %zu '%s' before '%s'", query, i, result_cell(&got, i - 1, col),
+                     result_cell(&got, i, col));
+    }
+    result_free(&got);
+    run_free(&sp);
+}
+
+static void test_order_by_text(void **state)
+{
+    (void)state;
+    check_text_order("select count($line),last(s),key group by key order by last(s) "
+                     "logformat generickv", 1, 1);
+    check_text_order("select count($line),key group by key order by key logformat generickv",
+                     1, 1);
+    check_text_order("select last(s),key group by key rorder by last(s) logformat generickv",
+                     0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_key_order),
         cmocka_unit_test(test_every_aggregate_two_inputs),
         cmocka_unit_test(test_orders_and_limits),
+        cmocka_unit_test(test_order_by_text),
         cmocka_unit_test(test_set_keys_and_two_parts),
         cmocka_unit_test(test_parallel_workers),
         cmocka_unit_test(test_no_temporary_file_left),
