@@ -140,10 +140,8 @@ static int csv_chunk(const result_t *r, void *arg, err_t *e)
 static int write_spilled_csv(const dmap_job_t *job, spill_t *sp, size_t *n_groups, err_t *e)
 {
     const plan_t *plan = job->plan;
-    if (!plan->outfile_append && result_csv_write_query(plan->outfile, job->query, e) < 0)
-        return -1;
     csv_stream_t cs = {.n_groups = 0};
-    if (result_csv_open(&cs.w, plan->outfile, plan->outfile_append, e) < 0)
+    if (result_csv_open(&cs.w, plan->outfile, plan->outfile_append, job->query, e) < 0)
         return -1;
     int rc = spill_result_each(plan, sp, plan->limit_given ? plan->limit : -1, 65536, csv_chunk,
                                &cs, e);
@@ -219,7 +217,8 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
         .deadline_ms = job->timeout_s > 0 ? clock_now_ms() + job->timeout_s * 1000LL : 0,
         .memory_limit = job->memory_limit ? job->memory_limit : mapscan_default_memory_limit(),
     };
-    if (table_printer_init(&rs.tp, plan, job->query, job->color, 0, &e) < 0) {
+    if (outfile_check(plan, &e) < 0 ||
+        table_printer_init(&rs.tp, plan, job->query, job->color, 0, &e) < 0) {
         client_report(run, &e);
         return 0;
     }

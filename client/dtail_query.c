@@ -138,6 +138,12 @@ int dtail_query_open(dtail_query_t **out, const cli_opts_t *o, const config_t *c
         return -1;
     }
     d->plan = query_plan(d->q);
+    /* Every interval rewrites the outfile: refuse a bad one before following. */
+    if (outfile_check(d->plan, e) < 0) {
+        query_free(d->q);
+        free(d);
+        return -1;
+    }
     d->specs = calloc(d->plan->n_select ? d->plan->n_select : 1, sizeof *d->specs);
     if (!d->specs) {
         query_free(d->q);

@@ -148,6 +148,11 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
 {
     err_t e;
     err_clear(&e);
+    /* Before any server is asked: the client writes the outfile. */
+    if (outfile_check(plan, &e) < 0) {
+        client_report(rs, &e);
+        return rs->status;
+    }
     char *files;
     fanout_targets_t tl;
     if (fanout_files_and_targets(o, cfg, query_pos, &files, &tl, &e) < 0)

@@ -4,7 +4,9 @@
  * outfile_write(); the plan's outfile format chooses the writer: CSV
  * (result_write_csv) or SQLite (sqlite_out.h). What a writer records about
  * the run besides the rows (query text, times, inputs, line counts) comes in
- * outfile_info_t, so every caller describes a run the same way. */
+ * outfile_info_t, so every caller describes a run the same way. Where the
+ * file goes (links, what is refused, "-" for stdout) is outpath.h's, the
+ * same for every writer. */
 #ifndef DTAIL_EXEC_SINK_OUTFILE_H
 #define DTAIL_EXEC_SINK_OUTFILE_H
 
@@ -28,6 +30,11 @@ typedef struct outfile_info {
     size_t n_servers;            /* their count */
     const map_stats_t *stats;    /* line counts; NULL when unknown */
 } outfile_info_t;
+
+/* Checks plan->outfile before a run reads anything, so a destination that
+ * would be refused at the end (a FIFO, a directory, a missing directory)
+ * fails at once. 0 without an outfile. */
+int outfile_check(const plan_t *plan, err_t *e);
 
 /* Writes r to plan->outfile (plan->outfile_append: adds to it) in the
  * plan's outfile format. Returns 0, or -1 with e naming the file. */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fdio.h"
 #include "exec/agg/sketch.h"
 #include "exec/sink/lines.h"
 
@@ -536,28 +537,97 @@ void result_render_csv(const result_t *r, outbuf_t *out, int header)
     }
 }
 
-/* Opens path for writing: path.tmp (renamed at the end), or path itself
- * when appending. */
-int result_csv_open(result_csv_t *w, const char *path, int append, err_t *e)
+int result_csv_query_path(const outpath_t *dest, outpath_t *q, err_t *e)
+{
+    char qpath[OUTPATH_MAX];
+    if (snprintf(qpath, sizeof qpath, "%s.query", dest->target) >= (int)sizeof qpath)
+        return err_set(e, ERR_IO, "outfile %s: path too long", dest->given);
+    return outpath_resolve(q, qpath, dest->given, e);
+}
+
+/* The query text into its own temporary, renamed by close with the rows. */
+static int stage_query(result_csv_t *w, const char *query, err_t *e)
+{
+    if (result_csv_query_path(&w->dest, &w->qdest, e) < 0)
+        return -1;
+    int fd = outpath_temp(&w->qdest, w->qtmp, sizeof w->qtmp, e);
+    if (fd < 0)
+        return -1;
+    int rc = fdio_write_all(fd, query, strlen(query));
+    int err = errno;
+    if (close(fd) < 0 && rc == 0) {
+        rc = -1;
+        err = errno;
+    }
+    if (rc < 0) {
+        err_set(e, ERR_IO, "outfile %s: writing %s: %s", w->dest.given, w->qtmp, strerror(err));
+        unlink(w->qtmp);
+        w->qtmp[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+/* Opens the file rows go to: a temporary beside the target (renamed at
+ * the end), the target itself when appending, or stdout. */
+static int open_dest(result_csv_t *w, const char *query, err_t *e)
+{
+    if (w->to_stdout) {
+        w->fd = STDOUT_FILENO;
+        w->header = 1;
+        return 0;
+    }
+    if (!w->append) {
+        if (stage_query(w, query, e) < 0)
+            return -1;
+        w->fd = outpath_temp(&w->dest, w->tmp, sizeof w->tmp, e);
+        w->header = 1;
+        return w->fd < 0 ? -1 : 0;
+    }
+    /* O_NONBLOCK and O_NOFOLLOW: what replaced the checked file since
+     * (a FIFO, a link) is neither waited on nor followed, and is refused. */
+    const char *t = w->dest.target;
+    w->fd = open(t, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (w->fd < 0)
+        return err_set(e, ERR_IO, "outfile %s: %s: %s", w->dest.given, t, strerror(errno));
+    struct stat st;
+    if (fstat(w->fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(w->fd);
+        w->fd = -1;
+        return err_set(e, ERR_IO, "outfile %s: %s is not a regular file; not appended to",
+                       w->dest.given, t);
+    }
+    w->header = st.st_size == 0;
+    return 0;
+}
+
+/* Removes the temporaries of a write that is not kept. */
+static void discard(result_csv_t *w)
+{
+    if (w->tmp[0])
+        unlink(w->tmp);
+    if (w->qtmp[0])
+        unlink(w->qtmp);
+    w->tmp[0] = w->qtmp[0] = '\0';
+}
+
+int result_csv_open(result_csv_t *w, const char *path, int append, const char *query, err_t *e)
 {
     memset(w, 0, sizeof *w);
     w->fd = -1;
     w->append = append;
-    if (snprintf(w->path, sizeof w->path, "%s", path) >= (int)sizeof w->path ||
-        snprintf(w->tmp, sizeof w->tmp, "%s.tmp", path) >= (int)sizeof w->tmp)
-        return err_set(e, ERR_IO, "%s: path too long", path);
-    const char *file = append ? w->path : w->tmp;
-    int flags = append ? O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC : O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
-    w->fd = open(file, flags, 0644);
-    if (w->fd < 0)
-        return err_set(e, ERR_IO, "%s: %s", file, strerror(errno));
-    struct stat st;
-    w->header = !append || (fstat(w->fd, &st) == 0 && st.st_size == 0);
+    w->to_stdout = outpath_is_stdout(path);
+    if (!w->to_stdout && outpath_resolve(&w->dest, path, path, e) < 0)
+        return -1;
+    if (open_dest(w, query, e) < 0) {
+        discard(w);
+        return -1;
+    }
     if (outbuf_init(&w->out, w->fd, 256 * 1024, e) < 0) {
-        close(w->fd);
-        if (!append)
-            unlink(w->tmp);
+        if (!w->to_stdout)
+            close(w->fd);
         w->fd = -1;
+        discard(w);
         return -1;
     }
     return 0;
@@ -576,50 +646,39 @@ int result_csv_close(result_csv_t *w, int keep, err_t *e)
     outbuf_flush(&w->out);
     int failed = w->out.failed, err = w->out.write_errno;
     outbuf_free(&w->out);
-    if (close(w->fd) < 0 && !failed) {
+    if (!w->to_stdout && close(w->fd) < 0 && !failed) {
         failed = 1;
         err = errno;
     }
     w->fd = -1;
-    const char *file = w->append ? w->path : w->tmp;
     if (!keep || failed) {
-        if (!w->append)
-            unlink(w->tmp);
-        return keep ? err_set(e, ERR_IO, "%s: %s failed: %s", file,
-                              w->append ? "append" : "write", strerror(err)) : 0;
+        discard(w);
+        if (!keep)
+            return 0;
+        if (w->to_stdout)
+            return err_set(e, ERR_IO, "outfile -: writing to stdout: %s", strerror(err));
+        return err_set(e, ERR_IO, "outfile %s: %s %s failed: %s", w->dest.given,
+                       w->append ? "appending to" : "writing", w->append ? w->dest.target : w->tmp,
+                       strerror(err));
     }
-    if (!w->append && rename(w->tmp, w->path) < 0) {
-        int re = errno;
-        unlink(w->tmp);
-        return err_set(e, ERR_IO, "%s: cannot rename into place: %s", w->path, strerror(re));
-    }
-    return 0;
-}
-
-/* Writes text into path through path.tmp and a rename. */
-static int write_atomic(const char *path, const char *text, err_t *e)
-{
-    result_csv_t w;
-    if (result_csv_open(&w, path, 0, e) < 0)
+    if (w->to_stdout || w->append)
+        return 0;
+    /* The rows first: a failure after them still leaves the result. */
+    int rc = outpath_commit(&w->dest, w->tmp, e);
+    w->tmp[0] = '\0';
+    if (rc < 0) {
+        discard(w);
         return -1;
-    outbuf_append(&w.out, text, strlen(text));
-    return result_csv_close(&w, 1, e);
-}
-
-int result_csv_write_query(const char *path, const char *query, err_t *e)
-{
-    char qpath[4200];
-    if (snprintf(qpath, sizeof qpath, "%s.query", path) >= (int)sizeof qpath)
-        return err_set(e, ERR_IO, "%s: path too long", path);
-    return write_atomic(qpath, query, e);
+    }
+    rc = outpath_commit(&w->qdest, w->qtmp, e);
+    w->qtmp[0] = '\0';
+    return rc;
 }
 
 int result_write_csv(const result_t *r, const char *path, int append, const char *query, err_t *e)
 {
-    if (!append && result_csv_write_query(path, query, e) < 0)
-        return -1;
     result_csv_t w;
-    if (result_csv_open(&w, path, append, e) < 0)
+    if (result_csv_open(&w, path, append, query, e) < 0)
         return -1;
     result_csv_put(&w, r);
     return result_csv_close(&w, 1, e);

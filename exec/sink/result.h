@@ -13,6 +13,7 @@
 #include "base/err.h"
 #include "base/outbuf.h"
 #include "exec/agg/table.h"
+#include "exec/sink/outpath.h"
 #include "parser/plan.h"
 
 typedef struct result {
@@ -92,29 +93,37 @@ void result_render_table(const result_t *r, outbuf_t *out, int color, int sort_c
 /* The result as CSV text (the header first when header is set), quoted as
  * result_write_csv quotes it. */
 void result_render_csv(const result_t *r, outbuf_t *out, int header);
-/* Writes the result as CSV. Not append: PATH.query (the query text) and
- * PATH, each through a temporary name and a rename. Append: rows added to
- * PATH, the header only when PATH is new or empty. Values are quoted only
- * when they contain a comma, a quote or a line break. */
+/* Writes the result as CSV to the outfile path (exec/sink/outpath.h says
+ * what happens to links and to what is not a regular file). Not append:
+ * PATH.query (the query text, beside the resolved target) and PATH, each
+ * through a temporary beside it and a rename. Append: rows added to PATH,
+ * the header only when PATH is new or empty. "-": the header and rows to
+ * stdout, with or without append. Values are quoted only when they contain
+ * a comma, a quote or a line break. A failure leaves no temporary and no
+ * new PATH.query. */
 int result_write_csv(const result_t *r, const char *path, int append, const char *query,
                      err_t *e);
 
 /* The same CSV written piece by piece (a spilled result streams its rows
  * in chunks): open, put every chunk in order (the header goes before the
  * first when result_write_csv would write it), close. close with keep = 0
- * discards a new file (nothing is renamed into place). Not append: the
- * caller writes PATH.query first with result_csv_write_query. */
+ * discards the write: nothing is renamed into place, no temporary stays.
+ * query is written to PATH.query when not appending (ignored otherwise). */
 typedef struct result_csv {
-    int fd;                 /* the file being written, -1 when closed */
-    outbuf_t out;           /* buffered output */
-    int append;             /* rows added to path itself */
-    int header;             /* the next put writes the header */
-    char path[4200];        /* the destination */
-    char tmp[4200];         /* path.tmp, renamed onto path by close */
+    int fd;                     /* the file being written, -1 when closed */
+    outbuf_t out;               /* buffered output */
+    int append;                 /* rows added to the target itself */
+    int to_stdout;              /* outfile "-" */
+    int header;                 /* the next put writes the header */
+    outpath_t dest;             /* the outfile */
+    outpath_t qdest;            /* its PATH.query (not append) */
+    char tmp[OUTPATH_MAX];      /* the rows' temporary, "" when none */
+    char qtmp[OUTPATH_MAX];     /* the query's temporary, "" when none */
 } result_csv_t;
-int result_csv_open(result_csv_t *w, const char *path, int append, err_t *e);
+int result_csv_open(result_csv_t *w, const char *path, int append, const char *query, err_t *e);
 void result_csv_put(result_csv_t *w, const result_t *r);
 int result_csv_close(result_csv_t *w, int keep, err_t *e);
-int result_csv_write_query(const char *path, const char *query, err_t *e);
+/* Resolves dest's PATH.query into q (beside the resolved target). */
+int result_csv_query_path(const outpath_t *dest, outpath_t *q, err_t *e);
 
 #endif

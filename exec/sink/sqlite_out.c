@@ -2,6 +2,8 @@
  * in-place appends (schema in sqlite_out.h). */
 #include "exec/sink/sqlite_out.h"
 
+#include "exec/sink/outpath.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -463,11 +465,11 @@ static int open_db(out_db_t *o, const char *file, int flags)
 }
 
 /* Appends one run to an existing file, in one SQLite transaction. */
-static int append_in_place(const char *path, const schema_t *s, const result_t *r,
-                           const outfile_info_t *info, err_t *e)
+static int append_in_place(const char *path, const char *target, const schema_t *s,
+                           const result_t *r, const outfile_info_t *info, err_t *e)
 {
     out_db_t o = {NULL, path, e};
-    if (open_db(&o, path, SQLITE_OPEN_READWRITE) < 0)
+    if (open_db(&o, target, SQLITE_OPEN_READWRITE) < 0)
         return -1;
     int rc = db_exec(&o, "BEGIN IMMEDIATE", "cannot lock the file");
     if (rc == 0 && write_run(&o, s, r, info) == 0)
@@ -491,21 +493,17 @@ static int sync_file(const char *file)
     return rc;
 }
 
-/* Builds a new file beside path and renames it over path when complete. */
-static int write_new(const char *path, const schema_t *s, const result_t *r,
+/* Builds a new file beside the target and renames it over the target
+ * when complete. */
+static int write_new(const outpath_t *dest, const schema_t *s, const result_t *r,
                      const outfile_info_t *info, err_t *e)
 {
-    char tmp[4200];
-    const char *slash = strrchr(path, '/');
-    int dir_len = slash ? (int)(slash - path + 1) : 0;
-    if (snprintf(tmp, sizeof tmp, "%.*s.%s.XXXXXX", dir_len, path, slash ? slash + 1 : path) >=
-        (int)sizeof tmp)
-        return err_set(e, ERR_IO, "outfile %s: path too long", path);
-    int fd = mkstemp(tmp);
+    char tmp[OUTPATH_MAX];
+    int fd = outpath_temp(dest, tmp, sizeof tmp, e);
     if (fd < 0)
-        return err_set(e, ERR_IO, "outfile %s: cannot create a temporary file %s: %s", path, tmp,
-                       strerror(errno));
+        return -1;
     close(fd);
+    const char *path = dest->given;
     out_db_t o = {NULL, path, e};
     /* The file is private until the rename: no journal, no syncs inside
      * SQLite; one fsync before the rename makes the result durable. */
@@ -522,28 +520,27 @@ static int write_new(const char *path, const schema_t *s, const result_t *r,
         rc = db_fail(&o, "close failed");
     if (rc == 0 && sync_file(tmp) < 0)
         rc = err_set(e, ERR_IO, "outfile %s: cannot sync %s: %s", path, tmp, strerror(errno));
-    if (rc == 0 && chmod(tmp, 0644) < 0)
-        rc = err_set(e, ERR_IO, "outfile %s: chmod %s: %s", path, tmp, strerror(errno));
-    if (rc == 0 && rename(tmp, path) < 0)
-        rc = err_set(e, ERR_IO, "outfile %s: cannot rename into place: %s", path,
-                     strerror(errno));
-    if (rc < 0)
+    if (rc < 0) {
         unlink(tmp);
-    return rc;
+        return -1;
+    }
+    return outpath_commit(dest, tmp, e);
 }
 
 int sqlite_out_write(const plan_t *plan, const char *path, int append, const result_t *r,
                      const outfile_info_t *info, err_t *e)
 {
+    outpath_t dest;
+    if (outpath_resolve(&dest, path, path, e) < 0)
+        return -1;
     schema_t s;
     if (schema_build(plan, &s, e) < 0)
         return -1;
-    struct stat st;
     int rc;
-    if (append && stat(path, &st) == 0)
-        rc = append_in_place(path, &s, r, info, e);
+    if (append && dest.exists)
+        rc = append_in_place(path, dest.target, &s, r, info, e);
     else
-        rc = write_new(path, &s, r, info, e);
+        rc = write_new(&dest, &s, r, info, e);
     schema_free(&s);
     return rc;
 }

@@ -15,8 +15,8 @@
  * Every call is one run with the next run id of the file (1 for a new
  * file), written in one transaction through one reused prepared statement.
  * A new file (not append, or append to a file that does not exist yet) is
- * built under a temporary name in the same directory and renamed over the
- * path only when complete; append to an existing file is one SQLite
+ * built under a temporary name beside the resolved target (outpath.h) and
+ * renamed over it only when complete; append to an existing file is one SQLite
  * transaction in place. Either way a failure leaves the path as it was and
  * no temporary file. An existing table whose columns differ from the
  * query's is an error naming the file, the table and both column lists,

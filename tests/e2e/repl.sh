@@ -125,6 +125,29 @@ exit 0" "$M"
     printf 'count($line),$hostname\n597,integrationtest\n' >"$T/want.csv"
     expect_bytes "x.csv" "$T/x.csv" "$T/want.csv"
     ;;
+  output_dest)
+    # .output to a FIFO: the query fails naming it, the FIFO stays, the
+    # prompt comes back; through a link the link's target gets the result.
+    mkfifo "$T/p.csv"
+    ln -s real.csv "$T/l.csv"
+    drive od "expect dmap> 
+send .output $T/p.csv\\r
+expect results go to $T/p.csv
+send from STATS select count(\$line),\$hostname group by \$hostname;\\r
+expect outfile $T/p.csv: is a FIFO
+expect dmap> 
+send .output $T/l.csv\\r
+expect results go to $T/l.csv
+send from STATS select count(\$line),\$hostname group by \$hostname;\\r
+expect wrote $T/l.csv
+expect dmap> 
+send \\x04
+exit 0" "$M"
+    [ -p "$T/p.csv" ] || fail "the FIFO was replaced"
+    [ -L "$T/l.csv" ] || fail "the link was replaced"
+    printf 'count($line),$hostname\n597,integrationtest\n' >"$T/want.csv"
+    expect_bytes "link target" "$T/real.csv" "$T/want.csv"
+    ;;
   cancel)
     # A query of seconds on these inputs (three keys of 16 nested md5sum and
     # a backtracking regex), so that Ctrl-C comes while it runs.

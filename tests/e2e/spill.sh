@@ -43,8 +43,15 @@ same_result() {
   grep -q 'INFO|spill|' "$ERR" || fail "$label-spill: nothing spilled under 256K"
   need_input "$T/$label-mem.csv" "$T/$label-spill.csv"
   expect_bytes "$label csv" "$T/$label-spill.csv" "$T/$label-mem.csv"
-  [ -e "$T/$label-spill.csv.tmp" ] && fail "$label: temporary CSV left behind"
+  ls -A "$T" | grep -q "^\.$label-spill\.csv\." && fail "$label: temporary CSV left behind"
   expect_no_spill_files "$label"
+}
+
+# spilling: the dmap under `timeout` $tpid (found once into $pid) holds
+# its spill database, already unlinked, in $SPILL_TMP.
+spilling() {
+  [ -n "$pid" ] || pid=$(pgrep -P "$tpid" dmap)
+  [ -n "$pid" ] && ls -l "/proc/$pid/fd" 2>/dev/null | grep -q "$SPILL_TMP/.*(deleted)"
 }
 
 case $mode in
@@ -110,12 +117,32 @@ case $mode in
     done
     ;;
   error)
-    # The outfile cannot be written: exit 1 after spilling, nothing left.
-    spill_run err-outfile 256K "$Q outfile $T/no/such/dir/x.csv"
+    # The outfile cannot be written at the end: its directory, there when
+    # the run starts (and checks the outfile), is removed while the run
+    # spills. Exit 1 after spilling, naming the outfile, nothing left. The
+    # input is a pipe the test holds open until the directory is gone.
+    mkdir "$T/out"
+    mkfifo "$T/err.in"
+    exec 5<>"$T/err.in"
+    TMPDIR="$SPILL_TMP" timeout 60 "$DTAIL_BIN/dmap" --cfg none --noColor --logLevel info \
+      --memory-limit 256K --query "$Q outfile $T/out/x.csv" <"$T/err.in" 2>"$T/err.err" 5>&- &
+    tpid=$! pid=""
+    cat "$DATA" >&5
+    poll 30 spilling || fail "error: never saw the spill database (deleted) in \$TMPDIR"
+    rmdir "$T/out"
+    exec 5>&-
+    wait "$tpid"
+    RC=$? ERR=$T/err.err
+    E2E_RUNS=$((E2E_RUNS + 1))
     expect_rc err-outfile 1
     grep -q 'INFO|spill|' "$ERR" || fail "error: nothing spilled before the failing write"
-    grep -q 'no/such/dir' "$ERR" || fail "error: the message does not name the outfile"
+    grep -q "outfile $T/out/x.csv:" "$ERR" || fail "error: the message does not name the outfile"
     expect_no_spill_files error
+    # A directory missing from the start: refused before anything is read.
+    spill_run err-early 256K "$Q outfile $T/no/such/dir/x.csv"
+    expect_rc err-early 1
+    grep -q 'INFO|spill|' "$ERR" && fail "error: spilled for an outfile that cannot be written"
+    grep -q 'no/such/dir' "$ERR" || fail "error: the message does not name the outfile"
     ;;
   kill)
     # Killed while spilling: the database is already unlinked, so nothing
@@ -130,10 +157,6 @@ case $mode in
     cat "$DATA" "$DATA" >&5 &
     writer=$!
     seen=0 pid=""
-    spilling() {
-      [ -n "$pid" ] || pid=$(pgrep -P "$tpid" dmap)
-      [ -n "$pid" ] && ls -l "/proc/$pid/fd" 2>/dev/null | grep -q "$SPILL_TMP/.*(deleted)"
-    }
     poll 30 spilling && seen=1
     [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
     wait "$tpid" 2>/dev/null

@@ -2,3 +2,8 @@
 foreach(m 1a 1b 1c 1d 2 stdin append fail_dir mismatch suffixes)
   dtail_e2e(sqlite_export_${m} sqlite_export ${m} TIMEOUT 120)
 endforeach()
+# What an outfile (CSV or SQLite) does to links, FIFOs, directories and
+# devices at its path, `outfile -`, and failed writes: tests/e2e/outfile_dest.sh.
+foreach(m link_csv link_sqlite dangling fifo dir device stdout fail dtail remote)
+  dtail_e2e(outfile_dest_${m} outfile_dest ${m} TIMEOUT 120)
+endforeach()

@@ -4,9 +4,11 @@
 #ifndef DTAIL_TESTS_TMPDIR_H
 #define DTAIL_TESTS_TMPDIR_H
 
+#include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Makes a new directory $TMPDIR/name.XXXXXX (/tmp without TMPDIR) and puts
  * its path in buf (cap bytes); returns 0 or -1. */
@@ -32,6 +34,19 @@ static inline int tmpdir_remove_one(const char *path, const struct stat *st, int
 static inline int tmpdir_remove(const char *path)
 {
     return nftw(path, tmpdir_remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Entries in dir other than . and .. (0 when it cannot be read). */
+static inline int tmpdir_count(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int n = 0;
+    while (d && (de = readdir(d)))
+        n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+    if (d)
+        closedir(d);
+    return n;
 }
 
 #endif

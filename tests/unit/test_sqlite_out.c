@@ -7,7 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <dirent.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -40,17 +39,9 @@ static int teardown(void **state)
     return tmpdir_remove(dir);
 }
 
-/* Entries in the test directory other than . and .. */
 static int dir_entries(void)
 {
-    DIR *d = opendir(dir);
-    struct dirent *de;
-    int n = 0;
-    while (d && (de = readdir(d)))
-        n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
-    if (d)
-        closedir(d);
-    return n;
+    return tmpdir_count(dir);
 }
 
 static query_t *parse(const char *text)
