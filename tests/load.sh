@@ -42,12 +42,25 @@ logs=${LOAD_LOG_DIR:-/tmp/dtail-load.$$}
 mkdir -p "$logs" || exit 2
 hog_dir=$(mktemp -d "${TMPDIR:-/tmp}/dtail-load-hog.XXXXXX") || exit 2
 pids=()
+ctest_pid=
 stop_load() {
   local p
+  # ctest's tests run in process groups of their own: end ctest and every
+  # descendant.
+  if [ -n "$ctest_pid" ]; then
+    kill_tree "$ctest_pid"
+    wait "$ctest_pid" 2>/dev/null
+  fi
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
   pids=()
   rm -rf "$hog_dir"
+}
+kill_tree() {   # PID: SIGTERM to PID and all its descendants, children first
+  local c
+  for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do kill_tree "$c"; done
+  kill "$1" 2>/dev/null
+  kill -CONT "$1" 2>/dev/null   # a test may have stopped it (SIGSTOP)
 }
 trap stop_load EXIT
 trap 'exit 130' INT TERM HUP
@@ -77,8 +90,14 @@ for d in "${dirs[@]}"; do
   for ((r = 1; r <= reps; r++)); do
     log=$logs/$b.$r.log
     t0=$SECONDS
-    ctest --test-dir "$d" "${args[@]}" >"$log" 2>&1
+    # In the background: a signal to this script then runs its trap at
+    # once (bash defers traps until a foreground child ends), and the trap
+    # stops ctest and its tests too.
+    ctest --test-dir "$d" "${args[@]}" >"$log" 2>&1 &
+    ctest_pid=$!
+    wait "$ctest_pid"
     rc=$?
+    ctest_pid=
     runs=$((runs + 1))
     # ctest lists the failed tests after "The following tests FAILED:" as
     # "<tab>NUM - NAME (Failed|Timeout|...)".

@@ -22,6 +22,17 @@ mkdir -p "$IN" && chmod 755 "$IN" || die "mkdir $IN"
 { yes 'INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|hostname=h1|user9=x|lat=7' || :; } |
   head -c 67108864 >"$IN/base.log" || die "cannot write the input"
 F=$IN/live.log
+# A run this script stopped must not outlive it, stopped or not.
+RUN_PID=
+truncate_cleanup() {
+  if [ -n "$RUN_PID" ]; then
+    kill -KILL "$RUN_PID" 2>/dev/null
+    kill -CONT "$RUN_PID" 2>/dev/null
+  fi
+  [ -n "$SERVER_CHILD" ] && kill -CONT "$SERVER_CHILD" 2>/dev/null
+  server_cleanup
+}
+trap truncate_cleanup EXIT
 
 # stopped PID: the process is in the stopped state.
 stopped() { [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = T ]; }
@@ -57,6 +68,7 @@ one_run() {
   start=$SECONDS
   "$@" >"$OUT" 2>"$ERR" </dev/null &
   pid=$!
+  RUN_PID=$pid
   rpid=$pid
   [ "$reader" = self ] || rpid=$reader
   if ! stop_inside "$rpid" "$F"; then
@@ -72,6 +84,7 @@ one_run() {
   fi
   wait "$pid"
   RC=$?
+  RUN_PID=
   E2E_RUNS=$((E2E_RUNS + 1))
   [ "$RC" -ne 0 ] || fail "$label: exit 0 after its input was truncated"
   [ "$RC" -lt 124 ] || fail "$label: exit $RC (killed?)"
