@@ -37,17 +37,28 @@ trap truncate_cleanup EXIT
 # stopped PID: the process is in the stopped state.
 stopped() { [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = T ]; }
 
-# stop_inside PID FILE: stops PID with SIGSTOP the moment it holds FILE
-# open; 0 when it is stopped holding it, 1 when it ended or let go of the
-# file first (then it runs on).
+# held_count PID FILE: how many descriptors PID has open on FILE.
+held_count() {
+  local fd n=0
+  for fd in /proc/"$1"/fd/*; do
+    [[ $fd -ef $2 ]] && n=$((n + 1))
+  done
+  echo "$n"
+}
+
+# stop_inside PID FILE N: stops PID with SIGSTOP the moment it holds FILE
+# open with N descriptors (a client: 1, its input; dserver: 2, the one its
+# permission check opened and the input, which is closed only after the
+# end-of-file checks); 0 when it is stopped so, 1 when it ended or let go
+# of the file first (then it runs on).
 stop_inside() {
-  local pid=$1 f=$2 i
+  local pid=$1 f=$2 want=$3 i
   for ((i = 0; i < 6000; i++)); do
     kill -0 "$pid" 2>/dev/null || return 1
-    if holds_file "$pid" "$f"; then
+    if [ "$(held_count "$pid" "$f")" -ge "$want" ]; then
       kill -STOP "$pid"
       poll 30 stopped "$pid" || return 1
-      holds_file "$pid" "$f" && return 0
+      [ "$(held_count "$pid" "$f")" -ge "$want" ] && return 0
       kill -CONT "$pid"
       return 1
     fi
@@ -61,7 +72,7 @@ stop_inside() {
 # stopped inside the file, truncated to 0, continued. Returns 2 when it
 # could not be stopped inside the file (not counted), else checks the run.
 one_run() {
-  local label=$1 reader=$2 pid rpid start
+  local label=$1 reader=$2 pid rpid held start
   shift 2
   cp "$IN/base.log" "$F" && chmod 644 "$F" || die "cp"
   OUT=$T/$label.out ERR=$T/$label.err
@@ -69,9 +80,9 @@ one_run() {
   "$@" >"$OUT" 2>"$ERR" </dev/null &
   pid=$!
   RUN_PID=$pid
-  rpid=$pid
-  [ "$reader" = self ] || rpid=$reader
-  if ! stop_inside "$rpid" "$F"; then
+  rpid=$pid held=1
+  [ "$reader" = self ] || { rpid=$reader; held=2; }
+  if ! stop_inside "$rpid" "$F" "$held"; then
     wait "$pid"
     return 2
   fi
