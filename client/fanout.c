@@ -217,6 +217,14 @@ static int summarize(fanout_t *f, enum run_end how, client_run_t *rs)
                               : h->finished && h->state == FANOUT_DONE;
         if (!h->finished && !f->ops->retry && how == END_DEADLINE && !h->why[0])
             snprintf(h->why, sizeof h->why, "not finished at the client deadline (--timeout)");
+        /* A server that reported a problem with the request (a missing
+         * or unreadable file, a failed read) did not end it well. */
+        if (h->ok && h->rs.status && !f->ops->retry) {
+            h->ok = 0;
+            if (!h->why[0])
+                snprintf(h->why, sizeof h->why, "%s",
+                         "the server reported a problem with the request (its SERVER lines above)");
+        }
         if (h->ok) {
             ok++;
         } else if (!h->why[0]) {
@@ -227,7 +235,10 @@ static int summarize(fanout_t *f, enum run_end how, client_run_t *rs)
         }
     }
     pthread_mutex_unlock(&f->mu);
-    if (failed)
+    /* An interrupted or cut-short run is incomplete (dtail excepted:
+     * its normal end is a signal or the deadline, and its servers count
+     * as ok when connected). */
+    if (failed || (unfinished && !f->ops->retry))
         status = status > 1 ? status : 1;
     if (f->out_failed)
         status = status > 1 ? status : 1;
@@ -235,7 +246,8 @@ static int summarize(fanout_t *f, enum run_end how, client_run_t *rs)
                (f->targets.n > 1 || failed || unfinished);
     if (show) {
         fprintf(stderr, "CLIENT|%s|%s|SUMMARY|servers=%zu|ok=%zu|failed=%zu|unfinished=%zu\n",
-                f->me, failed ? "ERROR" : "INFO", f->targets.n, ok, failed, unfinished);
+                f->me, failed || (unfinished && !f->ops->retry) ? "ERROR" : "INFO", f->targets.n,
+                ok, failed, unfinished);
         for (size_t i = 0; i < f->targets.n; i++) {
             fanout_host_t *h = &f->hosts[i];
             pthread_mutex_lock(&f->mu);

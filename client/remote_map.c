@@ -66,18 +66,24 @@ static int run_map(void *ctx, fanout_host_t *h, err_t *e)
     return remote_request(&h->c, &rm->rq, NULL, &hd, &h->rs, e);
 }
 
-/* The merge of every server's latest table (final: only final ones). */
-static int merged(remote_map_t *rm, agg_table_t *out, int final_only, err_t *e)
+/* The merge of every server's latest table (final: only final ones);
+ * *n_merged (if not NULL) counts the servers merged. */
+static int merged(remote_map_t *rm, agg_table_t *out, int final_only, size_t *n_merged, err_t *e)
 {
     if (agg_table_init(out, rm->specs, rm->plan->n_select, e) < 0)
         return -1;
+    size_t n = 0;
     pthread_mutex_lock(&rm->mu);
     for (size_t i = 0; i < rm->n_hosts; i++) {
         host_table_t *ht = &rm->hosts[i];
-        if (ht->have && (!final_only || ht->final))
+        if (ht->have && (!final_only || ht->final)) {
             agg_table_merge(out, &ht->table);
+            n++;
+        }
     }
     pthread_mutex_unlock(&rm->mu);
+    if (n_merged)
+        *n_merged = n;
     if (out->failed) {
         agg_table_free(out);
         return err_set(e, ERR_NOMEM, "out of memory: the merged result is incomplete");
@@ -112,7 +118,7 @@ static void tick(void *ctx)
     rm->next_report_ms = clock_now_ms() + rm->plan->interval * 1000LL;
     agg_table_t t;
     err_t e;
-    if (merged(rm, &t, 0, &e) == 0) {
+    if (merged(rm, &t, 0, NULL, &e) == 0) {
         print_table(rm, &t, 0);
         agg_table_free(&t);
     }
@@ -188,11 +194,19 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     int abandoned;
     int status = fanout_run(&fo, &ops, rs, &abandoned);
     agg_table_t t;
-    if (status != 2 && merged(rm, &t, 1, &e) == 0) {
-        if (plan->outfile)
+    size_t n_final = 0;
+    if (status != 2 && merged(rm, &t, 1, &n_final, &e) == 0) {
+        /* No server sent its final table (all failed, or the run was
+         * interrupted first): there is no result, and an empty table or
+         * outfile would claim one. The summary says why. */
+        if (n_final == 0) {
+            if (status < 1)
+                status = 1;
+        } else if (plan->outfile) {
             write_outfile(rm, &t, &start);
-        else
+        } else {
             print_table(rm, &t, 1);
+        }
         agg_table_free(&t);
     } else if (status != 2) {
         client_report(rs, &e);

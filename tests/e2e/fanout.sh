@@ -421,6 +421,47 @@ nolibssh)
   expect_bytes real "$OUT" "$T/a"
   fanout_stop_all
   ;;
+exitcodes)
+  # Interrupted and failed runs exit non-zero, print no empty table, and
+  # the summary counts what failed (issue 13, point 7).
+  fanout_start_n 3
+  for i in 0 1 2; do echo "line $i" >"$SRV/s$i/data.log"; done
+  # SIGTERM while the only server never answered (stopped): exit 1, no
+  # table, the server counted as unfinished.
+  kill -STOP "${FANOUT_PIDS[2]}"
+  printf '{"Common": {"SSHConnectTimeoutMs": 60000}}\n' >"$T/client.json"
+  BG_TIMEOUT=60 bg_start dmap "${SERVER_CLIENT_FLAGS[@]}" --cfg "$T/client.json" \
+    --servers "${FANOUT_SERVERS[2]}" --files data.log --query 'select count($line)'
+  # The run is waiting for the stopped server: its TCP connection is made
+  # (the kernel accepts it), so the client holds a socket.
+  poll 30 eval "ls -l /proc/$BG_PID/fd 2>/dev/null | grep -q socket:" || fail "term: the client never connected"
+  bg_stop TERM 30
+  kill -CONT "${FANOUT_PIDS[2]}"
+  expect_rc "term" 1
+  expect_empty "term: no table" "$OUT"
+  expect_contains term "$ERR" "|ERROR|SUMMARY|servers=1|ok=0|failed=0|unfinished=1"
+  # Every server reports the file missing: each counts as failed.
+  run missing dmap "${SERVER_CLIENT_FLAGS[@]}" --servers "$(fanout_list)" --files nope.log \
+    --query 'select count($line)'
+  expect_rc missing 1
+  expect_contains missing "$ERR" "|ERROR|SUMMARY|servers=3|ok=0|failed=3|unfinished=0"
+  run missing_cat dcat "${SERVER_CLIENT_FLAGS[@]}" --servers "$(fanout_list)" --files nope.log
+  expect_rc missing_cat 1
+  expect_contains missing_cat "$ERR" "|ERROR|SUMMARY|servers=3|ok=0|failed=3|unfinished=0"
+  # One file missing of three: two ok, one failed.
+  rm "$SRV/s1/data.log"
+  run one_missing dcat "${SERVER_CLIENT_FLAGS[@]}" --servers "$(fanout_list)" --files data.log
+  expect_rc one_missing 1
+  expect_contains one_missing "$ERR" "|ERROR|SUMMARY|servers=3|ok=2|failed=1|unfinished=0"
+  # Every server refuses the key: exit 1, no table header.
+  ssh-keygen -q -t ed25519 -N '' -f "$T/other" || die "ssh-keygen"
+  run noauth dmap --key "$T/other" --trustAllHosts --noColor --servers "$(fanout_list)" \
+    --files data.log --query 'select count($line)'
+  expect_rc noauth 1
+  expect_empty "noauth: no table" "$OUT"
+  expect_contains noauth "$ERR" "|ERROR|SUMMARY|servers=3|ok=0|failed=3|unfinished=0"
+  fanout_stop_all
+  ;;
 *)
   die "unknown case ${1:-}"
   ;;
