@@ -209,6 +209,18 @@ blackhole)
   # Not before the timeout; the upper bound only tells a handshake that
   # waits for ever (or far past the timeout) from one cut at it.
   [ "$ms" -ge 1400 ] && [ "$ms" -lt 30000 ] || fail "hole: took $ms ms, want 1.5 s or a little more"
+  # dtailhealth gives up on it too, within its --connectTimeout, naming it.
+  kill -STOP "${FANOUT_PIDS[1]}"
+  t0=$(date +%s%N)
+  RUN_TIMEOUT=60 run health "$DTAIL_BIN/dtailhealth" --server "${FANOUT_SERVERS[1]}" --connectTimeout 1000
+  t1=$(date +%s%N)
+  kill -CONT "${FANOUT_PIDS[1]}"
+  expect_rc health 2
+  cat "$OUT" "$ERR" >"$T/health.all"
+  expect_contains health "$T/health.all" "CRITICAL"
+  expect_contains health "$T/health.all" "${FANOUT_SERVERS[1]}"
+  ms=$(((t1 - t0) / 1000000))
+  [ "$ms" -lt 30000 ] || fail "health: took $ms ms with --connectTimeout 1000"
   fanout_stop_all
   ;;
 badkey)
