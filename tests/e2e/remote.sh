@@ -21,11 +21,12 @@ IN=$T/in
 mkdir -p "$IN" || die "mkdir $IN"
 chmod 755 "$IN"
 
-# srv LABEL TOOL ARGS...: TOOL through the server, DTail's server-mode flags.
+# srv LABEL TOOL ARGS...: TOOL through the server, DTail's server-mode flags
+# (and the harness's client config from $HOME).
 srv() {
   local label=$1 tool=$2
   shift 2
-  run "$label" "$tool" --cfg none "${SERVER_CLIENT_FLAGS[@]}" "$@"
+  run "$label" "$tool" "${SERVER_CLIENT_FLAGS[@]}" "$@"
 }
 
 copy_in() { # NAME...: compat files into $IN
@@ -84,7 +85,7 @@ dcat1)
     expect_bytes "dcat1$x" "$OUT" "$COMPAT/dcat1$x.txt"
   done
   # TestDCat1Colors M: not plain, the server's REMOTE lines.
-  run colors dcat --cfg none --servers "$SERVER" --key "$SERVER_KEY" --trustAllHosts --files "$IN/dcat1a.txt"
+  run colors dcat --servers "$SERVER" --key "$SERVER_KEY" --trustAllHosts --files "$IN/dcat1a.txt"
   expect_rc colors 0
   expect_contains colors "$OUT" "REMOTE"
   server_stop
@@ -248,13 +249,13 @@ disconnect)
   chmod 644 "$IN/big.log"
   server_start
   # The reader goes away after 100 KB (dcat dies on the closed pipe) ...
-  run_sh head "'$DTAIL_BIN/dcat' --cfg none --plain ${SERVER_CLIENT_FLAGS[*]} --files '$IN/big.log' | head -c 100000 >/dev/null"
+  run_sh head "'$DTAIL_BIN/dcat' --plain ${SERVER_CLIENT_FLAGS[*]} --files '$IN/big.log' | head -c 100000 >/dev/null"
   # ... or is killed while the server waits for its window: its stdout is
   # a FIFO held open and never read, so it stops reading the channel once
   # the pipe is full, and it is killed once the server reads the file.
   mkfifo "$T/never-read"
   exec 4<>"$T/never-read"
-  "$DTAIL_BIN/dcat" --cfg none "${SERVER_CLIENT_FLAGS[@]}" --files "$IN/big.log" >"$T/never-read" 2>/dev/null </dev/null &
+  "$DTAIL_BIN/dcat" "${SERVER_CLIENT_FLAGS[@]}" --files "$IN/big.log" >"$T/never-read" 2>/dev/null </dev/null &
   stalled=$!
   wait_holds "$SERVER_CHILD" "$IN/big.log"
   kill -KILL "$stalled"
@@ -307,7 +308,7 @@ tail_rotate)
   echo "an old line, before the tail" >"$F"
   chmod 644 "$F"
   server_start
-  bg_start dtail --cfg none --plain "${SERVER_CLIENT_FLAGS[@]}" --files "$F"
+  bg_start dtail --plain "${SERVER_CLIENT_FLAGS[@]}" --files "$F"
   expect_log tail_rotate "Start reading|$F|rot.log"
   rotate_check "rotation through the server" "$F" "$SERVER_CHILD"
   server_alive

@@ -55,6 +55,11 @@ server_setup() {
   dserver_prepare "$SRV" "\"MaxConnections\": ${SERVER_MAX_CONNECTIONS:-10}${SERVER_CFG_EXTRA:+, $SERVER_CFG_EXTRA}" ||
     die "cannot prepare the key and config in $SRV"
   export HOME=$T/home
+  # The clients' own config (read from $HOME when no --cfg is given): a
+  # connect timeout that only a hang reaches. DTail's 2 s default is cut
+  # short by a sanitizer build's handshake on a loaded machine; a test of
+  # the timeout itself passes a --cfg of its own.
+  printf '{"Common": {"SSHConnectTimeoutMs": 30000}}\n' >"$HOME/.dtail.conf"
   SERVER_CLIENT_FLAGS=(--key "$SERVER_KEY" --trustAllHosts --noColor)
 }
 
