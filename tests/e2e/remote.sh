@@ -239,7 +239,7 @@ malformed)
   expect_rc short 0
   expect_contains short "$OUT" "protocol error"
   server_alive
-  health_ok=$("$DTAIL_BIN/dtailhealth" --server "$SERVER" 2>&1)
+  health_ok=$("$DTAIL_BIN/dtailhealth" --server "$SERVER" --connectTimeout 30000 2>&1)
   [ "$health_ok" = "OK: All fine at $SERVER :-)" ] || fail "health after garbage: $health_ok"
   server_stop
   ;;

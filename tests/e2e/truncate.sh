@@ -148,7 +148,7 @@ server_dmap|server_dgrep|server_dcat)
   expect_bytes after "$OUT" "$IN/one.log"
   run aftermap dmap "${SERVER_CLIENT_FLAGS[@]}" --query 'select count($line)' --files "$IN/one.log"
   expect_rc aftermap 0
-  run health dtailhealth --server "$SERVER"
+  run health dtailhealth --server "$SERVER" --connectTimeout 30000
   expect_rc health 0
   server_alive
   server_stop
