@@ -235,16 +235,16 @@ case $mode in
     cp "$M" "$T/in/m.log" && chmod 644 "$T/in/m.log" || die "cp"
     server_start
     ln -s out/r.csv "$T/r.csv"
-    run r dmap --cfg none "${SERVER_CLIENT_FLAGS[@]}" --query "$Q outfile $T/r.csv" --files "$T/in/m.log"
+    run r dmap "${SERVER_CLIENT_FLAGS[@]}" --query "$Q outfile $T/r.csv" --files "$T/in/m.log"
     expect_rc r 0
     is_link "remote link" "$T/r.csv" out/r.csv
     [ "$(wc -l <"$T/out/r.csv")" = 2 ] && grep -q '^597,1002-071949,17' "$T/out/r.csv" ||
       fail "remote target: $(cat "$T/out/r.csv")"
     mkfifo "$T/out/p.csv"
-    run rf dmap --cfg none "${SERVER_CLIENT_FLAGS[@]}" --query "$Q outfile $T/out/p.csv" --files "$T/in/m.log"
+    run rf dmap "${SERVER_CLIENT_FLAGS[@]}" --query "$Q outfile $T/out/p.csv" --files "$T/in/m.log"
     expect_rc rf 1
     expect_contains "remote error names the path" "$ERR" "outfile $T/out/p.csv: is a FIFO"
-    run tf dtail --cfg none "${SERVER_CLIENT_FLAGS[@]}" --query "$Q interval 1 outfile $T/out/p.csv" --files "$T/in/m.log"
+    run tf dtail "${SERVER_CLIENT_FLAGS[@]}" --query "$Q interval 1 outfile $T/out/p.csv" --files "$T/in/m.log"
     expect_rc tf 1
     expect_contains "remote dtail error names the path" "$ERR" "outfile $T/out/p.csv: is a FIFO"
     [ -p "$T/out/p.csv" ] || fail "the FIFO was replaced"
