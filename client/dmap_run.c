@@ -249,6 +249,12 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
         }
         map_stats_t st;
         mapscan_stats(&rs.ms, &st);
+        field_report_t fr;
+        int have_fr = mapscan_fields(&rs.ms, &fr, &e) == 0;
+        if (!have_fr)
+            client_report(run, &e);
+        else
+            field_report_mark_null(&fr, plan, rs.ms.result.specs);
         size_t n_groups = rs.ms.result.n_groups;
         spill_t *sp = NULL;
         int lost = 0;   /* groups left split between memory and disk */
@@ -260,6 +266,8 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
             else
                 LOG_INFO("spill|%zu runs, %llu group rows in a temporary database",
                          spill_total_runs(sp), (unsigned long long)spill_n_rows(sp));
+            if (sp && have_fr)
+                field_report_mark_null(&fr, plan, spill_specs_mut(sp));
         }
         if (!lost && plan->outfile)
             write_outfile(&rs, &st, start, sp, &n_groups);
@@ -269,6 +277,11 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
             print_table(&rs, &rs.ms.result, 1);
         print_summary(&rs, &st, n_groups, (double)(t1.tv_sec - t0.tv_sec) +
                                               (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+        if (have_fr) {
+            if (log_level >= LOG_WARN)
+                field_report_warn(&fr, plan, "dmap", stderr);
+            field_report_free(&fr);
+        }
     }
     mapscan_free(&rs.ms);
     table_printer_free(&rs.tp);

@@ -196,6 +196,11 @@ static int request_frames(remote_conn_t *c, outbuf_t *out, const remote_handler_
             return err_set(e, ERR_IO, "the connection ended before the end of the stream");
         if (rc < 0)
             return -1;
+        if (f.type == WIRE_FIELDS && h && h->on_fields) {
+            if (h->on_fields(h->ctx, f.p, f.len, e) < 0)
+                return -1;
+            continue;
+        }
         if (f.type >= WIRE_OPTIONAL_FIRST && f.type <= WIRE_OPTIONAL_LAST)
             continue;   /* an extension this client does not know */
         wire_msg_t m;

@@ -52,6 +52,9 @@ typedef struct remote_handler {
      * interactive run drop what an earlier request still sends after the
      * next one went out (client/interactive_remote.c). May be NULL. */
     int (*accept)(void *ctx, uint8_t type);
+    /* A FIELDS payload (an encoded field report); NULL: skipped as any
+     * extension is. */
+    int (*on_fields)(void *ctx, const unsigned char *p, size_t len, err_t *e);
     int keep_open;              /* END does not end remote_request: the next
                                    request's frames follow on the same stream */
 } remote_handler_t;

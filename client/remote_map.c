@@ -18,6 +18,7 @@
 #include "client/remote.h"
 #include "client/table_print.h"
 #include "exec/agg/eval.h"
+#include "exec/fieldreport.h"
 #include "exec/sink/outfile.h"
 #include "exec/sink/result.h"
 
@@ -26,6 +27,7 @@ typedef struct host_table {
     agg_table_t table;           /* the server's latest result */
     int have;                    /* a table arrived */
     int final;                   /* the final one arrived */
+    int have_fields;             /* its field report arrived */
 } host_table_t;
 
 typedef struct remote_map {
@@ -41,7 +43,20 @@ typedef struct remote_map {
     long long next_report_ms;    /* when the next interim table is due */
     table_printer_t tp;          /* the terminal table, and what it printed last */
     client_run_t *rs;            /* the run's status */
+    field_report_t fields;       /* every server's field report, merged */
 } remote_map_t;
+
+static int on_fields(void *ctx, const unsigned char *p, size_t len, err_t *e)
+{
+    fanout_host_t *h = ctx;
+    remote_map_t *rm = h->f->ops->ctx;
+    host_table_t *ht = h->user;
+    pthread_mutex_lock(&rm->mu);
+    int rc = field_report_merge_encoded(&rm->fields, p, len, e);
+    ht->have_fields = rc == 0;
+    pthread_mutex_unlock(&rm->mu);
+    return rc;
+}
 
 static int on_aggregate(void *ctx, const unsigned char *p, size_t len, int final, err_t *e)
 {
@@ -62,7 +77,7 @@ static int run_map(void *ctx, fanout_host_t *h, err_t *e)
     remote_map_t *rm = ctx;
     size_t i = (size_t)(h - h->f->hosts);
     h->user = &rm->hosts[i];
-    remote_handler_t hd = {.ctx = h, .on_aggregate = on_aggregate};
+    remote_handler_t hd = {.ctx = h, .on_aggregate = on_aggregate, .on_fields = on_fields};
     return remote_request(&h->c, &rm->rq, NULL, &hd, &h->rs, e);
 }
 
@@ -170,6 +185,8 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
         return client_usage_error(rs->tool, &e);
     }
     eval_specs(plan, rm->specs);
+    if (field_report_init(&rm->fields, plan, &e) < 0)
+        return client_usage_error(rs->tool, &e);
     for (size_t i = 0; i < tl.n; i++)
         if (agg_table_init(&rm->hosts[i].table, rm->specs, plan->n_select, &e) < 0)
             return client_usage_error(rs->tool, &e);
@@ -194,8 +211,14 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     int abandoned;
     int status = fanout_run(&fo, &ops, rs, &abandoned);
     agg_table_t t;
+    /* A server that sent a table but no field report (an older one) may
+     * have had the fields no other server had: no word about them then. */
+    for (size_t i = 0; i < tl.n; i++)
+        if (rm->hosts[i].final && !rm->hosts[i].have_fields)
+            rm->fields.unknown = true;
     size_t n_final = 0;
     if (status != 2 && merged(rm, &t, 1, &n_final, &e) == 0) {
+        field_report_mark_null(&rm->fields, plan, t.specs);
         /* No server sent its final table (all failed, or the run was
          * interrupted first): there is no result, and an empty table or
          * outfile would claim one. The summary says why. */
@@ -211,9 +234,12 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     } else if (status != 2) {
         client_report(rs, &e);
     }
+    if (status != 2 && log_level >= LOG_WARN)
+        field_report_warn(&rm->fields, plan, rs->tool, stderr);
     if (rs->status > status)
         status = rs->status;
     if (!abandoned) {
+        field_report_free(&rm->fields);
         for (size_t i = 0; i < tl.n; i++)
             agg_table_free(&rm->hosts[i].table);
         pthread_mutex_destroy(&rm->mu);

@@ -28,6 +28,8 @@
 #define MAP_MODE_MIN 4096          /* lines seen before the mode may change */
 #define MAP_MODE_WINDOW 65536      /* lines after which the shares restart */
 #define MAP_MIN_PARALLEL (16LL * 1024 * 1024) /* smaller inputs run on one worker */
+#define MAP_SAMPLE_LINES 8         /* lines kept while a named field is unseen */
+#define MAP_SAMPLE_LEN 2048        /* bytes kept of each */
 
 struct map_worker {
     mapscan_t *ms;               /* owner */
@@ -56,6 +58,15 @@ struct map_worker {
     unsigned long long mode_lines; /* lines scanned since the shares restarted */
     unsigned long long mode_hits;  /* of those, found by the search */
     unsigned long long mode_other; /* lines the extractor found of no table */
+    uint32_t *chk_col;           /* per bareword field (ms->fields): its column */
+    uint8_t *seen;               /* per bareword field: a parsed line had it */
+    size_t n_unseen;             /* fields not seen yet: 0 makes the check
+                                    one branch per batch */
+    char *sample;                /* MAP_SAMPLE_LINES lines, for the names a
+                                    "did you mean" picks from; NULL until a
+                                    batch ends with a field unseen */
+    uint32_t sample_len[MAP_SAMPLE_LINES]; /* bytes kept of each */
+    uint32_t n_sample;           /* lines in sample */
 };
 
 /* Writes table t to the spill (opened on first use) and clears it. A
@@ -75,6 +86,34 @@ static void table_spill(mapscan_t *ms, agg_table_t *t)
             ms->spill_err = e;
     }
     pthread_mutex_unlock(&ms->spill_mu);
+}
+
+/* Which unseen bareword fields the batch's parsed rows have; while one is
+ * still unseen, a line or two is kept for the names that did appear. */
+static __attribute__((noinline)) void note_fields(map_worker_t *w, size_t nr)
+{
+    const field_report_t *fr = &w->ms->fields;
+    for (size_t k = 0; k < fr->n_fields; k++) {
+        if (w->seen[k])
+            continue;
+        const sv_t *col = w->ev.cols[w->chk_col[k]];
+        for (size_t r = 0; r < nr; r++) {
+            if (col[w->rows[r]].len != SV_MISSING) {
+                w->seen[k] = 1;
+                w->n_unseen--;
+                break;
+            }
+        }
+    }
+    if (!w->n_unseen || w->n_sample == MAP_SAMPLE_LINES)
+        return;
+    if (!w->sample && !(w->sample = malloc(MAP_SAMPLE_LINES * MAP_SAMPLE_LEN)))
+        return;     /* no hint, nothing else */
+    for (size_t r = 0; r < nr && w->n_sample < MAP_SAMPLE_LINES; r += nr / 2 + 1) {
+        uint32_t i = w->rows[r], n = w->len[i] < MAP_SAMPLE_LEN ? w->len[i] : MAP_SAMPLE_LEN;
+        memcpy(w->sample + (size_t)w->n_sample * MAP_SAMPLE_LEN, w->line[i], n);
+        w->sample_len[w->n_sample++] = n;
+    }
 }
 
 static void flush_batch(map_worker_t *w)
@@ -106,6 +145,8 @@ static void flush_batch(map_worker_t *w)
     w->stats.lines_matched += w->n - other;
     w->mode_other += other;
     w->stats.lines_parsed += nr;
+    if (w->n_unseen && nr)
+        note_fields(w, nr);
     pthread_mutex_lock(&w->mu);
     w->in_table = 1;
     w->stats.lines_selected += eval_batch(&w->ev, &w->table, w->rows, nr, w->seq);
@@ -337,6 +378,16 @@ static int worker_init(map_worker_t *w, mapscan_t *ms, err_t *e)
         return -1;
     w->dense = !ms->has_filter || ms->fused_filter;
     w->splits = extractor_splits_lines(w->x);
+    size_t nf = ms->fields.n_fields;
+    w->chk_col = calloc(nf ? nf : 1, sizeof *w->chk_col);
+    w->seen = calloc(nf ? nf : 1, 1);
+    if (!w->chk_col || !w->seen)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    for (size_t k = 0; k < nf; k++)
+        for (size_t c = 0; c < w->ev.n_fields; c++)
+            if (strcmp(w->ev.fields[c], ms->fields.fields[k]) == 0)
+                w->chk_col[k] = (uint32_t)c;
+    w->n_unseen = nf;
     if (agg_table_init(&w->table, ms->specs, ms->o.plan->n_select, e) < 0)
         return -1;
     return reader_init(&w->reader, NULL, ms->o.max_line_len, 0, e);
@@ -344,6 +395,9 @@ static int worker_init(map_worker_t *w, mapscan_t *ms, err_t *e)
 
 static void worker_free(map_worker_t *w)
 {
+    free(w->chk_col);
+    free(w->seen);
+    free(w->sample);
     eval_free(&w->ev);
     extractor_free(w->x);
     matcher_free(&w->filter);
@@ -387,6 +441,8 @@ int mapscan_init(mapscan_t *ms, const map_opts_t *o, err_t *e)
     if (!ms->specs || !ms->workers)
         return err_set(e, ERR_NOMEM, "out of memory");
     eval_specs(o->plan, ms->specs);
+    if (field_report_init(&ms->fields, o->plan, e) < 0)
+        return -1;
     if (agg_table_init(&ms->result, ms->specs, o->plan->n_select, e) < 0)
         return -1;
     /* Without group by there is one group even when no line matches (the
@@ -420,6 +476,7 @@ void mapscan_free(mapscan_t *ms)
     free(ms->workers);
     free(ms->specs);
     agg_table_free(&ms->result);
+    field_report_free(&ms->fields);
     matcher_free(&ms->filter);
     spill_close(ms->spill);
     pthread_mutex_destroy(&ms->result_mu);
@@ -650,6 +707,33 @@ size_t mapscan_default_memory_limit(void)
     if (pages <= 0 || page <= 0)
         return (size_t)1 << 30;   /* unknown: 1 GiB */
     return (size_t)pages / 4 * (size_t)page;
+}
+
+static void add_name(void *arg, const char *p, size_t len)
+{
+    field_report_add_name(arg, p, len);
+}
+
+int mapscan_fields(const mapscan_t *ms, field_report_t *out, err_t *e)
+{
+    if (field_report_init(out, ms->o.plan, e) < 0)
+        return -1;
+    bool unseen = false;
+    for (size_t k = 0; k < out->n_fields; k++) {
+        for (int i = 0; i < ms->o.n_threads; i++)
+            out->seen[k] |= ms->workers[i].seen[k];
+        unseen |= !out->seen[k];
+    }
+    for (int i = 0; i < ms->o.n_threads; i++) {
+        const map_worker_t *w = &ms->workers[i];
+        out->lines_parsed += w->stats.lines_parsed;
+        for (size_t s = 0; s < out->n_items; s++)
+            out->nonnum[s] += w->ev.nonnum[s];
+        for (uint32_t l = 0; unseen && l < w->n_sample; l++)
+            extractor_line_names(w->x, w->sample + (size_t)l * MAP_SAMPLE_LEN, w->sample_len[l],
+                                 add_name, out);
+    }
+    return 0;
 }
 
 void mapscan_stats(const mapscan_t *ms, map_stats_t *out)

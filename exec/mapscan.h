@@ -17,6 +17,7 @@
 #include "exec/agg/spill.h"
 #include "exec/agg/table.h"
 #include "exec/extract/extract.h"
+#include "exec/fieldreport.h"
 #include "exec/filter/matcher.h"
 #include "exec/scan/input.h"
 #include "exec/scan/reader.h"
@@ -72,6 +73,8 @@ typedef struct mapscan {
     err_t spill_err;             /* a spill that failed (the groups stay in
                                     memory); reported once by mapscan_run */
     int spill_reported;          /* ... and was reported */
+    field_report_t fields;       /* the plan's bareword fields (the names
+                                    the workers' seen flags index) */
 } mapscan_t;
 
 int mapscan_init(mapscan_t *ms, const map_opts_t *o, err_t *e);
@@ -100,6 +103,10 @@ int mapscan_spilled(const mapscan_t *ms);
 spill_t *mapscan_spill_rest(mapscan_t *ms, err_t *e);
 /* The memory limit used when none is given: a quarter of physical memory. */
 size_t mapscan_default_memory_limit(void);
+
+/* What the workers learnt of the plan's fields (exec/fieldreport.h), into
+ * out (initialised here; field_report_free it). Call between runs. */
+int mapscan_fields(const mapscan_t *ms, field_report_t *out, err_t *e);
 
 /* Statistics summed over workers. */
 void mapscan_stats(const mapscan_t *ms, map_stats_t *out);

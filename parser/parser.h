@@ -67,4 +67,8 @@ const char *query_explain(query_t *q);
 size_t query_error_format(const char *text, size_t len, const err_t *err,
                           char *buf, size_t cap);
 
+/* The candidate in cands (NULL-terminated) closest to word by edit distance,
+ * or NULL when none is close enough to be a plausible typo. */
+const char *resolve_suggest(const char *word, const char *const *cands);
+
 #endif

@@ -9,6 +9,7 @@
 
 #include "parser/ast.h"
 #include "parser/parse_int.h"
+#include "parser/parser.h"
 #include "parser/plan.h"
 
 /* Where an operand appears: decides how barewords, strings and numbers read
@@ -64,9 +65,7 @@ plan_value_t *resolve_field_named(resolve_ctx_t *rc, const ast_expr_t *e);
 int resolve_vars_put(resolve_ctx_t *rc, resolve_vars_t *v, const char *key, int val);
 int resolve_vars_get(const resolve_vars_t *v, const char *key);
 
-/* The candidate in cands (NULL-terminated) closest to word by edit distance,
- * or NULL when none is close enough to be a plausible typo. */
-const char *resolve_suggest(const char *word, const char *const *cands);
+/* resolve_suggest: declared in parser/parser.h (exec/ names fields with it). */
 /* Optimal string alignment distance (edits incl. transpositions), capped. */
 int resolve_distance(const char *a, size_t na, const char *b, size_t nb);
 

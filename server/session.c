@@ -404,6 +404,28 @@ int session_send_table(session_t *ss, const agg_table_t *t, int final)
     return rc;
 }
 
+static void enc_fields(session_t *ss, void *a)
+{
+    agg_args_t *x = a;
+    wire_encode_fields(&ss->small, x->p, x->len);
+}
+
+/* The field report of the run, for the client's warnings; a report that
+ * cannot be made only costs the client its warnings. */
+static int send_fields(session_t *ss, const mapscan_t *ms)
+{
+    field_report_t fr;
+    err_t e;
+    if (mapscan_fields(ms, &fr, &e) < 0)
+        return 0;
+    size_t len = 0;
+    unsigned char *p = field_report_encode(&fr, &len);
+    field_report_free(&fr);
+    int rc = p ? send_small(ss, enc_fields, &(agg_args_t){p, len, 0}) : 0;
+    free(p);
+    return rc;
+}
+
 static void send_interim(const agg_table_t *snap, void *arg)
 {
     session_send_table(arg, snap, 0);
@@ -485,7 +507,9 @@ static int run_map(session_t *ss, const wire_request_t *rq, err_t *e)
         rc = err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
     } else {
         /* The final table goes out even on shutdown: what was read counts. */
-        rc = session_send_table(ss, &mc.ms.result, 1);
+        rc = send_fields(ss, &mc.ms);
+        if (rc == 0)
+            rc = session_send_table(ss, &mc.ms.result, 1);
         if (rc == 0)
             rc = session_send_end(ss, failed < 0 ? WIRE_END_FAILED : failed ? WIRE_END_PARTIAL : WIRE_END_OK,
                           failed < 0 ? "server is shutting down" : "");

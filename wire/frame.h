@@ -49,6 +49,9 @@ enum wire_type {
  * one skips it. Any other unknown type is a protocol error. */
 #define WIRE_OPTIONAL_FIRST 0xE0
 #define WIRE_OPTIONAL_LAST 0xEF
+/* server -> client, optional: what a map request learnt of the query's
+ * fields (exec/fieldreport.h's encoding), before the final AGGREGATE. */
+#define WIRE_FIELDS 0xE0
 
 #define WIRE_FLAG_ZSTD 0x01   /* payload is one zstd frame (LINES only) */
 

@@ -145,6 +145,13 @@ void wire_encode_aggregate(wire_buf_t *b, uint8_t flags, const void *table, size
     wire_frame_end(b, at);
 }
 
+void wire_encode_fields(wire_buf_t *b, const void *report, size_t len)
+{
+    size_t at = wire_frame_begin(b, WIRE_FIELDS, 0);
+    wire_put_bytes(b, report, len);
+    wire_frame_end(b, at);
+}
+
 void wire_encode_message(wire_buf_t *b, uint8_t level, const char *text)
 {
     size_t at = wire_frame_begin(b, WIRE_MESSAGE, 0);

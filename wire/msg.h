@@ -115,6 +115,8 @@ void wire_encode_lines_head(wire_buf_t *b, size_t len, uint8_t flags);
  * serialized partial of some of its groups). */
 enum { WIRE_AGG_FINAL = 1, WIRE_AGG_MORE = 2 };
 void wire_encode_aggregate(wire_buf_t *b, uint8_t flags, const void *table, size_t len);
+/* FIELDS (optional extension): an encoded field report. */
+void wire_encode_fields(wire_buf_t *b, const void *report, size_t len);
 void wire_encode_message(wire_buf_t *b, uint8_t level, const char *text);
 void wire_encode_file_status(wire_buf_t *b, uint8_t status, const char *name, const char *detail);
 void wire_encode_end(wire_buf_t *b, uint8_t status, const char *message);

@@ -171,7 +171,7 @@ static long compile(eval_t *ev, const plan_value_t *v, err_t *e)
 void eval_specs(const plan_t *plan, agg_spec_t *out)
 {
     for (size_t i = 0; i < plan->n_select; i++)
-        out[i] = (agg_spec_t){plan->select[i].agg, plan->select[i].quantile, 0};
+        out[i] = (agg_spec_t){.agg = plan->select[i].agg, .quantile = plan->select[i].quantile};
 }
 
 static ev_node_t **resolve_ids(eval_t *ev, long *ids, size_t n)
@@ -227,6 +227,7 @@ int eval_init(eval_t *ev, const plan_t *plan, err_t *e)
      * that name overrides it with a value, never with nothing), so its
      * rows are counted without gathering values. */
     ev->count_rows = calloc(plan->n_select ? plan->n_select : 1, sizeof *ev->count_rows);
+    ev->nonnum = calloc(plan->n_select ? plan->n_select : 1, sizeof *ev->nonnum);
     for (size_t i = 0; ev->count_rows && ev->select && i < plan->n_select; i++)
         ev->count_rows[i] = plan->select[i].agg == PLAN_AGG_COUNT &&
                             ev->select[i]->kind == EV_COL &&
@@ -236,7 +237,7 @@ int eval_init(eval_t *ev, const plan_t *plan, err_t *e)
     ev->scratch = calloc(1, sizeof *ev->scratch);
     ev->key_cap = 4096;
     ev->key = malloc(ev->key_cap);
-    int ok = ev->select && ev->count_rows && ev->where_lhs && ev->where_rhs && ev->set &&
+    int ok = ev->select && ev->count_rows && ev->nonnum && ev->where_lhs && ev->where_rhs && ev->set &&
              ev->group && ev->set_cols && ev->cols && ev->scratch && ev->key;
     for (size_t i = 0; ok && i < ev->n_fields; i++)
         ok = (ev->cols[i] = malloc(EVAL_BATCH * sizeof(sv_t))) != NULL;
@@ -270,6 +271,7 @@ void eval_free(eval_t *ev)
     free(ev->fields);
     free(ev->select);
     free(ev->count_rows);
+    free(ev->nonnum);
     free(ev->where_lhs);
     free(ev->where_rhs);
     free(ev->set);
@@ -635,7 +637,7 @@ size_t eval_batch(eval_t *ev, agg_table_t *table, uint32_t *rows, size_t nr, con
             have_seqs = true;
             seqs = ev->seqs;
         }
-        agg_table_update(table, s, ev->gid, vals, seqs, nr);
+        ev->nonnum[s] += agg_table_update(table, s, ev->gid, vals, seqs, nr);
     }
     return nr;
 }

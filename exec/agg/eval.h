@@ -33,6 +33,8 @@ typedef struct eval {
     ev_node_t **select;         /* compiled select values */
     bool *count_rows;           /* per select item: a count of every row
                                    (count($line)), no values needed */
+    uint64_t *nonnum;           /* per select item: values a numeric
+                                   aggregate skipped as no number */
     ev_node_t **where_lhs;      /* compiled where operands */
     ev_node_t **where_rhs;
     ev_node_t **set;            /* compiled set right-hand sides */

@@ -233,6 +233,11 @@ uint64_t spill_n_rows(const spill_t *sp) { return sp->n_rows; }
 size_t spill_total_runs(const spill_t *sp) { return sp->total_runs; }
 sqlite3 *spill_db(spill_t *sp) { return sp->db; }
 
+agg_spec_t *spill_specs_mut(spill_t *sp)
+{
+    return sp->specs;
+}
+
 const agg_spec_t *spill_specs(const spill_t *sp, size_t *n_specs)
 {
     *n_specs = sp->n_specs;

@@ -43,6 +43,8 @@ uint64_t spill_n_rows(const spill_t *sp);
 size_t spill_total_runs(const spill_t *sp);
 /* The specs of the spilled tables. */
 const agg_spec_t *spill_specs(const spill_t *sp, size_t *n_specs);
+/* The same specs, to mark before rendering (agg_spec_t.null_empty). */
+agg_spec_t *spill_specs_mut(spill_t *sp);
 /* The database, for result building (ORDER BY over the merged rows). */
 sqlite3 *spill_db(spill_t *sp);
 

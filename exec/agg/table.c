@@ -236,10 +236,11 @@ void agg_table_count(agg_table_t *t, size_t spec, const uint32_t *gid, size_t n)
         *STATE(gid[i], uint64_t) += 1;
 }
 
-void agg_table_update(agg_table_t *t, size_t spec, const uint32_t *gid, const sv_t *val,
-                      const uint64_t *seq, size_t n)
+size_t agg_table_update(agg_table_t *t, size_t spec, const uint32_t *gid, const sv_t *val,
+                        const uint64_t *seq, size_t n)
 {
     const uint32_t off = t->specs[spec].off;
+    size_t bad = 0;     /* present values that are no number */
     double v;
     switch (t->specs[spec].agg) {
     case PLAN_AGG_COUNT:
@@ -248,28 +249,40 @@ void agg_table_update(agg_table_t *t, size_t spec, const uint32_t *gid, const sv
         break;
     case PLAN_AGG_SUM: case PLAN_AGG_AVG: case PLAN_AGG_PERCENTAGE: case PLAN_AGG_PERCENTILE:
         for (size_t i = 0; i < n; i++) {
-            if (val[i].len != SV_MISSING && num_parse(val[i].p, val[i].len, &v)) {
+            if (val[i].len == SV_MISSING)
+                continue;
+            if (num_parse(val[i].p, val[i].len, &v)) {
                 agg_sum_t *s = STATE(gid[i], agg_sum_t);
                 s->sum += v;
                 s->n++;
+            } else {
+                bad++;
             }
         }
         break;
     case PLAN_AGG_MIN:
         for (size_t i = 0; i < n; i++) {
-            if (val[i].len != SV_MISSING && num_parse(val[i].p, val[i].len, &v)) {
+            if (val[i].len == SV_MISSING)
+                continue;
+            if (num_parse(val[i].p, val[i].len, &v)) {
                 double *m = STATE(gid[i], double);
                 if (isnan(*m) || v < *m)
                     *m = v;
+            } else {
+                bad++;
             }
         }
         break;
     case PLAN_AGG_MAX:
         for (size_t i = 0; i < n; i++) {
-            if (val[i].len != SV_MISSING && num_parse(val[i].p, val[i].len, &v)) {
+            if (val[i].len == SV_MISSING)
+                continue;
+            if (num_parse(val[i].p, val[i].len, &v)) {
                 double *m = STATE(gid[i], double);
                 if (isnan(*m) || v > *m)
                     *m = v;
+            } else {
+                bad++;
             }
         }
         break;
@@ -280,23 +293,28 @@ void agg_table_update(agg_table_t *t, size_t spec, const uint32_t *gid, const sv
         break;
     case PLAN_AGG_QUANTILE:
         for (size_t i = 0; i < n; i++) {
-            if (val[i].len != SV_MISSING && num_parse(val[i].p, val[i].len, &v)) {
-                sketch_t **sk = STATE(gid[i], sketch_t *);
-                if (!*sk) {
-                    if (!(*sk = sketch_new())) {
-                        t->failed = 1;
-                        continue;
-                    }
-                    t->heap_bytes += sketch_bytes(*sk);
-                }
-                uint32_t buckets = (*sk)->pos.n + (*sk)->neg.n;
-                if (sketch_add(*sk, v) < 0)
-                    t->failed = 1;
-                t->heap_bytes += ((size_t)(*sk)->pos.n + (*sk)->neg.n - buckets) * sizeof(uint64_t);
+            if (val[i].len == SV_MISSING)
+                continue;
+            if (!num_parse(val[i].p, val[i].len, &v)) {
+                bad++;
+                continue;
             }
+            sketch_t **sk = STATE(gid[i], sketch_t *);
+            if (!*sk) {
+                if (!(*sk = sketch_new())) {
+                    t->failed = 1;
+                    continue;
+                }
+                t->heap_bytes += sketch_bytes(*sk);
+            }
+            uint32_t buckets = (*sk)->pos.n + (*sk)->neg.n;
+            if (sketch_add(*sk, v) < 0)
+                t->failed = 1;
+            t->heap_bytes += ((size_t)(*sk)->pos.n + (*sk)->neg.n - buckets) * sizeof(uint64_t);
         }
         break;
     }
+    return bad;
 }
 
 /* Folds one item's state `src` into `dst` (both of spec s). */
@@ -422,6 +440,11 @@ static void wput(wbuf_t *w, const void *v, size_t n)
     unsigned char *at = n ? wspace(w, n) : NULL;
     if (at)
         memcpy(at, v, n);
+}
+
+void agg_bytes_put(agg_bytes_t *w, const void *v, size_t n)
+{
+    wput(w, v, n);
 }
 
 void agg_group_encode(const agg_table_t *t, size_t g, agg_bytes_t *w)
@@ -703,6 +726,29 @@ double agg_state_number(const agg_spec_t *spec, const unsigned char *st)
         agg_sum_t s;
         memcpy(&s, st, sizeof s);
         return s.sum;
+    }
+    }
+}
+
+bool agg_state_no_number(const agg_spec_t *spec, const unsigned char *st)
+{
+    switch (spec->agg) {
+    case PLAN_AGG_COUNT: case PLAN_AGG_LAST: case PLAN_AGG_LEN:
+        return false;
+    case PLAN_AGG_MIN: case PLAN_AGG_MAX: {
+        double v;
+        memcpy(&v, st, 8);
+        return isnan(v);    /* NaN is "none yet": no value is NaN (num_parse) */
+    }
+    case PLAN_AGG_QUANTILE: {
+        sketch_t *sk;
+        memcpy(&sk, st, sizeof sk);
+        return !sk;
+    }
+    default: {
+        agg_sum_t s;
+        memcpy(&s, st, sizeof s);
+        return s.n == 0;
     }
     }
 }

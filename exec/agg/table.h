@@ -10,6 +10,7 @@
 #ifndef DTAIL_EXEC_AGG_TABLE_H
 #define DTAIL_EXEC_AGG_TABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -23,6 +24,9 @@ typedef struct agg_spec {
     enum plan_agg agg;      /* how values fold */
     double quantile;        /* PLAN_AGG_QUANTILE: q in (0, 1) */
     uint32_t off;           /* offset of the state in a group's record */
+    bool null_empty;        /* a numeric item that folded no number renders
+                               as an empty cell (SQL's NULL), not 0; set
+                               before rendering, never serialized */
 } agg_spec_t;
 
 /* State of last() and len(): the value of the row with the highest seq. */
@@ -179,8 +183,9 @@ static inline long agg_table_group_one(agg_table_t *t, const char *p, uint32_t l
 /* Folds val[i] of row i into group gid[i] for select item `spec`, rows
  * 0..n-1. A missing value (len SV_MISSING) is skipped; numeric aggregates
  * skip non-numeric values. seq[i] orders rows for last()/len(); NULL for
- * the other aggregates, which do not read it. */
-void agg_table_update(agg_table_t *t, size_t spec, const uint32_t *gid, const sv_t *val,
+ * the other aggregates, which do not read it. Returns the values a numeric
+ * aggregate skipped as no number (0 for count, last and len). */
+size_t agg_table_update(agg_table_t *t, size_t spec, const uint32_t *gid, const sv_t *val,
                       const uint64_t *seq, size_t n);
 
 /* agg_table_update of a count for rows that all have a value. */
@@ -215,6 +220,8 @@ typedef struct agg_bytes {
     size_t len, cap;        /* used, allocated */
     int failed;             /* an allocation failed */
 } agg_bytes_t;
+/* Appends n bytes (sets failed when out of memory). */
+void agg_bytes_put(agg_bytes_t *w, const void *v, size_t n);
 
 /* Appends the groups of serialized partial `part` to *whole (empty, or
  * parts of the same select items), so that whole merges as its parts
@@ -245,6 +252,9 @@ static inline const char *agg_table_key(const agg_table_t *t, size_t g)
  * count, sum, min, max, avg, len, quantile; last parsed as a number (0 if
  * not numeric). percentage/percentile return the group sum. */
 double agg_state_number(const agg_spec_t *spec, const unsigned char *state);
+/* Whether a numeric item (sum avg min max percentage percentile quantile)
+ * folded no number into this state; false for count, last and len. */
+bool agg_state_no_number(const agg_spec_t *spec, const unsigned char *state);
 /* The order value of a last() state when it is text: a value that is no
  * number. Returns 1 with [*p, *p+*len) the value; 0 for a number, an
  * empty or no value, or another aggregate (*p "" and *len 0 when there is

@@ -446,10 +446,34 @@ extractor_t *extractor_new(const char *format, const char *const *fields, size_t
     return x;
 }
 
+void extractor_line_names(const extractor_t *x, const char *line, size_t len, extract_name_fn fn,
+                          void *arg)
+{
+    uint32_t l = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+    extract_trim(&line, &l);
+    if (x->fmt->names)
+        x->fmt->names(x, line, l, fn, arg);
+}
+
+void extract_kv_names(const char *p, uint32_t len, uint32_t skip, extract_name_fn fn, void *arg)
+{
+    uint32_t t = 0, start = 0;
+    for (uint32_t i = 0; i <= len; i++) {
+        if (i < len && p[i] != '|')
+            continue;
+        const char *eq = t >= skip ? memchr(p + start, '=', i - start) : NULL;
+        if (eq)
+            fn(arg, p + start, (size_t)(eq - (p + start)));
+        t++;
+        start = i + 1;
+    }
+}
+
 void extractor_free(extractor_t *x)
 {
     if (!x)
         return;
+    free(x->csv_head);
     for (uint32_t k = 0; k < x->n_dyn; k++)
         free((char *)x->dyn[k].name);
     for (uint32_t k = 0; k < x->n_pre; k++)

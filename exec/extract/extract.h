@@ -84,6 +84,15 @@ void extract_batch(extractor_t *x, const char *const *line, const uint32_t *len,
                    sv_t *const *cols, uint8_t *status);
 const char *extractor_last_error(const extractor_t *x);
 
+/* Calls fn for every field name line (a parsed line, without its '\n')
+ * gives: its keys (default: past the 10 fixed fields; json: the keys at
+ * any depth, undotted, as written), or the current CSV header's columns.
+ * For the "did you mean" of a name no line had: cold, never per line of a
+ * scan. */
+typedef void (*extract_name_fn)(void *arg, const char *p, size_t len);
+void extractor_line_names(const extractor_t *x, const char *line, size_t len, extract_name_fn fn,
+                          void *arg);
+
 /* Whether the format can split lines itself (extract_lines). */
 bool extractor_splits_lines(const extractor_t *x);
 /* Splits [p, end), whole lines each ending in '\n', into rows *n.. of a

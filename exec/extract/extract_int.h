@@ -109,6 +109,9 @@ typedef struct extract_format {
                          uint8_t *status);
                         /* splits and extracts in one pass (see
                            extract_lines); NULL: the format has no such pass */
+    void (*names)(const extractor_t *x, const char *line, uint32_t len, extract_name_fn fn,
+                  void *arg);
+                        /* extractor_line_names; NULL: the line names none */
 } extract_format_t;
 
 struct extractor {
@@ -169,6 +172,9 @@ struct extractor {
     uint32_t *csv_map;            /* column -> field, EXTRACT_NONE if unused */
     uint32_t csv_cols;            /* header columns */
     uint32_t csv_map_cap;         /* capacity of csv_map */
+    char *csv_head;               /* copy of the current header line (for
+                                     extractor_line_names) */
+    uint32_t csv_head_len;        /* its bytes */
     /* json */
     char *json_path;              /* current dotted key path */
     uint32_t json_path_cap;       /* its capacity: 6 * dyn_max_len + 8 */
@@ -181,6 +187,10 @@ extern const extract_format_t extract_format_csv;
 extern const extract_format_t extract_format_json;
 
 /* ---- shared helpers (extract.c) ---- */
+
+/* The keys of the '|'-separated key=value tokens of [p, p+len) from token
+ * `skip` on (extractor_line_names of default and generickv). */
+void extract_kv_names(const char *p, uint32_t len, uint32_t skip, extract_name_fn fn, void *arg);
 
 /* The hash of a name for name_table_t: length and four of its bytes, mixed
  * (names differ in length or at their ends; collisions only cost a compare). */

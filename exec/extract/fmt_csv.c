@@ -100,6 +100,13 @@ static int csv_map_push(extractor_t *x, uint32_t field)
  * with a message in *why. */
 static enum err_code csv_header(extractor_t *x, const char *p, uint32_t n, const char **why)
 {
+    /* Kept for extractor_line_names: once per source, not per line. */
+    char *head = realloc(x->csv_head, n ? n : 1);
+    if (head) {
+        memcpy(head, p, n);
+        x->csv_head = head;
+        x->csv_head_len = n;
+    }
     x->csv_need_header = false;
     x->csv_header_bad = true;
     x->csv_cols = 0;
@@ -273,6 +280,30 @@ static void csv_batch(extractor_t *x, const char *const *line, const uint32_t *l
     }
 }
 
+/* The columns of the current header (the line itself names none). */
+static void csv_names(const extractor_t *x, const char *line, uint32_t len, extract_name_fn fn,
+                      void *arg)
+{
+    (void)line;
+    (void)len;
+    if (!x->csv_head)
+        return;
+    uint32_t pos = 0;
+    char buf[256];
+    for (;;) {
+        csv_field_t f;
+        enum csv_lex r = csv_next(x->csv_head, x->csv_head_len, &pos, &f);
+        if (r == CSV_BAD)
+            return;
+        if (!f.dq)
+            fn(arg, f.p, f.len);
+        else if (f.len <= sizeof buf)
+            fn(arg, buf, csv_unquote(&f, buf));
+        if (r == CSV_LAST)
+            return;
+    }
+}
+
 const extract_format_t extract_format_csv = {
-    "csv", true, false, NULL, csv_batch, NULL,
+    "csv", true, false, NULL, csv_batch, NULL, csv_names,
 };

@@ -504,6 +504,13 @@ static const char *default_lines(extractor_t *x, const char *p, const char *end,
     return default_lines_base(x, p, end, line, len, np, cap, cols, status);
 }
 
+static void default_names(const extractor_t *x, const char *p, uint32_t len, extract_name_fn fn,
+                          void *arg)
+{
+    (void)x;
+    extract_kv_names(p, len, DEF_MIN_FIELDS - 1, fn, arg);
+}
+
 const extract_format_t extract_format_default = {
-    "default", true, true, default_plan_var, default_batch, default_lines,
+    "default", true, true, default_plan_var, default_batch, default_lines, default_names,
 };

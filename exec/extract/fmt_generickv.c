@@ -49,6 +49,13 @@ static void generickv_batch(extractor_t *x, const char *const *line, const uint3
     }
 }
 
+static void generickv_names(const extractor_t *x, const char *p, uint32_t len,
+                            extract_name_fn fn, void *arg)
+{
+    (void)x;
+    extract_kv_names(p, len, 0, fn, arg);
+}
+
 const extract_format_t extract_format_generickv = {
-    "generickv", true, false, NULL, generickv_batch, NULL,
+    "generickv", true, false, NULL, generickv_batch, NULL, generickv_names,
 };

@@ -453,6 +453,30 @@ static void json_batch(extractor_t *x, const char *const *line, const uint32_t *
     }
 }
 
+/* Every string followed by ':' is a key, at any depth (in valid JSON no
+ * value string is); keys come as written, escapes kept. */
+static void json_names(const extractor_t *x, const char *p, uint32_t len, extract_name_fn fn,
+                       void *arg)
+{
+    (void)x;
+    const char *end = p + len;
+    while (p < end) {
+        if (*p++ != '"')
+            continue;
+        const char *s = p;
+        while (p < end && *p != '"')
+            p += *p == '\\' ? 2 : 1;
+        if (p >= end)
+            return;
+        const char *q = p + 1;
+        while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+            q++;
+        if (q < end && *q == ':')
+            fn(arg, s, (size_t)(p - s));
+        p++;
+    }
+}
+
 const extract_format_t extract_format_json = {
-    "json", true, false, NULL, json_batch, NULL,
+    "json", true, false, NULL, json_batch, NULL, json_names,
 };

@@ -186,6 +186,8 @@ size_t result_cell_need(const agg_spec_t *spec, const unsigned char *st)
 int result_format_cell(char *buf, size_t cap, const agg_spec_t *spec, const unsigned char *st,
                        const col_totals_t *ct)
 {
+    if (spec->null_empty && agg_state_no_number(spec, st))
+        return snprintf(buf, cap, "%s", "");
     switch (spec->agg) {
     case PLAN_AGG_COUNT: {
         uint64_t c;

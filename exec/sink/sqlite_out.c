@@ -284,10 +284,15 @@ static void iso_time(struct timespec ts, char *buf, size_t cap)
 }
 
 /* Binds one rendered cell as its column's type. Cells are what the CSV
- * writer prints, so both files hold the same values. */
+ * writer prints, so both files hold the same values; an empty cell of a
+ * numeric column is an aggregate without any number: NULL. */
 static void bind_cell(sqlite3_stmt *st, int idx, const char *cell, enum sqlite_col_type type)
 {
     char *end;
+    if (type != SQLITE_COL_TEXT && !cell[0]) {
+        sqlite3_bind_null(st, idx);
+        return;
+    }
     if (type == SQLITE_COL_INTEGER && cell[0]) {
         errno = 0;
         long long v = strtoll(cell, &end, 10);

@@ -7,7 +7,7 @@
 # allowed tree), malformed and oversized frames from a raw client, clients
 # that disconnect mid-stream, and following (appends, rotation) through a
 # TAIL request. Every client run is bounded (lib.sh run: 20 s).
-# Usage: bash remote.sh dcat1|dcat2|dcat3|dcatcolors|dgrep|max|dmap|append|denied|malformed|disconnect|tail|nonfinite|order_text
+# Usage: bash remote.sh dcat1|dcat2|dcat3|dcatcolors|dgrep|max|dmap|append|denied|malformed|disconnect|tail|nonfinite|order_text|fields
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/server_lib.sh"
 mode=${1:?mode}
@@ -370,6 +370,70 @@ a,+Inf,100.000000"
   RUN_STDIN=$IN/one_inf.log run table dmap --cfg none --noColor 'select p50(v),sum(v) logformat generickv'
   expect_rc table 0
   expect_contains table "$OUT" ' 1.000000 |   +Inf '
+  server_alive
+  server_stop
+  ;;
+fields)
+  # Names that resolve to nothing (issue 13.9): a bareword no parsed line
+  # had is warned about with the closest name that did appear, once, also
+  # through the server (its FIELDS report); an aggregate whose values were
+  # never numbers is an empty cell (NULL in SQLite), not 0.000000, and the
+  # non-numeric values are counted. The compat rule stays: an absent field
+  # renders 0.000000 as DTail renders it.
+  server_setup
+  for i in 1 2 3; do
+    printf 'INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|hostname=h%s|currentConnections=%s|state=up\n' "$((i % 2))" "$i"
+  done >"$IN/fields.log"
+  printf 'k=a|v=x\nk=a|v=y\nk=b|v=2\n' >"$IN/text.log"
+  chmod 644 "$IN"/*
+  server_start
+  Q='from STATS select avg(currentConections),count($line) group by hostnme'
+  W1="dmap: warning: field 'currentConections' was in no parsed line; did you mean 'currentConnections'?"
+  W2="dmap: warning: field 'hostnme' was in no parsed line; did you mean 'hostname'?"
+  for where in local server; do
+    if [ $where = local ]; then
+      run "typo.$where" dmap --cfg none --logLevel warn --query "$Q outfile $T/typo.$where.csv" "$IN/fields.log"
+    else
+      srv "typo.$where" dmap --logLevel warn --query "$Q outfile $T/typo.$where.csv" --files "$IN/fields.log"
+    fi
+    expect_rc "typo.$where" 0
+    expect_contains "typo.$where" "$ERR" "$W1"
+    expect_contains "typo.$where" "$ERR" "$W2"
+    [ "$(grep -c 'was in no parsed line' "$ERR")" = 2 ] || fail "typo.$where: not one warning per name"
+    printf 'avg(currentConections),count($line)\n0.000000,3\n' >"$T/typo.expected"
+    expect_bytes "typo.$where csv" "$T/typo.$where.csv" "$T/typo.expected"
+    # Every name found: no warning at all.
+    if [ $where = local ]; then
+      run "ok.$where" dmap --cfg none --logLevel warn --query "from STATS select avg(currentConnections) group by hostname outfile $T/ok.$where.csv" "$IN/fields.log"
+    else
+      srv "ok.$where" dmap --logLevel warn --query "from STATS select avg(currentConnections) group by hostname outfile $T/ok.$where.csv" --files "$IN/fields.log"
+    fi
+    expect_rc "ok.$where" 0
+    ! grep -q 'warning' "$ERR" || { fail "ok.$where: a warning"; show_stderr; }
+    # Text values: empty cells and a count of them.
+    TQ='select k,sum(v),avg(v),min(v),max(v),percentage(v),p50(v),count(v) group by k logformat generickv'
+    if [ $where = local ]; then
+      run "text.$where" dmap --cfg none --logLevel warn --query "$TQ outfile $T/text.$where.csv" "$IN/text.log"
+    else
+      srv "text.$where" dmap --logLevel warn --query "$TQ outfile $T/text.$where.csv" --files "$IN/text.log"
+    fi
+    expect_rc "text.$where" 0
+    expect_contains "text.$where" "$ERR" "dmap: warning: field 'v': 2 values were not numbers"
+    printf 'k,sum(v),avg(v),min(v),max(v),percentage(v),p50(v),count(v)\na,,,,,,,2\nb,2.000000,2.000000,2.000000,2.000000,100.000000,2.000000,1\n' >"$T/text.expected"
+    expect_multiset "text.$where csv" "$T/text.$where.csv" "$T/text.expected"
+    if command -v sqlite3 >/dev/null; then
+      if [ $where = local ]; then
+        run "tsq.$where" dmap --cfg none --logLevel warn --query "$TQ outfile $T/text.$where.sqlite" "$IN/text.log"
+      else
+        srv "tsq.$where" dmap --logLevel warn --query "$TQ outfile $T/text.$where.sqlite" --files "$IN/text.log"
+      fi
+      expect_rc "tsq.$where" 0
+      got=$(timeout 20 sqlite3 -batch -list "$T/text.$where.sqlite" \
+        "SELECT k, typeof(\"sum(v)\"), typeof(\"avg(v)\"), typeof(\"p50(v)\"), \"count(v)\" FROM result ORDER BY k")
+      want=$'a|null|null|null|2\nb|real|real|real|1'
+      [ "$got" = "$want" ] || fail "sqlite $where: got '$got', want '$want'"
+    fi
+  done
   server_alive
   server_stop
   ;;

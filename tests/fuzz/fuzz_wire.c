@@ -18,11 +18,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Every aggregate kind, as the seed's tables have them; and a count. */
 static const agg_spec_t all_specs[] = {
-    {PLAN_AGG_COUNT, 0, 0}, {PLAN_AGG_SUM, 0, 0}, {PLAN_AGG_MIN, 0, 0}, {PLAN_AGG_MAX, 0, 0},
-    {PLAN_AGG_AVG, 0, 0}, {PLAN_AGG_LAST, 0, 0}, {PLAN_AGG_LEN, 0, 0},
-    {PLAN_AGG_PERCENTAGE, 0, 0}, {PLAN_AGG_PERCENTILE, 0, 0}, {PLAN_AGG_QUANTILE, 0.9, 0},
+    {PLAN_AGG_COUNT, 0, 0, false}, {PLAN_AGG_SUM, 0, 0, false}, {PLAN_AGG_MIN, 0, 0, false}, {PLAN_AGG_MAX, 0, 0, false},
+    {PLAN_AGG_AVG, 0, 0, false}, {PLAN_AGG_LAST, 0, 0, false}, {PLAN_AGG_LEN, 0, 0, false},
+    {PLAN_AGG_PERCENTAGE, 0, 0, false}, {PLAN_AGG_PERCENTILE, 0, 0, false}, {PLAN_AGG_QUANTILE, 0.9, 0, false},
 };
-static const agg_spec_t count_spec[] = {{PLAN_AGG_COUNT, 0, 0}};
+static const agg_spec_t count_spec[] = {{PLAN_AGG_COUNT, 0, 0, false}};
 
 static void merge_into(const agg_spec_t *specs, size_t n, const unsigned char *p, size_t len)
 {

@@ -25,9 +25,9 @@ static unsigned next_rand(void)
 }
 
 static const agg_spec_t specs[] = {
-    {PLAN_AGG_COUNT, 0, 0}, {PLAN_AGG_SUM, 0, 0}, {PLAN_AGG_MIN, 0, 0}, {PLAN_AGG_MAX, 0, 0},
-    {PLAN_AGG_AVG, 0, 0}, {PLAN_AGG_LAST, 0, 0}, {PLAN_AGG_LEN, 0, 0},
-    {PLAN_AGG_PERCENTAGE, 0, 0}, {PLAN_AGG_PERCENTILE, 0, 0}, {PLAN_AGG_QUANTILE, 0.9, 0},
+    {PLAN_AGG_COUNT, 0, 0, false}, {PLAN_AGG_SUM, 0, 0, false}, {PLAN_AGG_MIN, 0, 0, false}, {PLAN_AGG_MAX, 0, 0, false},
+    {PLAN_AGG_AVG, 0, 0, false}, {PLAN_AGG_LAST, 0, 0, false}, {PLAN_AGG_LEN, 0, 0, false},
+    {PLAN_AGG_PERCENTAGE, 0, 0, false}, {PLAN_AGG_PERCENTILE, 0, 0, false}, {PLAN_AGG_QUANTILE, 0.9, 0, false},
 };
 #define N_SPECS (sizeof specs / sizeof specs[0])
 
@@ -253,6 +253,47 @@ static void test_semantics(void **state)
     agg_table_free(&t);
 }
 
+/* Values that are never numbers: each numeric aggregate skips and counts
+ * them, and an item marked null_empty renders the state without a number
+ * as an empty cell, also after a serialized merge (the server's path);
+ * unmarked, it stays DTail's 0.000000. */
+static void test_no_number_is_empty(void **state)
+{
+    (void)state;
+    err_t e;
+    agg_table_t t, m;
+    assert_int_equal(agg_table_init(&t, specs, N_SPECS, &e), 0);
+    assert_int_equal(agg_table_init(&m, specs, N_SPECS, &e), 0);
+    char key[5] = {1, 0, 0, 0, 't'};
+    uint32_t gid = (uint32_t)agg_table_group(&t, key, 5, agg_key_hash(key, 5));
+    const sv_t vals[] = {{"x", 1}, {"y", 1}, {NULL, SV_MISSING}};
+    uint64_t seq[] = {1, 2, 3};
+    uint32_t gids[] = {gid, gid, gid};
+    for (size_t s = 0; s < N_SPECS; s++) {
+        size_t bad = agg_table_update(&t, s, gids, vals, seq, 3);
+        enum plan_agg a = specs[s].agg;
+        assert_int_equal(bad, a == PLAN_AGG_COUNT || a == PLAN_AGG_LAST || a == PLAN_AGG_LEN ? 0 : 2);
+        assert_int_equal(agg_state_no_number(&t.specs[s], agg_table_state(&t, 0, s)),
+                         !(a == PLAN_AGG_COUNT || a == PLAN_AGG_LAST || a == PLAN_AGG_LEN));
+    }
+    char *got = render(&t);
+    assert_string_equal(got, "2,0.000000,0.000000,0.000000,0.000000,y,1.000000,0.000000,"
+                             "100.000000,0.000000\n");
+    free(got);
+    size_t len;
+    unsigned char *p = agg_table_serialize(&t, &len);
+    assert_non_null(p);
+    assert_int_equal(agg_table_merge_serialized(&m, p, len, &e), 0);
+    free(p);
+    for (size_t s = 0; s < N_SPECS; s++)
+        m.specs[s].null_empty = true;
+    got = render(&m);
+    assert_string_equal(got, "2,,,,,y,1.000000,,,\n");
+    free(got);
+    agg_table_free(&t);
+    agg_table_free(&m);
+}
+
 static void test_malformed_partials_are_errors(void **state)
 {
     (void)state;
@@ -287,7 +328,7 @@ static void test_sketch_far_index_is_an_error(void **state)
 {
     (void)state;
     err_t e;
-    static const agg_spec_t q[] = {{PLAN_AGG_QUANTILE, 0.5, 0}};
+    static const agg_spec_t q[] = {{PLAN_AGG_QUANTILE, 0.5, 0, false}};
     agg_table_t t;
     assert_int_equal(agg_table_init(&t, q, 1, &e), 0);
     char key[8] = {1, 0, 0, 0, 'g'};
@@ -381,6 +422,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_semantics),
+        cmocka_unit_test(test_no_number_is_empty),
         cmocka_unit_test(test_merge_equals_whole),
         cmocka_unit_test(test_parts_join_equals_whole),
         cmocka_unit_test(test_malformed_partials_are_errors),

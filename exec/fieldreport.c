@@ -1,0 +1,308 @@
+/* fieldreport.c: bareword fields seen or not, non-numeric values, and the
+ * warnings about them. */
+#include "exec/fieldreport.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "parser/parser.h"
+
+#define FR_MAGIC "DTFR"
+#define FR_VERSION 1
+
+static int add_field(field_report_t *r, const char *name, err_t *e)
+{
+    if (field_report_find(r, name) >= 0)
+        return 0;
+    char **f = realloc(r->fields, (r->n_fields + 1) * sizeof *f);
+    if (!f)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    r->fields = f;
+    if (!(f[r->n_fields] = strdup(name)))
+        return err_set(e, ERR_NOMEM, "out of memory");
+    r->n_fields++;
+    return 0;
+}
+
+static int walk(field_report_t *r, const plan_value_t *v, err_t *e)
+{
+    if (!v)
+        return 0;
+    if (v->kind == PLAN_V_FIELD)
+        return v->src == PLAN_SRC_DYNAMIC && !v->or_literal ? add_field(r, v->text, e) : 0;
+    if (v->kind == PLAN_V_CALL)
+        for (size_t i = 0; i < v->nargs; i++)
+            if (walk(r, v->args[i], e) < 0)
+                return -1;
+    return 0;
+}
+
+int field_report_init(field_report_t *r, const plan_t *plan, err_t *e)
+{
+    memset(r, 0, sizeof *r);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < plan->n_select; i++)
+        rc = walk(r, plan->select[i].value, e);
+    for (size_t i = 0; rc == 0 && i < plan->n_where; i++)
+        if ((rc = walk(r, plan->where[i].lhs, e)) == 0)
+            rc = walk(r, plan->where[i].rhs, e);
+    for (size_t i = 0; rc == 0 && i < plan->n_set; i++)
+        rc = walk(r, plan->set[i].rhs, e);
+    for (size_t i = 0; rc == 0 && i < plan->n_group_by; i++)
+        rc = walk(r, plan->group_by[i], e);
+    r->n_items = plan->n_select;
+    r->seen = calloc(r->n_fields ? r->n_fields : 1, 1);
+    r->nonnum = calloc(r->n_items ? r->n_items : 1, sizeof *r->nonnum);
+    if (rc == 0 && (!r->seen || !r->nonnum))
+        rc = err_set(e, ERR_NOMEM, "out of memory");
+    if (rc < 0)
+        field_report_free(r);
+    return rc;
+}
+
+void field_report_free(field_report_t *r)
+{
+    for (size_t i = 0; i < r->n_fields; i++)
+        free(r->fields[i]);
+    for (size_t i = 0; i < r->n_names; i++)
+        free(r->names[i]);
+    free(r->fields);
+    free(r->seen);
+    free(r->nonnum);
+    memset(r, 0, sizeof *r);
+}
+
+long field_report_find(const field_report_t *r, const char *name)
+{
+    for (size_t i = 0; i < r->n_fields; i++)
+        if (strcmp(r->fields[i], name) == 0)
+            return (long)i;
+    return -1;
+}
+
+void field_report_add_name(field_report_t *r, const char *p, size_t len)
+{
+    if (r->n_names == FIELDREPORT_NAMES_MAX || len == 0 || memchr(p, '\0', len))
+        return;
+    for (size_t i = 0; i < r->n_names; i++)
+        if (strlen(r->names[i]) == len && memcmp(r->names[i], p, len) == 0)
+            return;
+    char *c = malloc(len + 1);
+    if (!c)
+        return;     /* a hint less, nothing else */
+    memcpy(c, p, len);
+    c[len] = '\0';
+    r->names[r->n_names++] = c;
+}
+
+void field_report_merge(field_report_t *into, const field_report_t *from)
+{
+    for (size_t i = 0; i < from->n_fields; i++) {
+        long k = field_report_find(into, from->fields[i]);
+        if (k >= 0)
+            into->seen[k] |= from->seen[i];
+    }
+    for (size_t i = 0; i < into->n_items && i < from->n_items; i++)
+        into->nonnum[i] += from->nonnum[i];
+    for (size_t i = 0; i < from->n_names; i++)
+        field_report_add_name(into, from->names[i], strlen(from->names[i]));
+    into->lines_parsed += from->lines_parsed;
+    into->unknown |= from->unknown;
+}
+
+/* ---- encoding: "DTFR", u8 version, u64 lines parsed, u32 fields and per
+ * field a u32-length name and a u8 seen, u32 items and a u64 per item,
+ * u32 names and each a u32-length name; integers little-endian. ---- */
+
+static void put(agg_bytes_t *w, const void *v, size_t n)
+{
+    agg_bytes_put(w, v, n);
+}
+
+static void put_u32(agg_bytes_t *w, uint32_t v)
+{
+    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    put(w, b, 4);
+}
+
+static void put_u64(agg_bytes_t *w, uint64_t v)
+{
+    put_u32(w, (uint32_t)v);
+    put_u32(w, (uint32_t)(v >> 32));
+}
+
+static void put_str(agg_bytes_t *w, const char *s)
+{
+    size_t n = strlen(s);
+    put_u32(w, (uint32_t)n);
+    put(w, s, n);
+}
+
+unsigned char *field_report_encode(const field_report_t *r, size_t *len)
+{
+    agg_bytes_t w = {0};
+    uint8_t version = FR_VERSION;
+    put(&w, FR_MAGIC, 4);
+    put(&w, &version, 1);
+    put_u64(&w, r->lines_parsed);
+    put_u32(&w, (uint32_t)r->n_fields);
+    for (size_t i = 0; i < r->n_fields; i++) {
+        put_str(&w, r->fields[i]);
+        put(&w, &r->seen[i], 1);
+    }
+    put_u32(&w, (uint32_t)r->n_items);
+    for (size_t i = 0; i < r->n_items; i++)
+        put_u64(&w, r->nonnum[i]);
+    put_u32(&w, (uint32_t)r->n_names);
+    for (size_t i = 0; i < r->n_names; i++)
+        put_str(&w, r->names[i]);
+    if (w.failed) {
+        free(w.p);
+        return NULL;
+    }
+    *len = w.len;
+    return w.p;
+}
+
+typedef struct cur {
+    const unsigned char *p, *end;
+    int bad;
+} cur_t;
+
+static uint32_t get_u32(cur_t *c)
+{
+    if (c->end - c->p < 4) {
+        c->bad = 1;
+        return 0;
+    }
+    uint32_t v = (uint32_t)c->p[0] | (uint32_t)c->p[1] << 8 | (uint32_t)c->p[2] << 16 |
+                 (uint32_t)c->p[3] << 24;
+    c->p += 4;
+    return v;
+}
+
+static uint64_t get_u64(cur_t *c)
+{
+    uint64_t lo = get_u32(c);
+    return lo | (uint64_t)get_u32(c) << 32;
+}
+
+static const char *get_str(cur_t *c, uint32_t *n)
+{
+    *n = get_u32(c);
+    if (c->bad || (size_t)(c->end - c->p) < *n) {
+        c->bad = 1;
+        return NULL;
+    }
+    const char *s = (const char *)c->p;
+    c->p += *n;
+    return s;
+}
+
+int field_report_merge_encoded(field_report_t *r, const unsigned char *p, size_t len, err_t *e)
+{
+    cur_t c = {p, p + len, 0};
+    if (len < 5 || memcmp(p, FR_MAGIC, 4) != 0)
+        return err_set(e, ERR_INPUT, "field report: bad magic");
+    if (p[4] != FR_VERSION)
+        return err_set(e, ERR_INPUT, "field report: unsupported version %u", p[4]);
+    c.p += 5;
+    field_report_t from;
+    memset(&from, 0, sizeof from);
+    from.lines_parsed = get_u64(&c);
+    uint32_t n_fields = get_u32(&c);
+    /* Fields are matched by name: read straight into r. */
+    for (uint32_t i = 0; !c.bad && i < n_fields; i++) {
+        uint32_t n;
+        const char *s = get_str(&c, &n);
+        if (c.bad || c.p == c.end) {
+            c.bad = 1;
+            break;
+        }
+        uint8_t seen = *c.p++;
+        for (size_t k = 0; s && k < r->n_fields; k++)
+            if (strlen(r->fields[k]) == n && memcmp(r->fields[k], s, n) == 0)
+                r->seen[k] |= seen != 0;
+    }
+    uint32_t n_items = get_u32(&c);
+    if (!c.bad && n_items != r->n_items)
+        return err_set(e, ERR_INPUT, "field report: %u select items, expected %zu", n_items,
+                       r->n_items);
+    for (uint32_t i = 0; !c.bad && i < n_items; i++)
+        r->nonnum[i] += get_u64(&c);
+    uint32_t n_names = get_u32(&c);
+    for (uint32_t i = 0; !c.bad && i < n_names; i++) {
+        uint32_t n;
+        const char *s = get_str(&c, &n);
+        if (!c.bad)
+            field_report_add_name(r, s, n);
+    }
+    if (c.bad)
+        return err_set(e, ERR_INPUT, "field report: truncated");
+    r->lines_parsed += from.lines_parsed;
+    return 0;
+}
+
+static bool numeric_agg(enum plan_agg agg)
+{
+    return agg != PLAN_AGG_COUNT && agg != PLAN_AGG_LAST && agg != PLAN_AGG_LEN;
+}
+
+/* Whether select item i aggregates a bareword no parsed line had. */
+static bool item_unseen(const field_report_t *r, const plan_t *plan, size_t i)
+{
+    const plan_value_t *v = plan->select[i].value;
+    if (r->unknown || !v || v->kind != PLAN_V_FIELD || v->src != PLAN_SRC_DYNAMIC)
+        return false;
+    long k = field_report_find(r, v->text);
+    return k >= 0 && !r->seen[k];
+}
+
+void field_report_mark_null(const field_report_t *r, const plan_t *plan, agg_spec_t *specs)
+{
+    for (size_t i = 0; i < plan->n_select; i++)
+        specs[i].null_empty = numeric_agg(plan->select[i].agg) && !item_unseen(r, plan, i);
+}
+
+/* What a warning calls select item i's values: its field, else the item. */
+static const char *item_label(const plan_t *plan, size_t i)
+{
+    const plan_value_t *v = plan->select[i].value;
+    return v && v->kind == PLAN_V_FIELD ? v->text : plan->select[i].name;
+}
+
+int field_report_warn(const field_report_t *r, const plan_t *plan, const char *prog, FILE *f)
+{
+    int n = 0;
+    if (!r->unknown && r->lines_parsed) {
+        const char **cands = calloc(r->n_names + 1, sizeof *cands);
+        for (size_t i = 0; cands && i < r->n_names; i++)
+            cands[i] = r->names[i];
+        for (size_t i = 0; i < r->n_fields; i++) {
+            if (r->seen[i])
+                continue;
+            const char *s = cands ? resolve_suggest(r->fields[i], cands) : NULL;
+            fprintf(f, "%s: warning: field '%s' was in no parsed line%s%s%s\n", prog,
+                    r->fields[i], s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+            n++;
+        }
+        free(cands);
+    }
+    for (size_t i = 0; i < r->n_items && i < plan->n_select; i++) {
+        if (!r->nonnum[i])
+            continue;
+        /* Two aggregates of one field saw the same values: one warning. */
+        const char *label = item_label(plan, i);
+        bool dup = false;
+        for (size_t k = 0; k < i && !dup; k++)
+            dup = r->nonnum[k] && strcmp(item_label(plan, k), label) == 0;
+        if (dup)
+            continue;
+        fprintf(f, "%s: warning: field '%s': %llu %s\n", prog, label,
+                (unsigned long long)r->nonnum[i],
+                r->nonnum[i] == 1 ? "value was not a number" : "values were not numbers");
+        n++;
+    }
+    return n;
+}

@@ -1,0 +1,70 @@
+/* fieldreport.h: what a run learnt about the fields its query names, for
+ * the warnings at its end (docs/dmap.md, "Names that resolve to nothing").
+ *
+ * A query's barewords are resolved only by the lines: a typo in one
+ * (avg(currentConections)) names a field no line has, and without a word
+ * the result would be a silent 0. The scan notes, per bareword field, whether
+ * any parsed line had it (a flag per field per worker, checked once per
+ * batch and never again once set), how many values each numeric aggregate
+ * skipped as no number, and, only while some field is still unseen, a few
+ * lines from which the names that did appear are taken for a "did you
+ * mean". Reports merge (worker into run, server into client), travel as a
+ * versioned blob (the wire's FIELDS extension, docs/protocol.md), and the
+ * client warns once from the merged knowledge. */
+#ifndef DTAIL_EXEC_FIELDREPORT_H
+#define DTAIL_EXEC_FIELDREPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/err.h"
+#include "exec/agg/table.h"
+#include "parser/plan.h"
+
+#define FIELDREPORT_NAMES_MAX 128   /* names that did appear, kept for hints */
+
+typedef struct field_report {
+    size_t n_fields;         /* bareword fields the query names */
+    char **fields;           /* their names (owned), in query order */
+    uint8_t *seen;           /* per field: some parsed line had it */
+    size_t n_items;          /* select items */
+    uint64_t *nonnum;        /* per item: values a numeric aggregate
+                                skipped as no number */
+    char *names[FIELDREPORT_NAMES_MAX]; /* distinct names that did appear
+                                (owned), from sampled lines */
+    size_t n_names;          /* entries in names */
+    uint64_t lines_parsed;   /* lines the log format accepted */
+    bool unknown;            /* some part of the run sent no report (an
+                                older server): presence is not known */
+} field_report_t;
+
+/* The bareword fields of plan (select, where, set, group by, function
+ * arguments; not a set right-hand side that may be its own text). */
+int field_report_init(field_report_t *r, const plan_t *plan, err_t *e);
+void field_report_free(field_report_t *r);
+/* Index of field `name`, or -1. */
+long field_report_find(const field_report_t *r, const char *name);
+/* Adds a name that appeared in a line (ignored once names is full). */
+void field_report_add_name(field_report_t *r, const char *p, size_t len);
+/* Folds from into into (same plan). */
+void field_report_merge(field_report_t *into, const field_report_t *from);
+
+/* The report as bytes (malloc'd; NULL when out of memory). */
+unsigned char *field_report_encode(const field_report_t *r, size_t *len);
+/* Folds an encoded report into r; malformed input is an error naming it. */
+int field_report_merge_encoded(field_report_t *r, const unsigned char *p, size_t len, err_t *e);
+
+/* Marks which select items of specs render without a number as an empty
+ * cell: every numeric item, except one over a bareword no parsed line had
+ * (DTail prints 0 there, and the run warns about the name instead). */
+void field_report_mark_null(const field_report_t *r, const plan_t *plan, agg_spec_t *specs);
+
+/* Writes the warnings ("PROG: warning: ...", one a line) to f: every field
+ * no parsed line had, with the closest name that did appear, and every
+ * field whose values were not numbers to a numeric aggregate. Returns the
+ * warnings written. */
+int field_report_warn(const field_report_t *r, const plan_t *plan, const char *prog, FILE *f);
+
+#endif
