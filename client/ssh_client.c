@@ -86,7 +86,10 @@ int ssh_client_ask_trust(const char *hostport, const char *fingerprint, FILE *an
     }
 }
 
-static void default_known_hosts(char *out, size_t cap)
+/* $HOME/.ssh (the user database's home without HOME), as DTail finds it.
+ * libssh itself would take the home from the user database only, so a
+ * HOME of one's own (sudo -E, tests) would find other keys than it names. */
+static void default_ssh_dir(char *out, size_t cap)
 {
     const char *home = getenv("HOME");
     struct passwd *pw = NULL;
@@ -94,10 +97,7 @@ static void default_known_hosts(char *out, size_t cap)
         pw = getpwuid(getuid());
         home = pw ? pw->pw_dir : "/";
     }
-    char dir[3072];
-    snprintf(dir, sizeof dir, "%s/.ssh", home);
-    mkdir(dir, 0700);   /* DTail creates it too; EEXIST is fine */
-    snprintf(out, cap, "%s/known_hosts", dir);
+    snprintf(out, cap, "%s/.ssh", home);
 }
 
 static int check_host(ssh_session s, const ssh_client_opts_t *o, const char *path,
@@ -143,6 +143,16 @@ static int authenticate(ssh_session s, const ssh_client_opts_t *o, const char *u
 {
     const char *pass = getenv("DTAIL_KEY_PASSPHRASE");
     int rc;
+    /* libssh (before 0.12) picks an RSA key's signature algorithm from the
+     * server's server-sig-algs before it asks for the ssh-userauth service,
+     * so whether it has read the server's EXT_INFO by then is a race: lost,
+     * it picks ssh-rsa (SHA-1), which it refuses itself ("not allowed by
+     * PUBLICKEY_ACCEPTED_TYPES"). The service's accept comes after EXT_INFO
+     * (RFC 8308 sends that right after NEWKEYS), and the request is made
+     * once per session (later calls return the accepted state). */
+    if (ssh_api.ssh_service_request(s, "ssh-userauth") != SSH_OK)
+        return err_set(e, ERR_IO, "the server refused the ssh-userauth service: %s",
+                       ssh_api.ssh_get_error(s));
     if (o->password) {
         rc = ssh_api.ssh_userauth_password(s, NULL, o->password);
     } else if (o->key_path && *o->key_path) {
@@ -262,11 +272,14 @@ int ssh_client_open(const char *host, int port, const ssh_client_opts_t *o, stre
     }
     pthread_mutex_init(&st->mu, NULL);
     const char *user = o->user && *o->user ? o->user : default_user();
-    char kh[4096];
-    if (o->known_hosts)
+    char dir[3072], kh[4096];
+    default_ssh_dir(dir, sizeof dir);
+    if (o->known_hosts) {
         snprintf(kh, sizeof kh, "%s", o->known_hosts);
-    else
-        default_known_hosts(kh, sizeof kh);
+    } else {
+        mkdir(dir, 0700);   /* DTail creates it too; EEXIST is fine */
+        snprintf(kh, sizeof kh, "%s/known_hosts", dir);
+    }
     char hostport[300];
     snprintf(hostport, sizeof hostport, "%s:%d", host, port);
     long usec = (long)(o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 2000) * 1000L;
@@ -278,6 +291,7 @@ int ssh_client_open(const char *host, int port, const ssh_client_opts_t *o, stre
         ssh_api.ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no) != SSH_OK ||
         ssh_api.ssh_options_set(s, SSH_OPTIONS_NODELAY, &yes) != SSH_OK ||
         ssh_api.ssh_options_set(s, SSH_OPTIONS_TIMEOUT_USEC, &usec) != SSH_OK ||
+        ssh_api.ssh_options_set(s, SSH_OPTIONS_SSH_DIR, dir) != SSH_OK ||
         ssh_api.ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, kh) != SSH_OK ||
         ssh_api.ssh_options_set(s, SSH_OPTIONS_CIPHERS_C_S,
                         "aes128-gcm@openssh.com,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com,"
