@@ -323,7 +323,7 @@ static int scan_reader(map_worker_t *w, long long stop, err_t *e)
         if (got <= 0)
             return got;
         int last = 0;
-        const char *end = stop >= 0 ? range_cut(&reg, stop, &last) : reg.p + reg.len;
+        const char *end = stop >= 0 ? range_cut(&w->reader, &reg, stop, &last) : reg.p + reg.len;
         if (end == reg.p && last)
             return 0;
         scan_region(w, reg.p, end, reg.off);

@@ -182,7 +182,7 @@ static int pass_lines_before(par_worker_t *w, long long b, int count_only,
         if (got <= 0)
             return got;
         int last;
-        const char *end = range_cut(&reg, b, &last);
+        const char *end = range_cut(&w->reader, &reg, b, &last);
         if (count_only)
             *n += count_byte(reg.p, (size_t)(end - reg.p), '\n');
         else if (w->sh->numbers)

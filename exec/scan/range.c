@@ -35,7 +35,8 @@ int range_first_line(input_t *whole, long long a, long long b, long long *start,
     return 0;
 }
 
-const char *range_cut(const region_t *reg, long long stop, int *last)
+/* The end of the lines of reg that start before stop (range_cut). */
+static const char *cut_end(const region_t *reg, long long stop, int *last)
 {
     *last = 0;
     if (!reg->cont && reg->off >= stop) {
@@ -50,6 +51,19 @@ const char *range_cut(const region_t *reg, long long stop, int *last)
     const char *at = reg->off < stop ? reg->p + (stop - 1 - reg->off) : reg->p;
     *last = 1;
     return (const char *)memchr(at, '\n', (size_t)(reg->p + reg->len - at)) + 1;
+}
+
+const char *range_cut(reader_t *r, const region_t *reg, long long stop, int *last)
+{
+    const char *end = cut_end(reg, stop, last);
+    /* The next range reads those bytes: counted here too, every byte at a
+     * range's edge would be counted twice. A synthetic region is kept or
+     * dropped whole, and its added '\n' was not counted. */
+    if (end == reg->p)
+        r->bytes_read -= reg->len - (reg->synthetic ? 1 : 0);
+    else
+        r->bytes_read -= (size_t)(reg->p + reg->len - end);
+    return end;
 }
 
 void range_plan_init(range_plan_t *rp, long long size, long long unit, long long tail,

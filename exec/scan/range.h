@@ -40,9 +40,10 @@ void range_workers_run(void *(*fn)(void *), void *args, size_t arg_size, int n);
  * lies inside a line owned by an earlier range). */
 int range_first_line(input_t *whole, long long a, long long b, long long *start, err_t *e);
 
-/* The part of region reg holding lines that start before stop. Returns the
- * end of that part (reg->p when none) and sets *last when the range ends
- * inside this region. */
-const char *range_cut(const region_t *reg, long long stop, int *last);
+/* The part of region reg (just handed out by r) holding lines that start
+ * before stop. Returns the end of that part (reg->p when none) and sets
+ * *last when the range ends inside this region; the bytes after the end
+ * are taken off r->bytes_read, so a range counts exactly its own lines. */
+const char *range_cut(reader_t *r, const region_t *reg, long long stop, int *last);
 
 #endif

@@ -87,7 +87,6 @@ static int map_next_window(reader_t *r, err_t *e)
     r->buf = m;
     r->buf_off = at;
     r->pos = (size_t)(next - at);
-    r->bytes_read += len - r->pos;
     r->len = len;
     if (at + (long long)len >= r->file_size)
         r->eof = 1;
@@ -131,8 +130,13 @@ static void hand_out_piece(reader_t *r, const char *p, size_t len, int split, re
     if (split)
         r->n_split++;
     r->pos += len;
+    r->bytes_read += len;
 }
 
+/* bytes_read counts what is handed out, not what is read or mapped: the
+ * next window starts at the first unconsumed byte, so it maps the partial
+ * line at the end of the last one again, and a range's reader loads past
+ * the end of its range (range_cut gives that part back). */
 int reader_next(reader_t *r, region_t *out, err_t *e)
 {
     const size_t max = r->max_line_len;
@@ -156,6 +160,7 @@ int reader_next(reader_t *r, region_t *out, err_t *e)
                 out->cont = r->in_split;
                 r->in_split = 0;
                 r->pos += out->len;
+                r->bytes_read += out->len;
                 return 1;
             }
             if ((size_t)(end - p) > max) {
@@ -188,6 +193,5 @@ int reader_next(reader_t *r, region_t *out, err_t *e)
         if (n == 0)
             r->eof = 1;
         r->len += (size_t)n;
-        r->bytes_read += (size_t)n;
     }
 }

@@ -50,7 +50,8 @@ typedef struct reader {
     long long buf_off;    /* input offset of buf[0] */
     int in_split;         /* the next byte continues a split line */
     unsigned long long n_split;   /* lines that were split */
-    unsigned long long bytes_read;/* bytes read from the input (decoded) */
+    unsigned long long bytes_read;/* input bytes handed out in regions (decoded;
+                                     a '\n' the reader added is not one) */
 } reader_t;
 
 /* start_off is the input offset of the first byte the input will return. */

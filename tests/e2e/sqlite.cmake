@@ -7,3 +7,8 @@ endforeach()
 foreach(m link_csv link_sqlite dangling fifo dir device stdout fail dtail remote)
   dtail_e2e(outfile_dest_${m} outfile_dest ${m} TIMEOUT 120)
 endforeach()
+# What the SQLite outfile records about a run (bytes, inputs, partial
+# results): tests/e2e/sqlite_accounting.sh.
+foreach(m bytes)
+  dtail_e2e(sqlite_accounting_${m} sqlite_accounting ${m} TIMEOUT 120)
+endforeach()

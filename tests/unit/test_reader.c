@@ -1,7 +1,7 @@
 /* test_reader.c: the block reader against the naive splitter, through the
  * real open path: small files (read), large files (mapped windows), pipes,
  * gzip and zstd; block and window boundaries, long lines, no final newline,
- * empty input. */
+ * empty input; bytes_read is the input's size in every case. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -76,6 +76,9 @@ static void check_reader(input_t *in, const char *text, size_t n, size_t max)
     }
     assert_int_equal(got, 0);
     assert_int_equal(li, n_want);
+    /* Exactly the input's (decoded) bytes: not a mapped window's partial
+     * last line twice, nor the '\n' added to a split piece. */
+    assert_int_equal(r.bytes_read, n);
     reader_free(&r);
     free(want);
 }
