@@ -34,9 +34,16 @@
 #define SESSION_AGG_PART (4u * 1024 * 1024)   /* bytes per AGGREGATE frame: a
                                                  quarter of the client's limit */
 
+/* What a file's work read of it, for its FILE_STATUS (WIRE_COUNT_NONE:
+ * not counted). */
+typedef struct file_counts {
+    uint64_t bytes;              /* input bytes (decoded) */
+    uint64_t lines;              /* lines */
+} file_counts_t;
+
 /* Per-file work of a request. */
 typedef int (*file_fn_t)(session_t *ss, void *ctx, input_t *in, const target_t *t,
-                         unsigned index, err_t *e);
+                         unsigned index, file_counts_t *n, err_t *e);
 
 static int send_small(session_t *ss, void (*encode)(session_t *, void *), void *arg)
 {
@@ -56,12 +63,13 @@ typedef struct status_args {
     uint8_t status;              /* file status, end status or level */
     const char *name;            /* file name */
     const char *text;            /* detail or message */
+    file_counts_t n;             /* FILE_STATUS: what was read */
 } status_args_t;
 
 static void enc_file_status(session_t *ss, void *a)
 {
     status_args_t *x = a;
-    wire_encode_file_status(&ss->small, x->status, x->name, x->text);
+    wire_encode_file_status(&ss->small, x->status, x->name, x->text, x->n.bytes, x->n.lines);
 }
 
 static void enc_end(session_t *ss, void *a)
@@ -76,19 +84,25 @@ static void enc_message(session_t *ss, void *a)
     wire_encode_message(&ss->small, x->status, x->text);
 }
 
+static int send_file_counts(session_t *ss, uint8_t st, const char *name, const char *detail,
+                            file_counts_t n)
+{
+    return send_small(ss, enc_file_status, &(status_args_t){st, name, detail, n});
+}
+
 int session_send_file_status(session_t *ss, uint8_t st, const char *name, const char *detail)
 {
-    return send_small(ss, enc_file_status, &(status_args_t){st, name, detail});
+    return send_file_counts(ss, st, name, detail, (file_counts_t){WIRE_COUNT_NONE, WIRE_COUNT_NONE});
 }
 
 int session_send_end(session_t *ss, uint8_t st, const char *message)
 {
-    return send_small(ss, enc_end, &(status_args_t){st, NULL, message});
+    return send_small(ss, enc_end, &(status_args_t){.status = st, .text = message});
 }
 
 int session_send_message(session_t *ss, enum log_level level, const char *text)
 {
-    return send_small(ss, enc_message, &(status_args_t){(uint8_t)level, NULL, text});
+    return send_small(ss, enc_message, &(status_args_t){.status = (uint8_t)level, .text = text});
 }
 
 /* The client is told that its file was denied, by the name it asked for,
@@ -159,7 +173,8 @@ static uint8_t serve_target(session_t *ss, const target_t *t, const char *asked,
         snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
         LOG_INFO("Start reading|%s|%s", canonical, t->source_id);
         input_t *in = input_open(link, &e);
-        if (!in || fn(ss, ctx, in, t, index, &e) < 0) {
+        file_counts_t n = {WIRE_COUNT_NONE, WIRE_COUNT_NONE};
+        if (!in || fn(ss, ctx, in, t, index, &n, &e) < 0) {
             st = WIRE_FILE_ERROR;
             LOG_WARN("Reading failed|%s|%s", canonical, e.msg);
             /* The file passed the permission check, so why its reading
@@ -172,10 +187,10 @@ static uint8_t serve_target(session_t *ss, const target_t *t, const char *asked,
                          at + strlen(link));
             else
                 snprintf(why, sizeof why, "Unable to read file: %s", e.msg);
-            session_send_file_status(ss, st, t->path, why);
+            send_file_counts(ss, st, t->path, why, n);
         } else {
             LOG_INFO("File processing complete|%s", canonical);
-            session_send_file_status(ss, st, t->path, "");
+            send_file_counts(ss, st, t->path, "", n);
         }
         if (in)
             input_close(in);
@@ -285,13 +300,14 @@ typedef struct scan_ctx {
 } scan_ctx_t;
 
 static int scan_file(session_t *ss, void *ctx, input_t *in, const target_t *t, unsigned index,
-                     err_t *e)
+                     file_counts_t *n, err_t *e)
 {
     (void)index;
     scan_ctx_t *sc = ctx;
     linescan_stats_t stats = {0};
     line_sink_set_source(&sc->sink, t->source_id);
     int rc = linescan_run_auto(&sc->scan, in, t->path, &sc->sink, sc->n_threads, &stats, e);
+    n->bytes = stats.bytes_read;   /* lines are counted only when shown */
     outbuf_flush(&sc->out);
     if (sc->out.failed) {
         ss->broken = 1;
@@ -432,7 +448,7 @@ static void send_interim(const agg_table_t *snap, void *arg)
 }
 
 static int map_file(session_t *ss, void *ctx, input_t *in, const target_t *t, unsigned index,
-                    err_t *e)
+                    file_counts_t *n, err_t *e)
 {
     (void)ss;
     map_ctx_t *mc = ctx;
@@ -440,9 +456,14 @@ static int map_file(session_t *ss, void *ctx, input_t *in, const target_t *t, un
      * left, and the rest of this one, are not read. */
     if (mapscan_timed_out(&mc->ms)) {
         mc->cut = 1;
+        *n = (file_counts_t){0, 0};
         return 0;
     }
+    map_stats_t before, after;
+    mapscan_stats(&mc->ms, &before);
     int rc = mapscan_run(&mc->ms, in, t->path, t->source_id, index, e);
+    mapscan_stats(&mc->ms, &after);
+    *n = (file_counts_t){after.bytes_read - before.bytes_read, after.lines_read - before.lines_read};
     if (rc < 0 && mapscan_timed_out(&mc->ms)) {
         mc->cut = 1;
         return 0;

@@ -24,7 +24,7 @@ void wire_hello_init(wire_hello_t *h, const char *host)
 {
     memset(h, 0, sizeof *h);
     h->version = WIRE_VERSION;
-    h->caps = WIRE_CAP_ZSTD;
+    h->caps = WIRE_CAP_ZSTD | WIRE_CAP_FILE_COUNTS;
     snprintf(h->host, sizeof h->host, "%.*s", (int)strcspn(host ? host : "", "."), host ? host : "");
     snprintf(h->software, sizeof h->software, "DTail %s-c", DTAIL_VERSION);
 }
@@ -160,12 +160,15 @@ void wire_encode_message(wire_buf_t *b, uint8_t level, const char *text)
     wire_frame_end(b, at);
 }
 
-void wire_encode_file_status(wire_buf_t *b, uint8_t status, const char *name, const char *detail)
+void wire_encode_file_status(wire_buf_t *b, uint8_t status, const char *name, const char *detail,
+                             uint64_t bytes, uint64_t lines)
 {
     size_t at = wire_frame_begin(b, WIRE_FILE_STATUS, 0);
     wire_put_u8(b, status);
     wire_put_str(b, name);
     wire_put_str(b, detail);
+    wire_put_u64(b, bytes);
+    wire_put_u64(b, lines);
     wire_frame_end(b, at);
 }
 
@@ -211,6 +214,13 @@ int wire_decode_msg(const wire_frame_t *f, wire_msg_t *m, err_t *e)
         m->status = wire_get_u8(&c);
         m->name = get_view(&c);
         m->text = get_view(&c);
+        /* A server before the counts ends here (protocol.md). */
+        m->bytes = m->lines = WIRE_COUNT_NONE;
+        if (!c.bad && c.end - c.p >= 16) {
+            m->has_counts = 1;
+            m->bytes = wire_get_u64(&c);
+            m->lines = wire_get_u64(&c);
+        }
         if (m->status > WIRE_FILE_ERROR)
             c.bad = 1;
         break;

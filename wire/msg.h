@@ -28,6 +28,8 @@
 
 /* HELLO capabilities (bits). */
 #define WIRE_CAP_ZSTD 0x1u            /* can send/receive compressed LINES */
+#define WIRE_CAP_FILE_COUNTS 0x2u     /* its FILE_STATUS frames carry the bytes
+                                         and lines read of the file */
 
 typedef struct wire_hello {
     uint16_t version;         /* WIRE_VERSION of the sender */
@@ -82,6 +84,9 @@ enum wire_end_status {
     WIRE_END_FAILED = 2,      /* the request could not run (see message) */
 };
 
+/* FILE_STATUS counts: not counted (a cat or grep counts no lines). */
+#define WIRE_COUNT_NONE UINT64_MAX
+
 typedef struct wire_view {
     const char *p;            /* into the frame payload */
     size_t len;               /* bytes */
@@ -95,6 +100,9 @@ typedef struct wire_msg {
     wire_view_t name;         /* FILE_STATUS: the name asked for */
     wire_view_t text;         /* MESSAGE text, FILE_STATUS detail, END message */
     wire_view_t data;         /* LINES bytes, AGGREGATE serialized table */
+    int has_counts;           /* FILE_STATUS: bytes and lines were sent */
+    uint64_t bytes;           /* ... input bytes read of the file (decoded) */
+    uint64_t lines;           /* ... lines read; either may be WIRE_COUNT_NONE */
 } wire_msg_t;
 
 void wire_hello_init(wire_hello_t *h, const char *host);
@@ -118,7 +126,11 @@ void wire_encode_aggregate(wire_buf_t *b, uint8_t flags, const void *table, size
 /* FIELDS (optional extension): an encoded field report. */
 void wire_encode_fields(wire_buf_t *b, const void *report, size_t len);
 void wire_encode_message(wire_buf_t *b, uint8_t level, const char *text);
-void wire_encode_file_status(wire_buf_t *b, uint8_t status, const char *name, const char *detail);
+/* FILE_STATUS with the bytes and lines read of the file (WIRE_COUNT_NONE:
+ * not counted), appended after detail: a peer that predates them ignores
+ * them, and one that finds them absent sets has_counts 0. */
+void wire_encode_file_status(wire_buf_t *b, uint8_t status, const char *name, const char *detail,
+                             uint64_t bytes, uint64_t lines);
 void wire_encode_end(wire_buf_t *b, uint8_t status, const char *message);
 /* Decodes LINES, AGGREGATE, MESSAGE, FILE_STATUS and END. */
 int wire_decode_msg(const wire_frame_t *f, wire_msg_t *m, err_t *e);

@@ -141,6 +141,8 @@ typedef struct sh_got {
     char *lines;                 /* LINES bytes, NUL-terminated */
     size_t len;                  /* their length */
     char statuses[4096];         /* "STATUS name|" per FILE_STATUS */
+    char counts[4096];           /* "bytes lines|" per FILE_STATUS with counts
+                                    ("-" for WIRE_COUNT_NONE) */
     char messages[4096];         /* "text|" per MESSAGE */
     unsigned char *table;        /* the last AGGREGATE's bytes */
     size_t table_len;            /* their length */
@@ -177,6 +179,16 @@ static inline void sh_got_add(sh_got_t *g, const wire_msg_t *m)
         size_t l = strlen(g->statuses);
         snprintf(g->statuses + l, sizeof g->statuses - l, "%d %.*s|", m->status,
                  (int)m->name.len, m->name.p);
+        l = strlen(g->counts);
+        if (m->has_counts && m->bytes == WIRE_COUNT_NONE)
+            snprintf(g->counts + l, sizeof g->counts - l, "- ");
+        else if (m->has_counts)
+            snprintf(g->counts + l, sizeof g->counts - l, "%llu ", (unsigned long long)m->bytes);
+        l = strlen(g->counts);
+        if (m->has_counts && m->lines == WIRE_COUNT_NONE)
+            snprintf(g->counts + l, sizeof g->counts - l, "-|");
+        else if (m->has_counts)
+            snprintf(g->counts + l, sizeof g->counts - l, "%llu|", (unsigned long long)m->lines);
     } else if (m->type == WIRE_MESSAGE) {
         size_t l = strlen(g->messages);
         snprintf(g->messages + l, sizeof g->messages - l, "%.*s|", (int)m->text.len, m->text.p);

@@ -201,6 +201,10 @@ static void test_denials(void **state)
     size_t want_len;
     char *app = serverless(path, "app.log", "", WIRE_RENDER_PLAIN, 0, 0, &want_len);
     assert_int_equal(rep.len, want_len);
+    /* Refused files were not read, nothing was counted; a cat counts the
+     * bytes, not the lines. */
+    snprintf(want, sizeof want, "- -|- -|- -|- -|- -|- -|%zu -|", want_len);
+    assert_string_equal(rep.counts, want);
     free(app);
     sh_got_free(&rep);
     /* A glob outside the rules that matches nothing is a denial too. */
@@ -231,6 +235,13 @@ static void test_map_equals_serverless(void **state)
     request(&conn, &rq, &rep);
     assert_int_equal(rep.end[0], WIRE_END_OK);
     assert_true(rep.final_seen);
+    /* The file's FILE_STATUS says what was read of it: all its bytes and
+     * lines (docs/protocol.md, FILE_STATUS counts). */
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    char counts[64];
+    snprintf(counts, sizeof counts, "%lld 597|", (long long)sb.st_size);
+    assert_string_equal(rep.counts, counts);
     query_t *q = NULL;
     err_t e;
     assert_int_equal(query_parse(query, strlen(query), NULL, &q, &e), 0);

@@ -38,7 +38,8 @@ static void encode_all(wire_buf_t *b)
     wire_put_bytes(b, "line\xac" "one\nx\n", 12);
     wire_encode_aggregate(b, WIRE_AGG_FINAL, "\x01\x02\x00\x03", 4);
     wire_encode_message(b, LOG_WARN, "Unable to read file(s)");
-    wire_encode_file_status(b, WIRE_FILE_DENIED, "/etc/shadow", "No permission");
+    wire_encode_file_status(b, WIRE_FILE_DENIED, "/etc/shadow", "No permission", 14015021,
+                            WIRE_COUNT_NONE);
     wire_encode_end(b, WIRE_END_PARTIAL, "done");
 }
 
@@ -51,6 +52,7 @@ static void check_all(wire_frame_t *frames, int n)
     assert_int_equal(h.version, WIRE_VERSION);
     assert_string_equal(h.host, "web1");
     assert_true(h.caps & WIRE_CAP_ZSTD);
+    assert_true(h.caps & WIRE_CAP_FILE_COUNTS);
     wire_request_t rq;
     assert_int_equal(wire_decode_request(&frames[1], &rq, &e), 0);
     assert_int_equal(rq.kind, WIRE_KIND_GREP);
@@ -79,6 +81,9 @@ static void check_all(wire_frame_t *frames, int n)
     assert_int_equal(wire_decode_msg(&frames[5], &m, &e), 0);
     assert_int_equal(m.status, WIRE_FILE_DENIED);
     assert_memory_equal(m.name.p, "/etc/shadow", 11);
+    assert_true(m.has_counts);
+    assert_true(m.bytes == 14015021);
+    assert_true(m.lines == WIRE_COUNT_NONE);
     assert_int_equal(wire_decode_msg(&frames[6], &m, &e), 0);
     assert_int_equal(m.status, WIRE_END_PARTIAL);
     assert_memory_equal(m.text.p, "done", 4);
@@ -360,6 +365,34 @@ static void batch_case(int zlevel)
     close(sv[1]);
 }
 
+/* FILE_STATUS as a server before the counts sends it (status, name,
+ * detail): decoded with has_counts 0; the counts as they are sent. */
+static void test_file_status_counts(void **state)
+{
+    (void)state;
+    err_t e;
+    wire_buf_t b = {0};
+    size_t at = wire_frame_begin(&b, WIRE_FILE_STATUS, 0);
+    wire_put_u8(&b, WIRE_FILE_OK);
+    wire_put_str(&b, "/var/log/a.log");
+    wire_put_str(&b, "");
+    wire_frame_end(&b, at);
+    wire_frame_t f = {WIRE_FILE_STATUS, 0, b.p + WIRE_HEADER_LEN, b.len - WIRE_HEADER_LEN};
+    wire_msg_t m;
+    assert_int_equal(wire_decode_msg(&f, &m, &e), 0);
+    assert_int_equal(m.status, WIRE_FILE_OK);
+    assert_false(m.has_counts);
+    assert_true(m.bytes == WIRE_COUNT_NONE && m.lines == WIRE_COUNT_NONE);
+    b.len = 0;
+    wire_encode_file_status(&b, WIRE_FILE_ERROR, "/var/log/b.log", "truncated", 4096, 77);
+    f = (wire_frame_t){WIRE_FILE_STATUS, 0, b.p + WIRE_HEADER_LEN, b.len - WIRE_HEADER_LEN};
+    assert_int_equal(wire_decode_msg(&f, &m, &e), 0);
+    assert_true(m.has_counts);
+    assert_true(m.bytes == 4096 && m.lines == 77);
+    assert_memory_equal(m.text.p, "truncated", 9);
+    wire_buf_free(&b);
+}
+
 static void test_batch_whole_lines(void **state)
 {
     (void)state;
@@ -379,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_random_chunks),
         cmocka_unit_test(test_malformed_frames),
         cmocka_unit_test(test_malformed_messages),
+        cmocka_unit_test(test_file_status_counts),
         cmocka_unit_test(test_batch_whole_lines),
         cmocka_unit_test(test_batch_zstd),
     };
