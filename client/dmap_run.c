@@ -2,10 +2,12 @@
 #include "client/dmap_run.h"
 #include "client/table_print.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +24,9 @@ typedef struct dmap_state {
     client_run_t *run;          /* tool name and exit status */
     mapscan_t ms;               /* the engine */
     table_printer_t tp;         /* the terminal form, and what it printed last */
+    outfile_input_t *inputs;    /* per target read so far: what became of it
+                                   (NULL when out of memory: none recorded) */
+    size_t n_inputs;            /* targets tried */
 } dmap_state_t;
 
 /* Rows the terminal shows. */
@@ -93,7 +98,28 @@ static void print_summary(dmap_state_t *rs, const map_stats_t *st, size_t n_grou
         fprintf(stderr, "dmap: unparsed: %s\n", st->examples[i]);
 }
 
-/* Every input folded into rs->ms.result; returns 1 when stopped. */
+/* Records that input rec failed with e (its text is copied). */
+static void input_failed(outfile_input_t *rec, int status, const err_t *e)
+{
+    if (!rec)
+        return;
+    rec->status = status;
+    rec->error = strdup(e->msg);
+}
+
+/* The status of an input that could not be opened. */
+static int open_status(const char *path)
+{
+    struct stat sb;
+    if (strcmp(path, "-") != 0 && stat(path, &sb) < 0)
+        return errno == ENOENT || errno == ENOTDIR ? OUTFILE_INPUT_NOT_FOUND
+               : errno == EACCES                 ? OUTFILE_INPUT_DENIED
+                                                 : OUTFILE_INPUT_ERROR;
+    return access(path, R_OK) < 0 && errno == EACCES ? OUTFILE_INPUT_DENIED : OUTFILE_INPUT_ERROR;
+}
+
+/* Every input folded into rs->ms.result, each recorded in rs->inputs;
+ * returns 1 when stopped. */
 static int read_inputs(dmap_state_t *rs)
 {
     const dmap_job_t *job = rs->job;
@@ -101,21 +127,35 @@ static int read_inputs(dmap_state_t *rs)
         if (mapscan_stopped(&rs->ms))
             return 1;
         const target_t *t = &job->targets[i];
+        outfile_input_t *rec = rs->inputs ? &rs->inputs[i] : NULL;
+        if (rec)
+            *rec = (outfile_input_t){.file = t->path, .bytes = -1, .lines = -1};
+        rs->n_inputs = i + 1;
         err_t e;
         err_clear(&e);
         int fd = job->mem_fds ? job->mem_fds[i] : -1;
         input_t *in = fd >= 0 ? input_open_fd(fd, t->path, &e)
                                : input_open_until(t->path, rs->ms.o.deadline_ms, &e);
         if (!in) {
+            input_failed(rec, open_status(t->path), &e);
             client_report(rs->run, &e);
             continue;
         }
+        map_stats_t before, after;
+        mapscan_stats(&rs->ms, &before);
         int rc = mapscan_run(&rs->ms, in, t->path, t->source_id, (unsigned)i, &e);
         input_close(in);
+        mapscan_stats(&rs->ms, &after);
+        if (rec) {
+            rec->bytes = (long long)(after.bytes_read - before.bytes_read);
+            rec->lines = (long long)(after.lines_read - before.lines_read);
+        }
         if (rc < 0 && mapscan_stopped(&rs->ms))
             return 1;
-        if (rc < 0)
+        if (rc < 0) {
+            input_failed(rec, OUTFILE_INPUT_ERROR, &e);
             client_report(rs->run, &e);
+        }
     }
     return mapscan_stopped(&rs->ms);
 }
@@ -157,13 +197,10 @@ static int write_spilled_csv(const dmap_job_t *job, spill_t *sp, size_t *n_group
 
 /* sp: the spill holding the whole result, or NULL when it is all in
  * ms.result. Sets *n_groups to the groups of the result. */
-static void write_outfile(dmap_state_t *rs, const map_stats_t *st, struct timespec start,
-                          spill_t *sp, size_t *n_groups)
+static void write_outfile(dmap_state_t *rs, outfile_info_t info, spill_t *sp, size_t *n_groups)
 {
     const dmap_job_t *job = rs->job;
     const plan_t *plan = job->plan;
-    outfile_info_t info = {.query = job->query, .start = start, .files = job->targets,
-                           .n_files = job->n_targets, .stats = st};
     clock_gettime(CLOCK_REALTIME, &info.end);
     long long limit = plan->limit_given ? plan->limit : -1;
     result_t r = {0};
@@ -222,7 +259,9 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
         client_report(run, &e);
         return 0;
     }
+    rs.inputs = calloc(job->n_targets ? job->n_targets : 1, sizeof *rs.inputs);
     if (mapscan_init(&rs.ms, &mo, &e) < 0) {
+        free(rs.inputs);
         mapscan_free(&rs.ms);
         table_printer_free(&rs.tp);
         client_report(run, &e);
@@ -269,8 +308,11 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
             if (sp && have_fr)
                 field_report_mark_null(&fr, plan, spill_specs_mut(sp));
         }
+        outfile_info_t info = {.query = job->query, .start = start, .inputs = rs.inputs,
+                               .n_inputs = rs.inputs ? rs.n_inputs : 0, .stats = &st,
+                               .partial = rs.ms.result.failed};
         if (!lost && plan->outfile)
-            write_outfile(&rs, &st, start, sp, &n_groups);
+            write_outfile(&rs, info, sp, &n_groups);
         else if (!lost && sp)
             print_spilled(&rs, sp, &n_groups);
         else if (!lost)
@@ -282,7 +324,15 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
                 field_report_warn(&fr, plan, "dmap", stderr);
             field_report_free(&fr);
         }
+        if (outfile_info_partial(&info) && log_level >= LOG_WARN && !job->quiet) {
+            char text[2048];
+            outfile_partial_text(&info, text, sizeof text);
+            fprintf(stderr, "dmap: warning: %s\n", text);
+        }
     }
+    for (size_t i = 0; rs.inputs && i < rs.n_inputs; i++)
+        free((char *)rs.inputs[i].error);
+    free(rs.inputs);
     mapscan_free(&rs.ms);
     table_printer_free(&rs.tp);
     return cancelled;

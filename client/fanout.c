@@ -233,6 +233,8 @@ static int summarize(fanout_t *f, enum run_end how, client_run_t *rs)
         } else {
             failed++;
         }
+        if (f->ops->done)
+            f->ops->done(f->ops->ctx, h);
     }
     pthread_mutex_unlock(&f->mu);
     /* An interrupted or cut-short run is incomplete (dtail excepted:

@@ -62,6 +62,9 @@ typedef struct fanout_ops {
     /* From the main thread about every 100 ms while the run goes on
      * (interval reports); may be NULL. */
     void (*tick)(void *ctx);
+    /* At the end, for every host, once its ok and why are decided (under
+     * the run's lock: no blocking); may be NULL. */
+    void (*done)(void *ctx, const fanout_host_t *h);
     int retry;                    /* follow: reconnect with backoff after a
                                      failure or an END, until the run ends */
 } fanout_ops_t;

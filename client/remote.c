@@ -238,6 +238,8 @@ static int request_frames(remote_conn_t *c, outbuf_t *out, const remote_handler_
                     outbuf_flush(out);
                 file_problem(c, &m, rs);
             }
+            if (h && h->on_file)
+                h->on_file(h->ctx, &m, (c->server.caps & WIRE_CAP_FILE_COUNTS) && m.has_counts);
             break;
         case WIRE_AGGREGATE:
             if (remote_aggregate_frame(c->agg_max, h, parts, &m, e) < 0)

@@ -55,6 +55,10 @@ typedef struct remote_handler {
     /* A FIELDS payload (an encoded field report); NULL: skipped as any
      * extension is. */
     int (*on_fields)(void *ctx, const unsigned char *p, size_t len, err_t *e);
+    /* Every FILE_STATUS, after a problem was reported; counted: the
+     * server sends the file's counts (HELLO `file_counts`) and m has them.
+     * May be NULL. */
+    void (*on_file)(void *ctx, const wire_msg_t *m, int counted);
     int keep_open;              /* END does not end remote_request: the next
                                    request's frames follow on the same stream */
 } remote_handler_t;

@@ -15,6 +15,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "client/fanout.h"
+#include "exec/scan/targets.h"
 #include "client/remote.h"
 #include "client/table_print.h"
 #include "exec/agg/eval.h"
@@ -28,6 +29,11 @@ typedef struct host_table {
     int have;                    /* a table arrived */
     int final;                   /* the final one arrived */
     int have_fields;             /* its field report arrived */
+    outfile_input_t *files;      /* its FILE_STATUS reports, in order (file
+                                  * and error malloc'd; server unset) */
+    size_t n_files, cap_files;
+    int ok;                      /* the fan-out counted the server as ok */
+    char *why;                   /* why not (malloc'd), NULL when ok */
 } host_table_t;
 
 typedef struct remote_map {
@@ -44,6 +50,10 @@ typedef struct remote_map {
     table_printer_t tp;          /* the terminal table, and what it printed last */
     client_run_t *rs;            /* the run's status */
     field_report_t fields;       /* every server's field report, merged */
+    struct {
+        char **v;                /* the entries of the file list asked for */
+        size_t n;
+    } asked;
 } remote_map_t;
 
 static int on_fields(void *ctx, const unsigned char *p, size_t len, err_t *e)
@@ -56,6 +66,22 @@ static int on_fields(void *ctx, const unsigned char *p, size_t len, err_t *e)
     ht->have_fields = rc == 0;
     pthread_mutex_unlock(&rm->mu);
     return rc;
+}
+
+/* rm->asked from the comma list files (what target_spec_next gives). */
+static int split_specs(remote_map_t *rm, const char *files)
+{
+    const char *p = files, *s;
+    size_t len, n = 0;
+    while (target_spec_next(&p, &s, &len))
+        n++;
+    rm->asked.v = calloc(n ? n : 1, sizeof *rm->asked.v);
+    if (!rm->asked.v)
+        return -1;
+    for (p = files; target_spec_next(&p, &s, &len); rm->asked.n++)
+        if (!(rm->asked.v[rm->asked.n] = strndup(s, len)))
+            return -1;
+    return 0;
 }
 
 static int on_aggregate(void *ctx, const unsigned char *p, size_t len, int final, err_t *e)
@@ -72,12 +98,57 @@ static int on_aggregate(void *ctx, const unsigned char *p, size_t len, int final
     return rc;
 }
 
+/* One file of the server: what FILE_STATUS said (its statuses are the
+ * outfile's first ones, in the same order). */
+static void on_file(void *ctx, const wire_msg_t *m, int counted)
+{
+    fanout_host_t *h = ctx;
+    remote_map_t *rm = h->f->ops->ctx;
+    host_table_t *ht = h->user;
+    pthread_mutex_lock(&rm->mu);
+    if (ht->n_files == ht->cap_files) {
+        size_t cap = ht->cap_files ? 2 * ht->cap_files : 8;
+        outfile_input_t *nf = realloc(ht->files, cap * sizeof *nf);
+        if (nf) {
+            ht->files = nf;
+            ht->cap_files = cap;
+        }
+    }
+    if (ht->n_files < ht->cap_files) {
+        outfile_input_t *in = &ht->files[ht->n_files];
+        *in = (outfile_input_t){
+            .file = strndup(m->name.p, m->name.len),
+            .status = m->status,
+            .error = m->status != WIRE_FILE_OK ? strndup(m->text.p, m->text.len) : NULL,
+            .bytes = counted && m->bytes != WIRE_COUNT_NONE ? (long long)m->bytes : -1,
+            .lines = counted && m->lines != WIRE_COUNT_NONE ? (long long)m->lines : -1,
+        };
+        if (in->file)
+            ht->n_files++;
+        else
+            free((char *)in->error);
+    }
+    pthread_mutex_unlock(&rm->mu);
+}
+
+static void host_done(void *ctx, const fanout_host_t *h)
+{
+    remote_map_t *rm = ctx;
+    host_table_t *ht = &rm->hosts[h - h->f->hosts];
+    pthread_mutex_lock(&rm->mu);
+    ht->ok = h->ok;
+    free(ht->why);
+    ht->why = h->ok ? NULL : strdup(h->why[0] ? h->why : "failed");
+    pthread_mutex_unlock(&rm->mu);
+}
+
 static int run_map(void *ctx, fanout_host_t *h, err_t *e)
 {
     remote_map_t *rm = ctx;
     size_t i = (size_t)(h - h->f->hosts);
     h->user = &rm->hosts[i];
-    remote_handler_t hd = {.ctx = h, .on_aggregate = on_aggregate, .on_fields = on_fields};
+    remote_handler_t hd = {.ctx = h, .on_aggregate = on_aggregate, .on_fields = on_fields,
+                           .on_file = on_file};
     return remote_request(&h->c, &rm->rq, NULL, &hd, &h->rs, e);
 }
 
@@ -139,7 +210,42 @@ static void tick(void *ctx)
     }
 }
 
-static void write_outfile(remote_map_t *rm, const agg_table_t *t, const struct timespec *start)
+/* What became of every (server, file), servers in their order: each
+ * file as its server reported it, except that a server which failed
+ * before its final table contributed none of them (a server that
+ * reported no file gets one row per file asked for). Strings point into
+ * the host tables; the array is the caller's to free. */
+static outfile_input_t *collect_inputs(remote_map_t *rm, size_t *n_out)
+{
+    size_t n_specs = rm->asked.n, n = 0, cap = 0;
+    pthread_mutex_lock(&rm->mu);
+    for (size_t i = 0; i < rm->n_hosts; i++)
+        cap += rm->hosts[i].n_files ? rm->hosts[i].n_files : n_specs;
+    outfile_input_t *v = calloc(cap ? cap : 1, sizeof *v);
+    for (size_t i = 0; v && i < rm->n_hosts; i++) {
+        host_table_t *ht = &rm->hosts[i];
+        int failed = !ht->final;
+        const char *why = ht->why ? ht->why : "no final result";
+        for (size_t k = 0; k < ht->n_files; k++) {
+            v[n] = ht->files[k];
+            v[n].server = rm->first[i].name;
+            if (failed && v[n].status == OUTFILE_INPUT_OK) {
+                v[n].status = OUTFILE_INPUT_SERVER_FAILED;
+                v[n].error = why;
+            }
+            n++;
+        }
+        for (size_t k = 0; failed && !ht->n_files && k < n_specs; k++)
+            v[n++] = (outfile_input_t){.server = rm->first[i].name, .file = rm->asked.v[k],
+                                       .status = OUTFILE_INPUT_SERVER_FAILED, .error = why,
+                                       .bytes = -1, .lines = -1};
+    }
+    pthread_mutex_unlock(&rm->mu);
+    *n_out = n;
+    return v;
+}
+
+static void write_outfile(remote_map_t *rm, const agg_table_t *t, const outfile_info_t *given)
 {
     const plan_t *plan = rm->plan;
     err_t e;
@@ -150,9 +256,9 @@ static void write_outfile(remote_map_t *rm, const agg_table_t *t, const struct t
         return;
     }
     const char **names = calloc(rm->n_hosts ? rm->n_hosts : 1, sizeof *names);
-    outfile_info_t info = {.query = rm->query, .start = *start,
-                           .server = rm->n_hosts == 1 ? rm->first->name : NULL,
-                           .servers = names, .n_servers = names ? rm->n_hosts : 0};
+    outfile_info_t info = *given;
+    info.servers = names;
+    info.n_servers = names ? rm->n_hosts : 0;
     for (size_t i = 0; names && i < rm->n_hosts; i++)
         names[i] = rm->first[i].name;
     clock_gettime(CLOCK_REALTIME, &info.end);
@@ -180,7 +286,7 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
         return client_usage_error(rs->tool, &e);
     remote_map_t *rm = calloc(1, sizeof *rm);
     if (!rm || !(rm->specs = calloc(plan->n_select ? plan->n_select : 1, sizeof *rm->specs)) ||
-        !(rm->hosts = calloc(tl.n, sizeof *rm->hosts))) {
+        !(rm->hosts = calloc(tl.n, sizeof *rm->hosts)) || split_specs(rm, files) < 0) {
         err_set(&e, ERR_NOMEM, "out of memory");
         return client_usage_error(rs->tool, &e);
     }
@@ -207,7 +313,7 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     /* The server ends its read at --timeout and still sends its final
      * table; the client waits a little longer for it. */
     fanout_opts_t fo = {.o = o, .cfg = cfg, .targets = &tl, .deadline_s = o->timeout ? o->timeout + 5 : 0};
-    fanout_ops_t ops = {.ctx = rm, .run = run_map, .tick = tick};
+    fanout_ops_t ops = {.ctx = rm, .run = run_map, .tick = tick, .done = host_done};
     int abandoned;
     int status = fanout_run(&fo, &ops, rs, &abandoned);
     agg_table_t t;
@@ -216,6 +322,10 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     for (size_t i = 0; i < tl.n; i++)
         if (rm->hosts[i].final && !rm->hosts[i].have_fields)
             rm->fields.unknown = true;
+    outfile_info_t info = {.query = query, .start = start};
+    info.inputs = collect_inputs(rm, &info.n_inputs);
+    if (!info.inputs)
+        info.partial = 1;   /* out of memory: what failed is not known */
     size_t n_final = 0;
     if (status != 2 && merged(rm, &t, 1, &n_final, &e) == 0) {
         field_report_mark_null(&rm->fields, plan, t.specs);
@@ -226,7 +336,7 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
             if (status < 1)
                 status = 1;
         } else if (plan->outfile) {
-            write_outfile(rm, &t, &start);
+            write_outfile(rm, &t, &info);
         } else {
             print_table(rm, &t, 1);
         }
@@ -236,12 +346,30 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     }
     if (status != 2 && log_level >= LOG_WARN)
         field_report_warn(&rm->fields, plan, rs->tool, stderr);
+    if (status != 2 && outfile_info_partial(&info) && log_level >= LOG_WARN && !o->quiet &&
+        !o->plain) {
+        char text[2048];
+        outfile_partial_text(&info, text, sizeof text);
+        fprintf(stderr, "dmap: warning: %s\n", text);
+    }
     if (rs->status > status)
         status = rs->status;
     if (!abandoned) {
         field_report_free(&rm->fields);
-        for (size_t i = 0; i < tl.n; i++)
-            agg_table_free(&rm->hosts[i].table);
+        free((void *)info.inputs);
+        for (size_t i = 0; i < tl.n; i++) {
+            host_table_t *ht = &rm->hosts[i];
+            agg_table_free(&ht->table);
+            for (size_t k = 0; k < ht->n_files; k++) {
+                free((char *)ht->files[k].file);
+                free((char *)ht->files[k].error);
+            }
+            free(ht->files);
+            free(ht->why);
+        }
+        for (size_t k = 0; k < rm->asked.n; k++)
+            free(rm->asked.v[k]);
+        free(rm->asked.v);
         pthread_mutex_destroy(&rm->mu);
         free(rm->hosts);
         free(rm->specs);

@@ -19,17 +19,47 @@
 #include "exec/sink/result.h"
 #include "parser/plan.h"
 
+/* What became of one input of a run (a query_inputs row). */
+enum outfile_input_status {
+    OUTFILE_INPUT_OK = 0,        /* read to its end, and in the result */
+    OUTFILE_INPUT_NOT_FOUND,     /* no such file, or a glob matched nothing */
+    OUTFILE_INPUT_DENIED,        /* refused by a server's rules or the OS */
+    OUTFILE_INPUT_ERROR,         /* unreadable, or failed while read */
+    OUTFILE_INPUT_SERVER_FAILED, /* its server failed before its final
+                                    result: none of its files is in it */
+};
+/* "ok", "not found", "denied", "error", "server failed". */
+const char *outfile_input_status_name(int status);
+
+typedef struct outfile_input {
+    const char *server;          /* host it was read on; NULL = here */
+    const char *file;            /* the path (as the server names it) */
+    int status;                  /* enum outfile_input_status */
+    const char *error;           /* why it failed; NULL when ok */
+    long long bytes;             /* input bytes read (decoded); -1 unknown */
+    long long lines;             /* lines read; -1 unknown */
+} outfile_input_t;
+
 typedef struct outfile_info {
     const char *query;           /* the query text as given */
     struct timespec start;       /* wall clock (CLOCK_REALTIME) the run began */
     struct timespec end;         /* ... and when this result was taken */
-    const target_t *files;       /* the inputs read, in order (may be NULL) */
-    size_t n_files;              /* their count */
-    const char *server;          /* host the files were read on; NULL = here */
+    const outfile_input_t *inputs; /* the inputs, in reading order (may be NULL) */
+    size_t n_inputs;             /* their count */
     const char *const *servers;  /* every server the run read from (may be NULL) */
     size_t n_servers;            /* their count */
-    const map_stats_t *stats;    /* line counts; NULL when unknown */
+    const map_stats_t *stats;    /* line counts; NULL when unknown (then
+                                    bytes and lines read are the inputs' sums) */
+    int partial;                 /* the result misses something besides
+                                    failed inputs (they mark it partial too) */
 } outfile_info_t;
+
+/* Whether the run described by info is partial: info->partial, or an
+ * input that failed. */
+int outfile_info_partial(const outfile_info_t *info);
+/* The warning a partial run prints: "partial result: N of M inputs failed:
+ * WHAT: WHY; ..." (at most cap bytes, cut with "..."). */
+void outfile_partial_text(const outfile_info_t *info, char *buf, size_t cap);
 
 /* Checks plan->outfile before a run reads anything, so a destination that
  * would be refused at the end (a FIFO, a directory, a missing directory)

@@ -17,23 +17,24 @@
 
 #define RUN_COLS 2   /* run_id, run_time lead every result table */
 
-static const char *const QUERIES_DDL =
-    "CREATE TABLE IF NOT EXISTS queries ("
-    "run_id INTEGER PRIMARY KEY, result_table TEXT NOT NULL, query TEXT NOT NULL, "
-    "start_time TEXT NOT NULL, end_time TEXT NOT NULL, files TEXT NOT NULL, "
-    "servers TEXT NOT NULL, rows INTEGER NOT NULL, groups INTEGER NOT NULL, "
-    "lines_read INTEGER, lines_parsed INTEGER, lines_unparsed INTEGER, "
-    "lines_selected INTEGER, bytes_read INTEGER);"
-    "CREATE TABLE IF NOT EXISTS query_inputs ("
-    "run_id INTEGER NOT NULL REFERENCES queries(run_id), seq INTEGER NOT NULL, "
-    "server TEXT, file TEXT NOT NULL, PRIMARY KEY (run_id, seq));";
-
-/* The columns the two bookkeeping tables must have, in order, to append. */
+/* The two bookkeeping tables, column by column in order: an append checks
+ * the names, and a file written before the accounting columns (the
+ * first *_V1 of them) gets the rest added in its append's transaction. */
 static const char *const QUERIES_COLS[] = {
     "run_id", "result_table", "query", "start_time", "end_time", "files", "servers",
     "rows", "groups", "lines_read", "lines_parsed", "lines_unparsed", "lines_selected",
-    "bytes_read"};
-static const char *const INPUTS_COLS[] = {"run_id", "seq", "server", "file"};
+    "bytes_read", "partial", "failures"};
+static const char *const QUERIES_DECLS[] = {
+    "INTEGER PRIMARY KEY", "TEXT NOT NULL", "TEXT NOT NULL", "TEXT NOT NULL", "TEXT NOT NULL",
+    "TEXT NOT NULL", "TEXT NOT NULL", "INTEGER NOT NULL", "INTEGER NOT NULL", "INTEGER",
+    "INTEGER", "INTEGER", "INTEGER", "INTEGER", "INTEGER NOT NULL DEFAULT 0", "TEXT"};
+#define QUERIES_V1 14
+static const char *const INPUTS_COLS[] = {"run_id", "seq", "server", "file", "status",
+                                          "bytes_read", "lines_read", "error"};
+static const char *const INPUTS_DECLS[] = {
+    "INTEGER NOT NULL REFERENCES queries(run_id)", "INTEGER NOT NULL", "TEXT", "TEXT NOT NULL",
+    "TEXT NOT NULL DEFAULT 'ok'", "INTEGER", "INTEGER", "TEXT"};
+#define INPUTS_V1 4
 #define N_QUERIES_COLS (sizeof QUERIES_COLS / sizeof *QUERIES_COLS)
 #define N_INPUTS_COLS (sizeof INPUTS_COLS / sizeof *INPUTS_COLS)
 
@@ -148,7 +149,28 @@ static int db_exec(out_db_t *o, const char *sql, const char *what)
     return 0;
 }
 
-/* Names and declared types of table `name`'s columns (caller frees);
+/* Runs the statement built in q (sqlite3_str of o->db) and frees it. */
+static int db_exec_built(out_db_t *o, sqlite3_str *q, const char *what)
+{
+    char *sql = sqlite3_str_finish(q);
+    if (!sql)
+        return err_set(o->e, ERR_NOMEM, "outfile %s: out of memory", o->path);
+    int rc = db_exec(o, sql, what);
+    sqlite3_free(sql);
+    return rc;
+}
+
+static void free_columns(char **names, char **types, int n)
+{
+    for (int i = 0; i < n; i++) {
+        sqlite3_free(names[i]);
+        sqlite3_free(types[i]);
+    }
+    free(names);
+    free(types);
+}
+
+/* Names and declared types of table `name`'s columns (free_columns);
  * 0 columns when the table does not exist. Returns the count or -1. */
 static int table_columns(out_db_t *o, const char *name, char ***names, char ***types)
 {
@@ -181,12 +203,7 @@ static int table_columns(out_db_t *o, const char *name, char ***names, char ***t
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
-        for (int i = 0; i < n; i++) {
-            sqlite3_free((*names)[i]);
-            sqlite3_free((*types)[i]);
-        }
-        free(*names);
-        free(*types);
+        free_columns(*names, *types, n);
         return db_fail(o, "reading the schema");
     }
     return n;
@@ -226,12 +243,7 @@ static int check_table(out_db_t *o, const char *name, char *const *want, char *c
         sqlite3_free(h);
         sqlite3_free(w);
     }
-    for (int i = 0; i < n; i++) {
-        sqlite3_free(have[i]);
-        sqlite3_free(have_types[i]);
-    }
-    free(have);
-    free(have_types);
+    free_columns(have, have_types, n);
     return same ? 0 : -1;
 }
 
@@ -243,12 +255,42 @@ static int create_result_table(out_db_t *o, const schema_t *s)
         sqlite3_str_appendf(q, "%s\"%w\" %s%s", i ? ", " : "", s->names[i],
                             TYPE_NAMES[s->types[i]], i < RUN_COLS ? " NOT NULL" : "");
     sqlite3_str_appendall(q, ")");
-    char *sql = sqlite3_str_finish(q);
-    if (!sql)
-        return err_set(o->e, ERR_NOMEM, "outfile %s: out of memory", o->path);
-    int rc = db_exec(o, sql, "creating the result table");
-    sqlite3_free(sql);
-    return rc;
+    return db_exec_built(o, q, "creating the result table");
+}
+
+/* One bookkeeping table as this build writes it: created when missing;
+ * one of the first layout (its first n_v1 columns exactly) gets the later
+ * columns added; any other layout is a mismatch. Without apply it only
+ * checks, so that a mismatch is found before anything is changed. */
+static int prepare_bookkeeping(out_db_t *o, const char *name, const char *const *cols,
+                               const char *const *decls, size_t n, size_t n_v1,
+                               const char *constraint, int apply)
+{
+    char **have = NULL, **have_types = NULL;
+    int n_have = table_columns(o, name, &have, &have_types);
+    if (n_have < 0)
+        return -1;
+    int v1 = (size_t)n_have == n_v1;
+    for (size_t i = 0; v1 && i < n_v1; i++)
+        v1 = have[i] && strcmp(have[i], cols[i]) == 0;
+    free_columns(have, have_types, n_have);
+    if (!v1 && n_have > 0) {
+        int exists;
+        return check_table(o, name, (char *const *)cols, NULL, n, &exists);
+    }
+    if (!apply || (size_t)n_have == n)
+        return 0;
+    sqlite3_str *q = sqlite3_str_new(o->db);
+    if (n_have == 0) {
+        sqlite3_str_appendf(q, "CREATE TABLE %s (", name);
+        for (size_t i = 0; i < n; i++)
+            sqlite3_str_appendf(q, "%s%s %s", i ? ", " : "", cols[i], decls[i]);
+        sqlite3_str_appendf(q, "%s)", constraint);
+    } else {
+        for (size_t i = n_v1; i < n; i++)
+            sqlite3_str_appendf(q, "ALTER TABLE %s ADD COLUMN %s %s;", name, cols[i], decls[i]);
+    }
+    return db_exec_built(o, q, "preparing the bookkeeping tables");
 }
 
 /* Makes the file ready for a run: bookkeeping tables and the result table
@@ -256,19 +298,20 @@ static int create_result_table(out_db_t *o, const schema_t *s)
 static int prepare_schema(out_db_t *o, const schema_t *s)
 {
     int exists;
-    if (check_table(o, "queries", (char *const *)QUERIES_COLS, NULL, N_QUERIES_COLS, &exists) < 0 ||
-        check_table(o, "query_inputs", (char *const *)INPUTS_COLS, NULL, N_INPUTS_COLS, &exists) < 0)
-        return -1;
     char **want_types = calloc(s->n_cols, sizeof *want_types);
     if (!want_types)
         return err_set(o->e, ERR_NOMEM, "outfile %s: out of memory", o->path);
     for (size_t i = 0; i < s->n_cols; i++)
         want_types[i] = (char *)TYPE_NAMES[s->types[i]];
+    /* Every check before the first change: a mismatch changes nothing. */
     int rc = check_table(o, s->table, s->names, want_types, s->n_cols, &exists);
     free(want_types);
+    for (int apply = 0; apply < 2 && rc == 0; apply++)
+        rc = prepare_bookkeeping(o, "queries", QUERIES_COLS, QUERIES_DECLS, N_QUERIES_COLS,
+                                 QUERIES_V1, "", apply) < 0 ||
+             prepare_bookkeeping(o, "query_inputs", INPUTS_COLS, INPUTS_DECLS, N_INPUTS_COLS,
+                                 INPUTS_V1, ", PRIMARY KEY (run_id, seq)", apply) < 0 ? -1 : 0;
     if (rc < 0)
-        return -1;
-    if (db_exec(o, QUERIES_DDL, "creating the queries table") < 0)
         return -1;
     return exists ? 0 : create_result_table(o, s);
 }
@@ -372,33 +415,62 @@ static char *json_strings(const char *const *v, size_t n)
     return sqlite3_str_finish(s);
 }
 
-static int insert_query(out_db_t *o, const schema_t *s, const result_t *r,
-                        const outfile_info_t *info, sqlite3_int64 run_id)
+static void bind_known(sqlite3_stmt *st, int idx, long long v)
+{
+    if (v >= 0)
+        sqlite3_bind_int64(st, idx, v);
+    else
+        sqlite3_bind_null(st, idx);
+}
+
+static int insert_inputs(out_db_t *o, const outfile_info_t *info, sqlite3_int64 run_id)
 {
     sqlite3_stmt *st = NULL;
-    if (sqlite3_prepare_v2(o->db, "INSERT INTO query_inputs VALUES (?1, ?2, ?3, ?4)", -1, &st,
-                           NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(o->db, "INSERT INTO query_inputs VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                           -1, &st, NULL) != SQLITE_OK)
         return db_fail(o, "preparing the inputs insert");
     int rc = SQLITE_DONE;
-    for (size_t i = 0; i < info->n_files && rc == SQLITE_DONE; i++) {
+    for (size_t i = 0; i < info->n_inputs && rc == SQLITE_DONE; i++) {
+        const outfile_input_t *in = &info->inputs[i];
         sqlite3_bind_int64(st, 1, run_id);
         sqlite3_bind_int64(st, 2, (sqlite3_int64)i + 1);
-        sqlite3_bind_text(st, 3, info->server, -1, SQLITE_STATIC);  /* NULL: here */
-        sqlite3_bind_text(st, 4, info->files[i].path, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 3, in->server, -1, SQLITE_STATIC);  /* NULL: here */
+        sqlite3_bind_text(st, 4, in->file, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 5, outfile_input_status_name(in->status), -1, SQLITE_STATIC);
+        bind_known(st, 6, in->bytes);
+        bind_known(st, 7, in->lines);
+        sqlite3_bind_text(st, 8, in->status == OUTFILE_INPUT_OK ? NULL : in->error, -1,
+                          SQLITE_STATIC);
         rc = sqlite3_step(st);
         sqlite3_reset(st);
     }
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return db_fail(o, "recording the inputs");
+    return rc == SQLITE_DONE ? 0 : db_fail(o, "recording the inputs");
+}
+
+static int insert_query(out_db_t *o, const schema_t *s, const result_t *r,
+                        const outfile_info_t *info, sqlite3_int64 run_id)
+{
+    if (insert_inputs(o, info, run_id) < 0)
+        return -1;
+    /* files, servers, failures, and without the scan's counts the bytes
+     * and lines read, are computed from this run's query_inputs rows. */
     static const char sql[] =
         "INSERT INTO queries VALUES (?1, ?2, ?3, ?4, ?5, "
         "(SELECT json_group_array(file) FROM "
         "  (SELECT file FROM query_inputs WHERE run_id = ?1 ORDER BY seq)), "
         "(SELECT json_group_array(server) FROM (SELECT server FROM query_inputs "
-        "  WHERE run_id = ?1 AND server IS NOT NULL UNION SELECT ?13 WHERE ?13 IS NOT NULL "
-        "  UNION SELECT value FROM json_each(?14) ORDER BY 1)), "
-        "?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+        "  WHERE run_id = ?1 AND server IS NOT NULL "
+        "  UNION SELECT value FROM json_each(?13) ORDER BY 1)), "
+        "?6, ?7, "
+        "coalesce(?8, (SELECT sum(lines_read) FROM query_inputs WHERE run_id = ?1)), ?9, ?10, ?11, "
+        "coalesce(?12, (SELECT sum(bytes_read) FROM query_inputs WHERE run_id = ?1)), "
+        "?14 OR EXISTS (SELECT 1 FROM query_inputs WHERE run_id = ?1 AND status != 'ok'), "
+        "(SELECT json_group_array(file || coalesce(' on ' || server, '') || ': ' || status || "
+        "    coalesce(': ' || error, '')) FROM "
+        "  (SELECT server, file, status, error FROM query_inputs "
+        "   WHERE run_id = ?1 AND status != 'ok' ORDER BY seq)))";
+    sqlite3_stmt *st = NULL;
     if (sqlite3_prepare_v2(o->db, sql, -1, &st, NULL) != SQLITE_OK)
         return db_fail(o, "preparing the queries insert");
     char t0[40], t1[40];
@@ -417,14 +489,14 @@ static int insert_query(out_db_t *o, const schema_t *s, const result_t *r,
     bind_count(st, 10, ms, ms ? ms->lines_unparsed : 0);
     bind_count(st, 11, ms, ms ? ms->lines_selected : 0);
     bind_count(st, 12, ms, ms ? ms->bytes_read : 0);
-    sqlite3_bind_text(st, 13, info->server, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 14, info->partial != 0);
     char *servers = json_strings(info->servers, info->n_servers);
     if (!servers) {
         sqlite3_finalize(st);
         return err_set(o->e, ERR_NOMEM, "outfile %s: out of memory", o->path);
     }
-    sqlite3_bind_text(st, 14, servers, -1, sqlite3_free);
-    rc = sqlite3_step(st);
+    sqlite3_bind_text(st, 13, servers, -1, sqlite3_free);
+    int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : db_fail(o, "recording the query");
 }

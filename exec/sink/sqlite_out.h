@@ -8,9 +8,13 @@
  *                 "result" without one.
  *   queries       one row per run: run_id, the result table, query text,
  *                 start/end time, files and servers (JSON arrays), rows,
- *                 groups and line counts.
- *   query_inputs  one row per input of a run: run_id, seq, server (NULL =
- *                 read on this machine), file. Remote runs add rows here.
+ *                 groups, line counts, bytes read, partial (an input or
+ *                 server failed) and failures (JSON array of what failed).
+ *   query_inputs  one row per input of a run, per (server, file) for a
+ *                 remote run: run_id, seq, server (NULL = read on this
+ *                 machine), file, status, bytes_read, lines_read, error.
+ * A file written before partial/failures and status/bytes_read/
+ * lines_read/error gets those columns added by its next append.
  *
  * Every call is one run with the next run id of the file (1 for a new
  * file), written in one transaction through one reused prepared statement.

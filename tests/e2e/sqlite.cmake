@@ -9,6 +9,6 @@ foreach(m link_csv link_sqlite dangling fifo dir device stdout fail dtail remote
 endforeach()
 # What the SQLite outfile records about a run (bytes, inputs, partial
 # results): tests/e2e/sqlite_accounting.sh.
-foreach(m bytes)
+foreach(m bytes missing remote failed)
   dtail_e2e(sqlite_accounting_${m} sqlite_accounting ${m} TIMEOUT 120)
 endforeach()

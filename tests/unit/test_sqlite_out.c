@@ -72,7 +72,9 @@ static void drop_result(result_t *r)
     free(r->cells);
 }
 
-static const target_t FILES[] = {{"/var/log/a.log", "a.log"}, {"/var/log/b,c.log", "b,c.log"}};
+static const outfile_input_t FILES[] = {
+    {.file = "/var/log/a.log", .bytes = 4000, .lines = 90},
+    {.file = "/var/log/b,c.log", .bytes = 96, .lines = 10}};
 
 static int write_plan(const plan_t *plan, int append, const char *const *cells, size_t n_rows,
                       err_t *e)
@@ -80,7 +82,7 @@ static int write_plan(const plan_t *plan, int append, const char *const *cells, 
     map_stats_t st = {.lines_read = 100, .lines_parsed = 90, .lines_unparsed = 10,
                       .lines_selected = 80, .bytes_read = 4096};
     outfile_info_t info = {.query = "the query text", .start = {1700000000, 123000000},
-                           .end = {1700000001, 456000000}, .files = FILES, .n_files = 2,
+                           .end = {1700000001, 456000000}, .inputs = FILES, .n_inputs = 2,
                            .stats = &st};
     result_t r = make_result(plan, cells, n_rows);
     err_clear(e);
@@ -144,12 +146,13 @@ static void test_types_and_queries_row(void **state)
                "17.0|host,1\n"
                "1|2023-11-14T22:13:21.456Z|integer|3|real|0.500000|text||integer|0|-2.0|h\"2");
     expect_sql("SELECT run_id, result_table, query, start_time, end_time, files, servers, rows, "
-               "groups, lines_read, lines_parsed, lines_unparsed, lines_selected, bytes_read "
-               "FROM queries",
+               "groups, lines_read, lines_parsed, lines_unparsed, lines_selected, bytes_read, "
+               "partial, failures FROM queries",
                "1|STATS|the query text|2023-11-14T22:13:20.123Z|2023-11-14T22:13:21.456Z|"
-               "[\"/var/log/a.log\",\"/var/log/b,c.log\"]|[]|2|2|100|90|10|80|4096");
-    expect_sql("SELECT run_id, seq, server, file FROM query_inputs ORDER BY seq",
-               "1|1|NULL|/var/log/a.log\n1|2|NULL|/var/log/b,c.log");
+               "[\"/var/log/a.log\",\"/var/log/b,c.log\"]|[]|2|2|100|90|10|80|4096|0|[]");
+    expect_sql("SELECT run_id, seq, server, file, status, bytes_read, lines_read, error "
+               "FROM query_inputs ORDER BY seq",
+               "1|1|NULL|/var/log/a.log|ok|4000|90|NULL\n1|2|NULL|/var/log/b,c.log|ok|96|10|NULL");
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0644);
@@ -372,16 +375,18 @@ static void test_missing_directory(void **state)
     query_free(q);
 }
 
-/* Servers: the one the files were read on, and every server of the run,
- * once each, sorted; the query_inputs rows name the server. */
+/* Servers: every server of the run and those the inputs name, once each,
+ * sorted; the query_inputs rows name their server. */
 static void test_servers(void **state)
 {
     (void)state;
     query_t *q = parse("select count($line) outfile x.sqlite");
     static const char *const cells[] = {"1"};
-    static const char *const servers[] = {"web\"2", "web1", "db\\1"};
-    outfile_info_t info = {.query = "q", .files = FILES, .n_files = 2, .server = "web1",
-                           .servers = servers, .n_servers = 3};
+    static const char *const servers[] = {"web\"2", "db\\1"};
+    outfile_input_t in[] = {{.server = "web1", .file = "/var/log/a.log", .bytes = -1, .lines = -1},
+                            {.server = "web1", .file = "/var/log/b,c.log", .bytes = -1, .lines = -1}};
+    outfile_info_t info = {.query = "q", .inputs = in, .n_inputs = 2, .servers = servers,
+                           .n_servers = 2};
     result_t r = make_result(query_plan(q), cells, 1);
     err_t e;
     assert_int_equal(sqlite_out_write(query_plan(q), path, 0, &r, &info, &e), 0);
@@ -389,11 +394,102 @@ static void test_servers(void **state)
                "[\"db\\\\1\",\"web\\\"2\",\"web1\"]|3");
     expect_sql("SELECT group_concat(server || ':' || file, ' ') FROM query_inputs",
                "web1:/var/log/a.log web1:/var/log/b,c.log");
+    /* Counts unknown: NULL, and so are the run's sums. */
+    expect_sql("SELECT count(*), bytes_read IS NULL, lines_read IS NULL FROM query_inputs",
+               "2|1|1");
+    expect_sql("SELECT bytes_read IS NULL, lines_read IS NULL, partial FROM queries", "1|1|0");
     /* A server and no files (a remote run that names no paths). */
-    info.n_files = 0;
-    info.n_servers = 0;
+    info.n_inputs = 0;
+    info.n_servers = 1;
     assert_int_equal(sqlite_out_write(query_plan(q), path, 0, &r, &info, &e), 0);
-    expect_sql("SELECT files, servers FROM queries", "[]|[\"web1\"]");
+    expect_sql("SELECT files, servers FROM queries", "[]|[\"web\\\"2\"]");
+    drop_result(&r);
+    query_free(q);
+}
+
+/* A run with failed inputs is partial: the failures are listed, each
+ * input has its status; without the scan's counts, the run's bytes and
+ * lines are the sums of its inputs'. */
+static void test_partial(void **state)
+{
+    (void)state;
+    query_t *q = parse("select count($line) outfile x.sqlite");
+    static const char *const cells[] = {"1"};
+    outfile_input_t in[] = {
+        {.server = "a:22", .file = "x.log", .bytes = 100, .lines = 4},
+        {.server = "a:22", .file = "gone.log", .status = OUTFILE_INPUT_NOT_FOUND,
+         .error = "No such file", .bytes = -1, .lines = -1},
+        {.server = "b:22", .file = "x.log", .status = OUTFILE_INPUT_SERVER_FAILED,
+         .error = "cannot connect", .bytes = -1, .lines = -1}};
+    outfile_info_t info = {.query = "q", .inputs = in, .n_inputs = 3};
+    assert_true(outfile_info_partial(&info));
+    char text[512];
+    outfile_partial_text(&info, text, sizeof text);
+    assert_string_equal(text, "partial result: 2 of 3 inputs failed: gone.log on a:22: not found: "
+                              "No such file; x.log on b:22: server failed: cannot connect");
+    outfile_partial_text(&info, text, 20);
+    assert_string_equal(text, "partial result: ...");
+    result_t r = make_result(query_plan(q), cells, 1);
+    err_t e;
+    assert_int_equal(sqlite_out_write(query_plan(q), path, 0, &r, &info, &e), 0);
+    expect_sql("SELECT partial, failures, bytes_read, lines_read FROM queries",
+               "1|[\"gone.log on a:22: not found: No such file\","
+               "\"x.log on b:22: server failed: cannot connect\"]|100|4");
+    expect_sql("SELECT group_concat(status || '/' || coalesce(error, '-'), ' ') FROM query_inputs",
+               "ok/- not found/No such file server failed/cannot connect");
+    /* Clean: not partial, no failures; partial set by the caller alone. */
+    info.n_inputs = 1;
+    assert_false(outfile_info_partial(&info));
+    assert_int_equal(sqlite_out_write(query_plan(q), path, 0, &r, &info, &e), 0);
+    expect_sql("SELECT partial, failures FROM queries", "0|[]");
+    info.partial = 1;
+    assert_true(outfile_info_partial(&info));
+    assert_int_equal(sqlite_out_write(query_plan(q), path, 0, &r, &info, &e), 0);
+    expect_sql("SELECT partial, failures FROM queries", "1|[]");
+    drop_result(&r);
+    query_free(q);
+}
+
+/* A file written before the accounting columns: an append adds them (old
+ * rows keep NULL counts and partial 0) and records the new run fully. */
+static void test_append_to_first_layout(void **state)
+{
+    (void)state;
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+        "CREATE TABLE queries (run_id INTEGER PRIMARY KEY, result_table TEXT NOT NULL, "
+        "query TEXT NOT NULL, start_time TEXT NOT NULL, end_time TEXT NOT NULL, files TEXT NOT NULL, "
+        "servers TEXT NOT NULL, rows INTEGER NOT NULL, groups INTEGER NOT NULL, lines_read INTEGER, "
+        "lines_parsed INTEGER, lines_unparsed INTEGER, lines_selected INTEGER, bytes_read INTEGER);"
+        "CREATE TABLE query_inputs (run_id INTEGER NOT NULL REFERENCES queries(run_id), "
+        "seq INTEGER NOT NULL, server TEXT, file TEXT NOT NULL, PRIMARY KEY (run_id, seq));"
+        "CREATE TABLE result (run_id INTEGER NOT NULL, run_time TEXT NOT NULL, "
+        "\"count($line)\" INTEGER);"
+        "INSERT INTO queries VALUES (1, 'result', 'q', 't0', 't1', '[\"old.log\"]', '[]', 1, 1, "
+        "5, 5, 0, 5, 50);"
+        "INSERT INTO query_inputs VALUES (1, 1, NULL, 'old.log');"
+        "INSERT INTO result VALUES (1, 't1', 5);", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    query_t *q = parse("select count($line) outfile append x.sqlite");
+    static const char *const cells[] = {"7"};
+    result_t r = make_result(query_plan(q), cells, 1);
+    outfile_input_t in[] = {{.file = "new.log", .bytes = 70, .lines = 7}};
+    outfile_info_t info = {.query = "q", .inputs = in, .n_inputs = 1};
+    err_t e;
+    assert_int_equal(sqlite_out_write(query_plan(q), path, 1, &r, &info, &e), 0);
+    expect_sql("SELECT run_id, partial, failures IS NULL, bytes_read FROM queries ORDER BY run_id",
+               "1|0|1|50\n2|0|0|70");
+    expect_sql("SELECT run_id, file, status, bytes_read IS NULL FROM query_inputs ORDER BY run_id",
+               "1|old.log|ok|1\n2|new.log|ok|0");
+    /* And a file whose bookkeeping is neither layout is refused. */
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "ALTER TABLE query_inputs ADD COLUMN other TEXT", NULL, NULL,
+                                  NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(sqlite_out_write(query_plan(q), path, 1, &r, &info, &e), -1);
+    assert_non_null(strstr(e.msg, "schema mismatch: table \"query_inputs\""));
+    expect_sql("SELECT count(*) FROM queries", "2");
     drop_result(&r);
     query_free(q);
 }
@@ -439,6 +535,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_failed_write_leaves_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_servers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_partial, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_append_to_first_layout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dispatch, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
