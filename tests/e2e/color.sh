@@ -4,8 +4,8 @@
 . "$(dirname "$0")/lib.sh"
 mode=${1:?mode}
 need_bin dcat dgrep
-need_input "$COMPAT/dcat1a.txt" "$M"
-in=$COMPAT/dcat1a.txt
+need_input "$LINES_TXT" "$M"
+in=$LINES_TXT
 
 case $mode in
   pipe)

@@ -1,6 +1,7 @@
 # TestDCat1: `dcat --plain --cfg none F` prints F byte for byte.
 # Usage: bash dcat1.sh a|b|c positional|files
 . "$(dirname "$0")/lib.sh"
+need_compat
 which=${1:?a, b or c}; mode=${2:?positional or files}
 need_bin dcat
 in=$COMPAT/dcat1$which.txt

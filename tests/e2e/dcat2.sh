@@ -2,6 +2,7 @@
 # repeated 100 times, in any order.
 # Usage: bash dcat2.sh positional|files
 . "$(dirname "$0")/lib.sh"
+need_compat
 mode=${1:?positional or files}
 need_bin dcat
 in=$COMPAT/dcat2.txt

@@ -2,6 +2,7 @@
 # line length 1024, set by flag or by DTail's integration-test mode.
 # Usage: bash dcat3.sh flag|env
 . "$(dirname "$0")/lib.sh"
+need_compat
 mode=${1:?flag or env}
 need_bin dcat
 in=$COMPAT/dcat3.txt

@@ -1,6 +1,7 @@
 # TestDCatColors: coloured REMOTE lines byte-exact, and the uncoloured ones.
 # Usage: bash dcatcolors.sh always|nocolor|color_never|integration_env
 . "$(dirname "$0")/lib.sh"
+need_compat
 mode=${1:?mode}
 need_bin dcat
 need_input "$COMPAT/dcatcolors.txt" "$COMPAT/dcatcolors.expected" \

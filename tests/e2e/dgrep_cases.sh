@@ -1,6 +1,7 @@
 # TestDGrep1, TestDGrep2, TestDGrepContext1, TestDGrepContext2 (byte-exact).
 # Usage: bash dgrep_cases.sh dgrep1|dgrep2|dgrepcontext1|dgrepcontext2
 . "$(dirname "$0")/lib.sh"
+need_compat
 case=${1:?case}
 need_bin dgrep
 exp=$COMPAT/$case.txt.expected

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 case=${1:?case}
 need_bin dgrep
-C=$COMPAT/dcatcolors.txt
+C=$SRVLOG
 need_input "$M" "$C"
 
 tricky=$T/tricky.log

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 mode=${1:?mode}
 need_bin dcat dgrep
-good=$COMPAT/dcat1b.txt
+good=$BLANK_TXT
 need_input "$good" "$M"
 
 case $mode in

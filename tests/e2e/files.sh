@@ -3,12 +3,12 @@
 . "$(dirname "$0")/lib.sh"
 mode=${1:?mode}
 need_bin dcat dgrep
-need_input "$COMPAT/dcat1a.txt" "$COMPAT/dcat1c.txt" "$M"
+need_input "$LINES_TXT" "$CRLF_TXT" "$M"
 
 d=$T/logs
 mkdir -p "$d"
-cp "$COMPAT/dcat1a.txt" "$d/a.log"
-cp "$COMPAT/dcat1c.txt" "$d/b.log"
+cp "$LINES_TXT" "$d/a.log"
+cp "$CRLF_TXT" "$d/b.log"
 cp "$M" "$d/c.txt"
 
 case $mode in
@@ -36,10 +36,10 @@ case $mode in
     ;;
   glob_dirs)
     mkdir -p "$T/srv/web1" "$T/srv/web2" "$T/srv/db"
-    cp "$COMPAT/dcat1a.txt" "$T/srv/web1/app.log"
-    cp "$COMPAT/dcat1c.txt" "$T/srv/web2/app.log"
+    cp "$LINES_TXT" "$T/srv/web1/app.log"
+    cp "$CRLF_TXT" "$T/srv/web2/app.log"
     cp "$M" "$T/srv/db/other.log"
-    cat "$COMPAT/dcat1a.txt" "$COMPAT/dcat1c.txt" >"$T/exp"
+    cat "$LINES_TXT" "$CRLF_TXT" >"$T/exp"
     run gd dcat --plain --cfg none --files "$T/srv/*/app.log"
     expect_rc gd 0
     expect_multiset "--files DIR/*/app.log" "$OUT" "$T/exp"

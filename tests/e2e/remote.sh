@@ -7,7 +7,9 @@
 # allowed tree), malformed and oversized frames from a raw client, clients
 # that disconnect mid-stream, and following (appends, rotation) through a
 # TAIL request. Every client run is bounded (lib.sh run: 20 s).
-# Usage: bash remote.sh dcat1|dcat2|dcat3|dcatcolors|dgrep|max|dmap|append|denied|malformed|disconnect|tail|nonfinite|order_text|fields
+# The modes that copy DTail's files in (copy_in) skip without them;
+# dmap_oracle runs the dmap queries over the project's STATS log instead.
+# Usage: bash remote.sh dcat1|dcat2|dcat3|dcatcolors|dgrep|max|dmap|dmap_oracle|append|denied|malformed|disconnect|tail|nonfinite|order_text|fields
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/server_lib.sh"
 mode=${1:?mode}
@@ -31,6 +33,7 @@ srv() {
 
 copy_in() { # NAME...: compat files into $IN
   local f
+  need_compat
   for f in "$@"; do
     need_input "$COMPAT/$f"
     cp "$COMPAT/$f" "$IN/$f" && chmod 644 "$IN/$f" || die "cp $f"
@@ -164,6 +167,25 @@ dmap)
   same_csv 1c "$COMPAT_Q1 where \$time eq \"1002-071949\"" "$COMPAT/dmap1c.csv.expected"
   same_csv 1d "$COMPAT_Q1D" "$COMPAT/dmap1d.csv.expected"
   same_csv 2 "$COMPAT_Q2" "$COMPAT/dmap2.csv.expected"
+  server_stop
+  ;;
+dmap_oracle)
+  # As dmap, over the generated STATS log (under the name same_csv reads),
+  # against stats_oracle.awk.
+  server_setup
+  cp "$M" "$IN/mapr_testdata.log" && chmod 644 "$IN/mapr_testdata.log" || die "cp $M"
+  server_start
+  for c in 1a:q1 1b:q1b 1c:q1c 1d:q1d 2:q2; do
+    want_csv "o${c%%:*}" "${c#*:}"
+    case ${c%%:*} in
+      1a) q=$COMPAT_Q1 ;;
+      1b) q="$COMPAT_Q1 where lifetimeConnections >= 3" ;;
+      1c) q="$COMPAT_Q1 where \$time eq \"1002-071949\"" ;;
+      1d) q=$COMPAT_Q1D ;;
+      2) q=$COMPAT_Q2 ;;
+    esac
+    same_csv "o${c%%:*}" "$q" "$WANT"
+  done
   server_stop
   ;;
 append)

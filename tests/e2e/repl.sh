@@ -22,7 +22,8 @@ drive() {
 }
 
 # The table of `from STATS select count($line),$hostname group by $hostname`.
-ROW='          597 | integrationtest'
+stats_facts
+ROW=$(printf '%13s | integrationtest' "$M_N")
 
 case $mode in
   query)
@@ -117,12 +118,12 @@ send \\x04
 exit 0" "$M"
     [ -f "$T/x.sqlite" ] || fail "x.sqlite was not written"
     got=$(sqlite3 "$T/x.sqlite" 'select typeof("count($line)"), "count($line)", "$hostname" from STATS' 2>&1)
-    [ "$got" = "integer|597|integrationtest" ] || fail "sqlite rows: '$got'"
+    [ "$got" = "integer|$M_N|integrationtest" ] || fail "sqlite rows: '$got'"
     got=$(sqlite3 "$T/x.sqlite" 'select count(*), max(query) from queries' 2>&1)
     case $got in 1\|*'select count($line)'*) ;; *) fail "queries table: '$got'" ;; esac
     got=$(sqlite3 "$T/series.sqlite" 'select group_concat(run_id), sum("count($line)") from STATS' 2>&1)
-    [ "$got" = "1,2|1194" ] || fail "append series: '$got'"
-    printf 'count($line),$hostname\n597,integrationtest\n' >"$T/want.csv"
+    [ "$got" = "1,2|$((2 * M_N))" ] || fail "append series: '$got'"
+    printf 'count($line),$hostname\n%s,integrationtest\n' "$M_N" >"$T/want.csv"
     expect_bytes "x.csv" "$T/x.csv" "$T/want.csv"
     ;;
   output_dest)
@@ -145,7 +146,7 @@ send \\x04
 exit 0" "$M"
     [ -p "$T/p.csv" ] || fail "the FIFO was replaced"
     [ -L "$T/l.csv" ] || fail "the link was replaced"
-    printf 'count($line),$hostname\n597,integrationtest\n' >"$T/want.csv"
+    printf 'count($line),$hostname\n%s,integrationtest\n' "$M_N" >"$T/want.csv"
     expect_bytes "link target" "$T/real.csv" "$T/want.csv"
     ;;
   cancel)
@@ -165,7 +166,7 @@ expect dmap>
 send .files\r
 expect re-scanned by each query
 send from STATS select count($line),$hostname group by $hostname;\r
-expect    955797 | integrationtest
+expect '"$(printf '%13s | integrationtest' $((1601 * M_N)))"'
 expect dmap> 
 send \x04
 exit 0' "$T/big.log" "$M"
@@ -212,10 +213,10 @@ expect $goroutines
 expect lifetimeConnections
 send .format json\r
 send from STATS select count($line),$hostname group by $hostname;\r
-expect {"count($line)":597,"$hostname":"integrationtest"}
+expect {"count($line)":'"$M_N"',"$hostname":"integrationtest"}
 send .format csv\r
 send from STATS select count($line),$hostname group by $hostname;\r
-expect 597,integrationtest
+expect '"$M_N"',integrationtest
 send .timer on\r
 send .format table\r
 send from STATS select count($line),$hostname group by $hostname;\r

@@ -9,6 +9,7 @@ mode=${1:?mode}
 need_bin dmap
 need_input "$M"
 command -v sqlite3 >/dev/null || die "the sqlite3 CLI is missing (scripts/deps.sh installs it)"
+stats_facts
 
 # sq DB SQL: the sqlite3 CLI, bounded like every other run; values as
 # they are, separated by '|'.
@@ -28,10 +29,13 @@ result_select() {
 # check_export LABEL QUERY TYPES EXPECTED_CSV [stdin]: export QUERY to CSV
 # and to SQLite; the file must hold table STATS with the declared TYPES
 # ('/' list), every stored value of its declared type, the same rows as
-# the CSV (multiset), and one queries row describing the run.
+# the CSV (multiset), and one queries row describing the run. EXPECTED_CSV
+# is the oracle's (want_csv q1|...).
 check_export() {
   local label=$1 q=$2 types=$3 exp=$4 how=${5:-file}
   local db=$T/$label.sqlite csv=$T/$label.csv
+  want_csv "$label" "$exp"
+  exp=$WANT
   need_input "$exp"
   if [ "$how" = stdin ]; then
     RUN_STDIN=$M run "$label.csv" dmap --cfg none --query "$q outfile $csv"
@@ -75,43 +79,43 @@ check_export() {
                          (SELECT count(*) FROM STATS WHERE run_id = 1)
                   FROM queries")
   want=$(sq :memory: "SELECT 1, 1, 'STATS', '$(printf %s "$q outfile $db" | sed "s/'/''/g")',
-                      '$files', '[]', $nrows, $nrows, 597, 0, 1, 1, 1, 1, $nrows")
+                      '$files', '[]', $nrows, $nrows, $M_LINES, 0, 1, 1, 1, 1, $nrows")
   [ "$got" = "$want" ] || fail "$label: queries row differs:
    got: $got
   want: $want"
   # Only the outputs exist: no temporary file beside them.
   local left
-  left=$(cd "$T" && ls -A | grep -v -e '\.out$' -e '\.err$' -e '^\.ms\.' -e '\.from_' \
+  left=$(cd "$T" && ls -A | grep -v -e '\.out$' -e '\.err$' -e '^\.ms\.' -e '\.from_' -e '\.want$' \
            -e "^$label\.sqlite\$" -e "^$label\.csv\$" -e "^$label\.csv\.query\$")
   [ -z "$left" ] || fail "$label: files left behind: $left"
   return 0
 }
 
 case $mode in
-  1a) check_export 1a "$COMPAT_Q1" integer/text/real/real/real "$COMPAT/dmap1a.csv.expected" ;;
-  1b) check_export 1b "$COMPAT_Q1 where lifetimeConnections >= 3" integer/text/real/real/real "$COMPAT/dmap1b.csv.expected" ;;
-  1c) check_export 1c "$COMPAT_Q1 where \$time eq \"1002-071949\"" integer/text/real/real/real "$COMPAT/dmap1c.csv.expected" ;;
-  1d) check_export 1d "$COMPAT_Q1D" text/text/text/text/text/text "$COMPAT/dmap1d.csv.expected" ;;
-  2) check_export 2 "$COMPAT_Q2" integer/text/real/real/real "$COMPAT/dmap2.csv.expected" ;;
-  stdin) check_export stdin "$COMPAT_Q2" integer/text/real/real/real "$COMPAT/dmap2.csv.expected" stdin ;;
+  1a) check_export 1a "$COMPAT_Q1" integer/text/real/real/real q1 ;;
+  1b) check_export 1b "$COMPAT_Q1 where lifetimeConnections >= 3" integer/text/real/real/real q1b ;;
+  1c) check_export 1c "$COMPAT_Q1 where \$time eq \"1002-071949\"" integer/text/real/real/real q1c ;;
+  1d) check_export 1d "$COMPAT_Q1D" text/text/text/text/text/text q1d ;;
+  2) check_export 2 "$COMPAT_Q2" integer/text/real/real/real q2 ;;
+  stdin) check_export stdin "$COMPAT_Q2" integer/text/real/real/real q2 stdin ;;
   append)
-    # Three appends of the same query: run ids 1..3, each run's 203 rows
+    # Three appends of the same query: run ids 1..3, each run's rows (one per second)
     # once, nothing re-appended; then a query with one row per run.
     X=$T/series.sqlite
     for i in 1 2 3; do
       run "a$i" dmap --cfg none --query "$COMPAT_Q2 outfile append $X" "$M"
       expect_rc "a$i" 0
       got=$(sq "$X" "SELECT count(*), count(DISTINCT run_id) FROM STATS")
-      [ "$got" = "$((203 * i))|$i" ] || fail "after append $i: rows|runs = $got, want $((203 * i))|$i"
+      [ "$got" = "$((M_TIMES * i))|$i" ] || fail "after append $i: rows|runs = $got, want $((M_TIMES * i))|$i"
     done
     got=$(sq "$X" "SELECT group_concat(run_id || ':' || n, ' ') FROM
                      (SELECT run_id, count(*) AS n, count(DISTINCT \"\$time\") AS d FROM STATS
                       GROUP BY run_id HAVING n = d ORDER BY run_id)")
-    [ "$got" = "1:203 2:203 3:203" ] || fail "per-run rows: $got, want 1:203 2:203 3:203"
+    [ "$got" = "1:$M_TIMES 2:$M_TIMES 3:$M_TIMES" ] || fail "per-run rows: $got, want 1:$M_TIMES 2:$M_TIMES 3:$M_TIMES"
     got=$(sq "$X" "SELECT group_concat(run_id || ':' || rows, ' ') FROM (SELECT * FROM queries ORDER BY run_id)")
-    [ "$got" = "1:203 2:203 3:203" ] || fail "queries rows: $got"
+    [ "$got" = "1:$M_TIMES 2:$M_TIMES 3:$M_TIMES" ] || fail "queries rows: $got"
     got=$(sq "$X" "SELECT count(*) FROM queries q WHERE (SELECT count(*) FROM STATS s
-                     WHERE s.run_id = q.run_id AND s.run_time = q.end_time) != 203")
+                     WHERE s.run_id = q.run_id AND s.run_time = q.end_time) != $M_TIMES")
     [ "$got" = 0 ] || fail "$got runs whose rows do not carry the run's end time"
     got=$(sq "$X" "SELECT count(*) FROM queries a JOIN queries b ON b.run_id = a.run_id + 1
                    WHERE b.start_time < a.end_time")
@@ -128,7 +132,7 @@ case $mode in
       expect_rc "y$i" 0
     done
     got=$(sq "$Y" "SELECT group_concat(run_id || '=' || \"count(\$line)\" || '/' || typeof(\"avg(\$goroutines)\"), ' ') FROM (SELECT * FROM STATS ORDER BY run_id)")
-    [ "$got" = "1=597/real 2=597/real 3=597/real" ] || fail "time series: $got"
+    [ "$got" = "1=$M_N/real 2=$M_N/real 3=$M_N/real" ] || fail "time series: $got"
     ;;
   fail_dir)
     # A directory that does not exist: exit 1 naming the file, nothing made.
@@ -170,7 +174,7 @@ case $mode in
     # Without append the file is replaced by the new result.
     run m4 dmap --cfg none --query "$COMPAT_Q2 outfile $X" "$M"
     expect_rc m4 0
-    [ "$(sq "$X" "SELECT count(*) FROM STATS")" = 203 ] || fail "replace: want 203 rows"
+    [ "$(sq "$X" "SELECT count(*) FROM STATS")" = "$M_TIMES" ] || fail "replace: want $M_TIMES rows"
     ;;
   suffixes)
     # .db and .sqlite3 are SQLite too, in any case; other names stay CSV.
@@ -178,7 +182,7 @@ case $mode in
       run "s$s" dmap --cfg none --query "$COMPAT_Q1 outfile $T/x.$s" "$M"
       expect_rc "s$s" 0
       got=$(sq "$T/x.$s" "SELECT \"count(\$line)\" FROM STATS" 2>&1)
-      [ "$got" = 597 ] || fail ".$s: not an SQLite export ($got)"
+      [ "$got" = "$M_N" ] || fail ".$s: not an SQLite export ($got)"
     done
     run scsv dmap --cfg none --query "$COMPAT_Q1 outfile $T/x.sqlite.csv" "$M"
     head -c 15 "$T/x.sqlite.csv" | grep -q '^count' || fail ".sqlite.csv must be CSV"

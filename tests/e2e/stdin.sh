@@ -4,16 +4,18 @@
 . "$(dirname "$0")/lib.sh"
 mode=${1:?mode}
 need_bin dcat dgrep
-need_input "$M" "$COMPAT/dgrep1.txt.expected" "$COMPAT/dcat1b.txt"
+need_input "$M" "$LINES_TXT" "$BLANK_TXT" "$CRLF_TXT"
 
 case $mode in
   dgrep_pipe)
+    need_compat
     RUN_TIMEOUT=5 run_sh pipe "cat '$M' | '$DTAIL_BIN/dgrep' --plain --cfg none --grep 1002-071947"
     expect_rc pipe 0
     expect_bytes pipe "$OUT" "$COMPAT/dgrep1.txt.expected"
     expect_empty "pipe stderr" "$ERR"
     ;;
   dgrep_dash)
+    need_compat
     RUN_TIMEOUT=5 run_sh dash "cat '$M' | '$DTAIL_BIN/dgrep' --plain --cfg none --grep 1002-071947 -"
     expect_rc dash 0
     expect_bytes dash "$OUT" "$COMPAT/dgrep1.txt.expected"
@@ -21,13 +23,14 @@ case $mode in
     ;;
   dcat_redirect)
     # stdin a regular file (not a tty): read it.
-    for f in dcat1a dcat1b dcat1c; do
-      RUN_STDIN=$COMPAT/$f.txt run "$f" dcat --plain --cfg none
+    for p in "$LINES_TXT" "$BLANK_TXT" "$CRLF_TXT"; do
+      f=$(basename "$p" .txt)
+      RUN_STDIN=$p run "$f" dcat --plain --cfg none
       expect_rc "$f" 0
-      expect_bytes "$f" "$OUT" "$COMPAT/$f.txt"
-      RUN_STDIN=$COMPAT/$f.txt run "${f}_dash" dcat --plain --cfg none -
+      expect_bytes "$f" "$OUT" "$p"
+      RUN_STDIN=$p run "${f}_dash" dcat --plain --cfg none -
       expect_rc "${f}_dash" 0
-      expect_bytes "${f}_dash" "$OUT" "$COMPAT/$f.txt"
+      expect_bytes "${f}_dash" "$OUT" "$p"
     done
     ;;
   dcat_format)
@@ -53,8 +56,8 @@ case $mode in
     ;;
   dash_and_file)
     # `-` among files: stdin is one of the inputs.
-    cat "$COMPAT/dcat1b.txt" "$COMPAT/dcat1c.txt" >"$T/exp"
-    RUN_STDIN=$COMPAT/dcat1b.txt run df dcat --plain --cfg none - "$COMPAT/dcat1c.txt"
+    cat "$BLANK_TXT" "$CRLF_TXT" >"$T/exp"
+    RUN_STDIN=$BLANK_TXT run df dcat --plain --cfg none - "$CRLF_TXT"
     expect_rc df 0
     expect_multiset "- and a file" "$OUT" "$T/exp"
     ;;

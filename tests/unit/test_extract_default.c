@@ -239,7 +239,8 @@ static void test_batch_mixed(void **state)
     extractor_free(x);
 }
 
-/* DTail's integration test data: 597 lines, all accepted. */
+/* DTail's integration test data: 597 lines, all accepted. Skipped where
+ * that data is not (a plain clone has no ../shared). */
 static void test_compat_testdata(void **state)
 {
     (void)state;
@@ -248,11 +249,9 @@ static void test_compat_testdata(void **state)
     snprintf(path, sizeof path, "%s/mapr_testdata.log", dir ? dir : "../shared/compat");
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(path, sizeof path, "/work/shared/compat/mapr_testdata.log");
-        f = fopen(path, "rb");
+        print_message("SKIP test_compat_testdata: needs DTail's acceptance data %s\n", path);
+        skip();
     }
-    if (!f)
-        fail_msg("cannot open %s", path);
     static char buf[1 << 20];
     size_t n = fread(buf, 1, sizeof buf, f);
     fclose(f);
