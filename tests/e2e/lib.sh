@@ -4,7 +4,7 @@
 #   DTAIL_BIN  directory holding the built dcat and dgrep
 #   COMPAT     the DTail acceptance files (../shared/compat); absent in a
 #              plain clone: a test comparing with them calls need_compat
-#   FIXTURES   the project's generated inputs (tests/fixtures/gen_stats.sh)
+#   FIXTURES   the project's generated inputs (tests/fixtures/gen.sh, at build time)
 #   ORACLE     tests/fixtures/stats_oracle.awk
 # Each script sources this file, gets a private temp dir in $T (removed on
 # exit), runs the binaries through `run` (every run is bounded by `timeout`),
@@ -19,8 +19,8 @@ E2E_NAME=$(basename "${0%.sh}")${1:+ $*}
 E2E_FAILS=0
 E2E_RUNS=0
 
-if [ -z "${DTAIL_BIN:-}" ] || [ -z "${COMPAT:-}" ] || [ -z "${FIXTURES:-}" ]; then
-  echo "FAIL[$E2E_NAME]: DTAIL_BIN, COMPAT and FIXTURES must be set (run through ctest)" >&2
+if [ -z "${DTAIL_BIN:-}" ] || [ -z "${COMPAT:-}" ] || [ -z "${FIXTURES:-}" ] || [ -z "${ORACLE:-}" ]; then
+  echo "FAIL[$E2E_NAME]: DTAIL_BIN, COMPAT, FIXTURES and ORACLE must be set (run through ctest)" >&2
   exit 1
 fi
 
