@@ -5,7 +5,7 @@
 #
 # The truncation comes while the reader is inside the file by construction:
 # the reading process (the client, or the dserver) is stopped with SIGSTOP
-# once it holds the file open, the file is truncated, and it goes on. A run
+# once it has the file mapped, the file is truncated, and it goes on. A run
 # that finished reading before it could be stopped is started again; each
 # case needs REPS runs that were stopped inside the file.
 # Usage: truncate.sh local_dmap|local_dgrep|local_dgrep_one|local_dcat|
@@ -51,28 +51,23 @@ case $mode in *dmap) COUNTS=1 ;; esac
 # stopped PID: the process is in the stopped state.
 stopped() { [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = T ]; }
 
-# held_count PID FILE: how many descriptors PID has open on FILE.
-held_count() {
-  local fd n=0
-  for fd in /proc/"$1"/fd/*; do
-    [[ $fd -ef $2 ]] && n=$((n + 1))
-  done
-  echo "$n"
-}
+# mapped PID FILE: PID has a window of FILE mapped: it opened it, took its
+# size (fstat) and is reading it (every reader of a file this large maps
+# it). Holding the file open is not enough: stopped between the open and
+# the fstat, a reader rightly takes the truncated file for an empty one.
+mapped() { grep -qF -- " $2" "/proc/$1/maps" 2>/dev/null; }
 
-# stop_inside PID FILE N: stops PID with SIGSTOP the moment it holds FILE
-# open with N descriptors (a client: 1, its input; dserver: 2, the one its
-# permission check opened and the input, which is closed only after the
-# end-of-file checks); 0 when it is stopped so, 1 when it ended or let go
-# of the file first (then it runs on).
+# stop_inside PID FILE: stops PID with SIGSTOP the moment it has FILE
+# mapped; 0 when it is stopped so, 1 when it ended or unmapped the file
+# first (then it runs on).
 stop_inside() {
-  local pid=$1 f=$2 want=$3 i
+  local pid=$1 f=$2 i
   for ((i = 0; i < 6000; i++)); do
     kill -0 "$pid" 2>/dev/null || return 1
-    if [ "$(held_count "$pid" "$f")" -ge "$want" ]; then
+    if mapped "$pid" "$f"; then
       kill -STOP "$pid"
       poll 30 stopped "$pid" || return 1
-      [ "$(held_count "$pid" "$f")" -ge "$want" ] && return 0
+      mapped "$pid" "$f" && return 0
       kill -CONT "$pid"
       return 1
     fi
@@ -86,7 +81,7 @@ stop_inside() {
 # stopped inside the file, truncated to 0, continued. Returns 2 when it
 # could not be stopped inside the file (not counted), else checks the run.
 one_run() {
-  local label=$1 reader=$2 pid rpid held start
+  local label=$1 reader=$2 pid rpid start
   shift 2
   cp "$IN/base.log" "$F" && chmod 644 "$F" || die "cp"
   OUT=$T/$label.out ERR=$T/$label.err
@@ -94,9 +89,9 @@ one_run() {
   "$@" >"$OUT" 2>"$ERR" </dev/null &
   pid=$!
   RUN_PID=$pid
-  rpid=$pid held=1
-  [ "$reader" = self ] || { rpid=$reader; held=2; }
-  if ! stop_inside "$rpid" "$F" "$held"; then
+  rpid=$pid
+  [ "$reader" = self ] || rpid=$reader
+  if ! stop_inside "$rpid" "$F"; then
     wait "$pid"
     return 2
   fi
@@ -111,9 +106,8 @@ one_run() {
   RC=$?
   RUN_PID=
   E2E_RUNS=$((E2E_RUNS + 1))
-  # Stopped while it held the file but after its last read and its check
-  # (before the close): it read everything before the truncation, and exit
-  # 0 with the whole output is right. Not counted: the run is repeated.
+  # A run that had read everything before the truncation gives exit 0
+  # with the whole output, which is right: not counted, repeated.
   if [ "$RC" -eq 0 ] && complete "$OUT"; then
     return 2
   fi
