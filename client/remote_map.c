@@ -354,9 +354,12 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     }
     if (rs->status > status)
         status = rs->status;
+    /* The array is ours (its strings are the host tables'), abandoned
+     * hosts or not: only what running host threads may touch is left to
+     * the process exit. */
+    free((void *)info.inputs);
     if (!abandoned) {
         field_report_free(&rm->fields);
-        free((void *)info.inputs);
         for (size_t i = 0; i < tl.n; i++) {
             host_table_t *ht = &rm->hosts[i];
             agg_table_free(&ht->table);
