@@ -57,13 +57,15 @@ stopped() { [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = T ]; }
 # the fstat, a reader rightly takes the truncated file for an empty one.
 mapped() { grep -qF -- " $2" "/proc/$1/maps" 2>/dev/null; }
 
-# stop_inside PID FILE: stops PID with SIGSTOP the moment it has FILE
-# mapped; 0 when it is stopped so, 1 when it ended or unmapped the file
-# first (then it runs on).
+# stop_inside PID FILE RUN: stops PID with SIGSTOP the moment it has FILE
+# mapped; 0 when it is stopped so, 1 when the run RUN (the client: PID
+# itself, or the client of the dserver PID) ended or PID unmapped the file
+# first (then it runs on). A dserver outlives the run, so the run's end,
+# not the reader's, ends the looking.
 stop_inside() {
-  local pid=$1 f=$2 i
+  local pid=$1 f=$2 run=$3 i
   for ((i = 0; i < 6000; i++)); do
-    kill -0 "$pid" 2>/dev/null || return 1
+    kill -0 "$run" 2>/dev/null || return 1
     if mapped "$pid" "$f"; then
       kill -STOP "$pid"
       poll 30 stopped "$pid" || return 1
@@ -91,7 +93,7 @@ one_run() {
   RUN_PID=$pid
   rpid=$pid
   [ "$reader" = self ] || rpid=$reader
-  if ! stop_inside "$rpid" "$F"; then
+  if ! stop_inside "$rpid" "$F" "$pid"; then
     wait "$pid"
     return 2
   fi
