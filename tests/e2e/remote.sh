@@ -72,6 +72,17 @@ same_result() {
   expect_bytes "$label server" "$T/$label.server.csv" "$T/$label.expected"
 }
 
+# dmap_where WHERE LABEL QUERY FILE: QUERY over $IN/FILE serverless (WHERE
+# local) or through the server (server), then its exit code must be 0.
+dmap_where() {
+  if [ "$1" = local ]; then
+    run "$2" dmap --cfg none --logLevel warn --query "$3" "$IN/$4"
+  else
+    srv "$2" dmap --logLevel warn --query "$3" --files "$IN/$4"
+  fi
+  expect_rc "$2" 0
+}
+
 # The server's last STATS line counts no session, pre-auth or not.
 last_stats_idle() {
   grep 'MAPREDUCE:STATS' "$SERVER_LOG" | tail -n 1 | grep -q 'currentConnections=0|.*preAuthConnections=0'
@@ -374,12 +385,7 @@ a,+Inf,100.000000"
   # SQLite holds the infinities as REAL and NaN (no REAL) as NULL.
   if command -v sqlite3 >/dev/null; then
     for where in local server; do
-      if [ $where = local ]; then
-        run "sq.$where" dmap --cfg none --logLevel warn --query "select k,sum(v),max(v) group by k logformat generickv outfile $T/$where.sqlite" "$IN/groups.log"
-      else
-        srv "sq.$where" dmap --logLevel warn --query "select k,sum(v),max(v) group by k logformat generickv outfile $T/$where.sqlite" --files "$IN/groups.log"
-      fi
-      expect_rc "sq.$where" 0
+      dmap_where $where "sq.$where" "select k,sum(v),max(v) group by k logformat generickv outfile $T/$where.sqlite" groups.log
       got=$(timeout 20 sqlite3 -batch -list "$T/$where.sqlite" \
         "SELECT k, typeof(\"sum(v)\"), \"sum(v)\" = 9e999, typeof(\"max(v)\"), \"max(v)\" = 9e999 FROM result ORDER BY k")
       want=$'a|real|1|real|1\nb|real|0|real|0\nn|null||real|1'
@@ -413,43 +419,23 @@ fields)
   W1="dmap: warning: field 'currentConections' was in no parsed line; did you mean 'currentConnections'?"
   W2="dmap: warning: field 'hostnme' was in no parsed line; did you mean 'hostname'?"
   for where in local server; do
-    if [ $where = local ]; then
-      run "typo.$where" dmap --cfg none --logLevel warn --query "$Q outfile $T/typo.$where.csv" "$IN/fields.log"
-    else
-      srv "typo.$where" dmap --logLevel warn --query "$Q outfile $T/typo.$where.csv" --files "$IN/fields.log"
-    fi
-    expect_rc "typo.$where" 0
+    dmap_where $where "typo.$where" "$Q outfile $T/typo.$where.csv" fields.log
     expect_contains "typo.$where" "$ERR" "$W1"
     expect_contains "typo.$where" "$ERR" "$W2"
     [ "$(grep -c 'was in no parsed line' "$ERR")" = 2 ] || fail "typo.$where: not one warning per name"
     printf 'avg(currentConections),count($line)\n0.000000,3\n' >"$T/typo.expected"
     expect_bytes "typo.$where csv" "$T/typo.$where.csv" "$T/typo.expected"
     # Every name found: no warning at all.
-    if [ $where = local ]; then
-      run "ok.$where" dmap --cfg none --logLevel warn --query "from STATS select avg(currentConnections) group by hostname outfile $T/ok.$where.csv" "$IN/fields.log"
-    else
-      srv "ok.$where" dmap --logLevel warn --query "from STATS select avg(currentConnections) group by hostname outfile $T/ok.$where.csv" --files "$IN/fields.log"
-    fi
-    expect_rc "ok.$where" 0
+    dmap_where $where "ok.$where" "from STATS select avg(currentConnections) group by hostname outfile $T/ok.$where.csv" fields.log
     ! grep -q 'warning' "$ERR" || { fail "ok.$where: a warning"; show_stderr; }
     # Text values: empty cells and a count of them.
     TQ='select k,sum(v),avg(v),min(v),max(v),percentage(v),p50(v),count(v) group by k logformat generickv'
-    if [ $where = local ]; then
-      run "text.$where" dmap --cfg none --logLevel warn --query "$TQ outfile $T/text.$where.csv" "$IN/text.log"
-    else
-      srv "text.$where" dmap --logLevel warn --query "$TQ outfile $T/text.$where.csv" --files "$IN/text.log"
-    fi
-    expect_rc "text.$where" 0
+    dmap_where $where "text.$where" "$TQ outfile $T/text.$where.csv" text.log
     expect_contains "text.$where" "$ERR" "dmap: warning: field 'v': 2 values were not numbers"
     printf 'k,sum(v),avg(v),min(v),max(v),percentage(v),p50(v),count(v)\na,,,,,,,2\nb,2.000000,2.000000,2.000000,2.000000,100.000000,2.000000,1\n' >"$T/text.expected"
     expect_multiset "text.$where csv" "$T/text.$where.csv" "$T/text.expected"
     if command -v sqlite3 >/dev/null; then
-      if [ $where = local ]; then
-        run "tsq.$where" dmap --cfg none --logLevel warn --query "$TQ outfile $T/text.$where.sqlite" "$IN/text.log"
-      else
-        srv "tsq.$where" dmap --logLevel warn --query "$TQ outfile $T/text.$where.sqlite" --files "$IN/text.log"
-      fi
-      expect_rc "tsq.$where" 0
+      dmap_where $where "tsq.$where" "$TQ outfile $T/text.$where.sqlite" text.log
       got=$(timeout 20 sqlite3 -batch -list "$T/text.$where.sqlite" \
         "SELECT k, typeof(\"sum(v)\"), typeof(\"avg(v)\"), typeof(\"p50(v)\"), \"count(v)\" FROM result ORDER BY k")
       want=$'a|null|null|null|2\nb|real|real|real|1'
