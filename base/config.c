@@ -22,7 +22,8 @@ static const char *const known_server[] = {
     "AuthKeyEnabled", "AuthKeyTTLSeconds", "AuthKeyMaxPerUser",
     "ReadGlobRetryIntervalMs", "ReadRetryIntervalMs", "MaxCommandFrameSize",
     "MaxGlobTargets", "ShutdownOutputSerializeWaitMs", "ShutdownIdleRecheckWaitMs",
-    NULL};
+    "MaxPreauthConnections", "MaxPreauthPerSource", "IdleTimeoutSeconds", "WriteTimeoutSeconds",
+    "MaxAuthTries", NULL};
 static const char *const known_client[] = {
     "TermColorsEnable", "TermColors", "AuthKeyPath", "AuthKeyDisable", "LogPayload", NULL};
 
@@ -39,6 +40,11 @@ void config_defaults(config_t *c)
     c->max_connections = 10;
     c->max_concurrent_cats = 2;
     c->max_concurrent_tails = 50;
+    c->max_preauth_connections = 100;
+    c->max_preauth_per_source = 50;
+    c->idle_timeout_s = 300;
+    c->write_timeout_s = 600;
+    c->max_auth_tries = 6;
     c->host_key_bits = 4096;
     c->max_command_frame_size = 1024 * 1024;
     c->max_glob_targets = 1000;
@@ -66,6 +72,11 @@ static const config_key_t config_keys[] = {
     CK_INT("Server", "MaxConnections", max_connections, 1, 1000000),
     CK_INT("Server", "MaxConcurrentCats", max_concurrent_cats, 1, 1000000),
     CK_INT("Server", "MaxConcurrentTails", max_concurrent_tails, 1, 1000000),
+    CK_INT("Server", "MaxPreauthConnections", max_preauth_connections, 1, 1000000),
+    CK_INT("Server", "MaxPreauthPerSource", max_preauth_per_source, 1, 1000000),
+    CK_INT("Server", "IdleTimeoutSeconds", idle_timeout_s, 0, 86400 * 365),
+    CK_INT("Server", "WriteTimeoutSeconds", write_timeout_s, 1, 86400 * 365),
+    CK_INT("Server", "MaxAuthTries", max_auth_tries, 1, 1000),
     CK_STR("Server", "HostKeyFile", host_key_file),
     CK_INT("Server", "HostKeyBits", host_key_bits, 2048, 16384),
     CK_SIZE("Server", "MaxCommandFrameSize", max_command_frame_size, 1024, 1024 * 1024 * 1024),

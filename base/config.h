@@ -25,6 +25,12 @@ typedef struct config {
     int max_connections;          /* Server.MaxConnections, default 10 */
     int max_concurrent_cats;      /* Server.MaxConcurrentCats, default 2 */
     int max_concurrent_tails;     /* Server.MaxConcurrentTails, default 50 */
+    /* Hardening (docs/dserver.md): */
+    int max_preauth_connections;  /* Server.MaxPreauthConnections, default 100 */
+    int max_preauth_per_source;   /* Server.MaxPreauthPerSource, default 50 */
+    int idle_timeout_s;           /* Server.IdleTimeoutSeconds, default 300; 0 = never */
+    int write_timeout_s;          /* Server.WriteTimeoutSeconds, default 600 */
+    int max_auth_tries;           /* Server.MaxAuthTries, default 6 */
     char host_key_file[1024];     /* Server.HostKeyFile, "" = <CacheDir>/ssh_host_key */
     int host_key_bits;            /* Server.HostKeyBits (RSA), default 4096 */
     size_t max_command_frame_size; /* Server.MaxCommandFrameSize, default 1 MiB */

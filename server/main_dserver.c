@@ -62,11 +62,12 @@ static void changed(void *ctx)
     dlog_stats(&d->counters);
 }
 
-static int serve(void *ctx, stream_t *s, const char *user, err_t *e)
+static int serve(void *ctx, stream_t *s, const char *user, const char *refusal, err_t *e)
 {
     dserver_t *d = ctx;
     session_env_t env = {.user = user, .hostname = d->host, .cfg = &d->cfg,
-                         .limits = d->limits, .counters = &d->counters, .stopping = &stopping};
+                         .limits = d->limits, .counters = &d->counters, .stopping = &stopping,
+                         .refusal = refusal};
     return session_serve(s, &env, e);
 }
 

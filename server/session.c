@@ -157,6 +157,11 @@ static uint8_t serve_target(session_t *ss, const target_t *t, const char *asked,
     const session_env_t *env = ss->env;
     if (env->limits && server_limits_acquire(env->limits, LIMIT_CAT, env->stopping) < 0)
         return WIRE_FILE_ERROR;
+    if (env->limits) {
+        pthread_mutex_lock(&ss->slot_mu);
+        ss->cat_slot = 1;
+        pthread_mutex_unlock(&ss->slot_mu);
+    }
     char canonical[4096], detail[8192];
     int fd = -1;
     enum perm_result pr = perm_open(ss->rules, &ss->user, t->path, &fd, canonical,
@@ -196,9 +201,46 @@ static uint8_t serve_target(session_t *ss, const target_t *t, const char *asked,
             input_close(in);
         close(fd);
     }
-    if (env->limits)
-        server_limits_release(env->limits, LIMIT_CAT);
+    if (env->limits) {
+        pthread_mutex_lock(&ss->slot_mu);
+        if (ss->cat_slot)
+            server_limits_release(env->limits, LIMIT_CAT);
+        ss->cat_slot = ss->yielded = 0;
+        ss->slot_gen++;
+        pthread_mutex_unlock(&ss->slot_mu);
+    }
     return st;
+}
+
+/* stream_t.on_stall: the transport's writer waits on the client. */
+static void session_on_stall(void *owner, int stalled)
+{
+    session_t *ss = owner;
+    server_limits_t *l = ss->env->limits;
+    if (!l)
+        return;
+    pthread_mutex_lock(&ss->slot_mu);
+    if (stalled) {
+        if (ss->cat_slot) {
+            server_limits_release(l, LIMIT_CAT);
+            ss->cat_slot = 0;
+            ss->yielded = 1;
+        }
+        pthread_mutex_unlock(&ss->slot_mu);
+        return;
+    }
+    int take = ss->yielded;
+    unsigned gen = ss->slot_gen;
+    ss->yielded = 0;
+    pthread_mutex_unlock(&ss->slot_mu);
+    if (!take || server_limits_acquire(l, LIMIT_CAT, ss->env->stopping) < 0)
+        return;
+    pthread_mutex_lock(&ss->slot_mu);
+    if (ss->slot_gen == gen)
+        ss->cat_slot = 1;
+    else
+        server_limits_release(l, LIMIT_CAT);   /* the file ended meanwhile */
+    pthread_mutex_unlock(&ss->slot_mu);
 }
 
 static void note_miss(void *ctx, const err_t *e)
@@ -615,6 +657,17 @@ static int handshake(session_t *ss, wire_reader_t *r, err_t *e)
     return 0;
 }
 
+/* Over a limit: the client's first request ends FAILED with the limit in
+ * words (the clients show it and may retry later). */
+static int refuse(session_t *ss, wire_reader_t *r, err_t *e)
+{
+    wire_frame_t f;
+    int got = wire_read_frame(r, &f, e);
+    if (got <= 0)
+        return got;
+    return session_send_end(ss, WIRE_END_FAILED, ss->env->refusal) < 0 ? -1 : 0;
+}
+
 int session_serve(stream_t *s, const session_env_t *env, err_t *e)
 {
     session_t ss;
@@ -622,6 +675,9 @@ int session_serve(stream_t *s, const session_env_t *env, err_t *e)
     ss.s = s;
     ss.env = env;
     pthread_mutex_init(&ss.send_mu, NULL);
+    pthread_mutex_init(&ss.slot_mu, NULL);
+    s->on_stall = session_on_stall;
+    s->owner = &ss;
     perm_user_lookup(env->user, &ss.user);
     wire_reader_t r;
     int rc = -1;
@@ -639,6 +695,10 @@ int session_serve(stream_t *s, const session_env_t *env, err_t *e)
     if (handshake(&ss, &r, e) < 0)
         goto out_r;
     ss.r = &r;
+    if (env->refusal) {
+        rc = refuse(&ss, &r, e);
+        goto out_r;
+    }
     for (;;) {
         wire_frame_t f;
         int got;
@@ -661,7 +721,9 @@ int session_serve(stream_t *s, const session_env_t *env, err_t *e)
             session_send_end(&ss, WIRE_END_FAILED, msg);   /* the client shows its text */
             break;
         }
+        stream_busy(s, 1);
         rc = run_request(&ss, &rq, e);
+        stream_busy(s, 0);
         wire_request_free(&rq);
         if (rc < 0 || (env->stopping && *env->stopping))
             break;
@@ -670,7 +732,10 @@ out_r:
     perm_rules_free(ss.rules);
     wire_reader_free(&r);
 out:
+    s->on_stall = NULL;
+    s->owner = NULL;
     wire_buf_free(&ss.small);
     pthread_mutex_destroy(&ss.send_mu);
+    pthread_mutex_destroy(&ss.slot_mu);
     return rc;
 }

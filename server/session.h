@@ -23,6 +23,7 @@ typedef struct session_env {
     server_limits_t *limits;       /* process-wide */
     server_counters_t *counters;   /* process-wide */
     const volatile int *stopping;  /* becomes 1 on shutdown: end requests promptly, still send end-of-stream */
+    const char *refusal;           /* non-NULL: over a limit, say this (which limit) to every request */
 } session_env_t;
 
 /* Serves one connection's stream until the client is done or the stream

@@ -33,6 +33,14 @@ typedef struct session {
     int pending_rc;              /* wire_read_frame's result */
     wire_frame_t pending_frame;  /* the frame (into r's buffer) */
     err_t pending_err;           /* its error */
+    /* The read slot (LIMIT_CAT) of the file being served. A write stalled
+     * on the client gives it up and takes it back once the client reads
+     * again (session_on_stall), so that clients who stop reading cannot
+     * hold every slot. */
+    pthread_mutex_t slot_mu;     /* guards the three below */
+    int cat_slot;                /* the slot is held */
+    int yielded;                 /* given up by a stalled write */
+    unsigned slot_gen;           /* bumped when a file's slot is released */
 } session_t;
 
 int session_send_file_status(session_t *ss, uint8_t st, const char *name, const char *detail);

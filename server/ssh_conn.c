@@ -13,6 +13,8 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "server/auth.h"
+#include "server/authlog.h"
+#include "server/conn_table.h"
 
 #define CONN_WRITE_PIECE (64 * 1024)   /* libssh's per-write cost is fixed: write big */
 
@@ -24,9 +26,27 @@ typedef struct conn {
     int shell;                               /* the channel has its shell */
     char user[256];                          /* authenticated user */
     pthread_mutex_t mu;                      /* one libssh call at a time on sess */
+    conn_entry_t *entry;                     /* in the server's connection table */
+    authlog_t *authlog;                      /* where failures are counted */
+    int auth_failures;                       /* failed attempts on this connection */
+    int auth_cut;                            /* reached Server.MaxAuthTries */
+    stream_t *st;                            /* the channel's stream, once served */
     struct ssh_server_callbacks_struct scb;  /* auth and channel-open callbacks */
     struct ssh_channel_callbacks_struct ccb; /* channel request callbacks */
 } conn_t;
+
+/* Each refused attempt counts, probes included (as sshd counts offered
+ * keys): at Server.MaxAuthTries the connection is cut. */
+static void auth_failed(conn_t *c, const char *user, const char *reason)
+{
+    c->auth_failures++;
+    if (c->auth_failures >= c->o->cfg->max_auth_tries)
+        c->auth_cut = 1;
+    /* auth.c's messages start with "user|": the user is logged apart. */
+    const char *bar = strchr(reason, '|');
+    authlog_failure(c->authlog, c->entry->source, auth_user_name_ok(user) ? user : "?",
+                    bar ? bar + 1 : reason);
+}
 
 static int on_pubkey(ssh_session s, const char *user, struct ssh_key_struct *key,
                      char state, void *ud)
@@ -40,10 +60,7 @@ static int on_pubkey(ssh_session s, const char *user, struct ssh_key_struct *key
     /* The probe and the signed attempt are both checked: a client must not
      * be told "this key would do" for a key that is not listed. */
     if (!auth_key_authorized(c->o->cfg->cache_dir, user, key, &e)) {
-        if (state == SSH_PUBLICKEY_STATE_VALID)
-            LOG_WARN("%s", e.msg);
-        else
-            LOG_INFO("%s", e.msg);   /* a probe: the client may have other keys */
+        auth_failed(c, user, e.msg);
         return SSH_AUTH_DENIED;
     }
     if (state == SSH_PUBLICKEY_STATE_VALID) {
@@ -64,8 +81,7 @@ static int on_password(ssh_session s, const char *user, const char *password, vo
         LOG_DEBUG("%s|Authorized by password (health check user)", user);
         return SSH_AUTH_SUCCESS;
     }
-    LOG_WARN("%s|password authentication refused: only public keys are accepted",
-             auth_user_name_ok(user) ? user : "?");
+    auth_failed(c, user, "password authentication refused: only public keys are accepted");
     return SSH_AUTH_DENIED;
 }
 
@@ -146,15 +162,19 @@ static int handshake(conn_t *c, int timeout_ms, const char **why)
             return -1;
         }
         long long left = deadline - clock_now_ms();
-        if (left <= 0 || *c->o->stopping) {
-            *why = left <= 0 ? "handshake deadline passed" : "server stopping";
+        if (left <= 0 || *c->o->stopping || atomic_load(&c->entry->drop)) {
+            *why = left <= 0 ? "handshake deadline passed"
+                 : *c->o->stopping ? "server stopping" : conn_drop_name(atomic_load(&c->entry->drop));
             return -1;
         }
         struct pollfd p = {.fd = ssh_get_fd(c->sess), .events = POLLIN};
-        if (poll(&p, 1, left < 100 ? (int)left : 100) < 0 && errno != EINTR) {
+        int pr = poll(&p, 1, left < 100 ? (int)left : 100);
+        if (pr < 0 && errno != EINTR) {
             *why = "poll failed during the key exchange";
             return -1;
         }
+        if (pr > 0)
+            atomic_store(&c->entry->spoke, 1);
     }
     ssh_set_blocking(c->sess, 1);
     ssh_event ev = ssh_event_new();
@@ -173,6 +193,14 @@ static int handshake(conn_t *c, int timeout_ms, const char **why)
         }
         if (*c->o->stopping) {
             *why = "server stopping";
+            break;
+        }
+        if (atomic_load(&c->entry->drop)) {
+            *why = conn_drop_name(atomic_load(&c->entry->drop));
+            break;
+        }
+        if (c->auth_cut) {
+            *why = "too many authentication attempts (MaxAuthTries)";
             break;
         }
         if (ssh_event_dopoll(ev, left < 100 ? (int)left : 100) == SSH_ERROR ||
@@ -205,36 +233,100 @@ static ssize_t conn_read(void *ctx, void *buf, size_t n, err_t *e)
                            ssh_get_error(c->sess));
         if (r == SSH_EOF || eof || *c->o->stopping)
             return 0;
+        if (atomic_load(&c->entry->drop)) {
+            LOG_INFO("%s|Closing session|%s", c->user, conn_drop_name(atomic_load(&c->entry->drop)));
+            return 0;
+        }
         struct pollfd p = {.fd = ssh_get_fd(c->sess), .events = POLLIN};
         if (poll(&p, 1, 100) < 0 && errno != EINTR)
             return err_set(e, ERR_IO, "poll on the SSH socket: %s", strerror(errno));
     }
 }
 
+static void conn_busy(void *ctx, int busy)
+{
+    conn_t *c = ctx;
+    conn_entry_busy(c->entry, busy);
+}
+
+/* Tells the session that a write waits on the client (or goes through
+ * again); called without the lock, as the session may wait for a slot. */
+static void tell_stall(conn_t *c, int stalled)
+{
+    if (c->st && c->st->on_stall) {
+        pthread_mutex_unlock(&c->mu);
+        c->st->on_stall(c->st->owner, stalled);
+        pthread_mutex_lock(&c->mu);
+    }
+}
+
+/* Blocking writes with the client's window as backpressure. Each libssh
+ * write waits at most 1 s (SSH_OPTIONS_TIMEOUT) for the window and for the
+ * socket; a write that comes back short or late means the client stopped
+ * reading (its window stayed shut, or the socket stayed full: then libssh
+ * keeps the bytes, and we flush them before adding more, so a stalled
+ * client costs no memory). Once stalled the session hears of it; without
+ * progress (bytes into a window, or a flush that got through) for
+ * Server.WriteTimeoutSeconds the request ends: a client that stops reading
+ * must not hold the server. */
 static int conn_write(void *ctx, const void *buf, size_t n, err_t *e)
 {
     conn_t *c = ctx;
     const char *p = buf;
+    long long timeout_ms = (long long)c->o->cfg->write_timeout_s * 1000;
+    long long stalled = 0, progress = 0;   /* since when; 0: not stalled */
+    int rc = 0;
     pthread_mutex_lock(&c->mu);
     while (n > 0) {
         uint32_t piece = n > CONN_WRITE_PIECE ? CONN_WRITE_PIECE : (uint32_t)n;
+        long long t0 = clock_now_ms();
         int w = ssh_channel_write(c->chan, p, piece);
         if (w == SSH_ERROR || ssh_channel_is_closed(c->chan)) {
-            pthread_mutex_unlock(&c->mu);
-            return err_set(e, ERR_IO, "writing to the SSH channel of %s: %s", c->user,
-                           w == SSH_ERROR ? ssh_get_error(c->sess) : "channel closed");
+            rc = err_set(e, ERR_IO, "writing to the SSH channel of %s: %s", c->user,
+                         w == SSH_ERROR ? ssh_get_error(c->sess) : "channel closed");
+            break;
         }
         p += w;
         n -= (size_t)w;
-        /* A short write means the client's window stayed shut for the
-         * session timeout; keep waiting unless the server is stopping. */
-        if (w < (int)piece && *c->o->stopping) {
-            pthread_mutex_unlock(&c->mu);
-            return err_set(e, ERR_IO, "client %s stopped reading while the server stops", c->user);
+        long long now = clock_now_ms();
+        if (w == (int)piece && now - t0 < 900) {
+            if (stalled) {
+                stalled = 0;
+                tell_stall(c, 0);
+            }
+            continue;
+        }
+        if (*c->o->stopping) {
+            rc = err_set(e, ERR_IO, "client %s stopped reading while the server stops", c->user);
+            break;
+        }
+        if (!stalled) {
+            stalled = progress = t0;
+            tell_stall(c, 1);
+        }
+        int fr;
+        while ((fr = ssh_blocking_flush(c->sess, 1000)) == SSH_AGAIN) {
+            if (*c->o->stopping || clock_now_ms() - progress >= timeout_ms)
+                break;
+        }
+        if (fr == SSH_ERROR) {
+            rc = err_set(e, ERR_IO, "writing to the SSH channel of %s: %s", c->user,
+                         ssh_get_error(c->sess));
+            break;
+        }
+        now = clock_now_ms();
+        if (fr == SSH_OK && w > 0)
+            progress = now;
+        if (now - progress >= timeout_ms) {
+            rc = err_set(e, ERR_IO, "client %s stopped reading for %d s (WriteTimeoutSeconds)",
+                         c->user, c->o->cfg->write_timeout_s);
+            break;
         }
     }
+    if (stalled)
+        tell_stall(c, 0);
     pthread_mutex_unlock(&c->mu);
-    return 0;
+    return rc;
 }
 
 /* EOF, exit status and close; then wait briefly for the client's close so
@@ -274,12 +366,15 @@ static void count_move(const ssh_server_opts_t *o, atomic_ullong *from, atomic_u
         o->changed(o->tick_ctx);
 }
 
-void ssh_conn_run(ssh_session sess, const ssh_server_opts_t *o)
+void ssh_conn_run(ssh_session sess, const ssh_server_opts_t *o, conn_table_t *table,
+                  conn_entry_t *entry, authlog_t *authlog)
 {
     conn_t c;
     memset(&c, 0, sizeof c);
     c.o = o;
     c.sess = sess;
+    c.entry = entry;
+    c.authlog = authlog;
     pthread_mutex_init(&c.mu, NULL);
     ssh_callbacks_init(&c.scb);
     c.scb.userdata = &c;
@@ -291,24 +386,41 @@ void ssh_conn_run(ssh_session sess, const ssh_server_opts_t *o)
 
     const char *why = NULL;
     int timeout_ms = o->handshake_timeout_ms > 0 ? o->handshake_timeout_ms : 10000;
+    char refusal[200] = "";
     if (handshake(&c, timeout_ms, &why) < 0) {
-        LOG_INFO("Closing SSH connection before the session started|%s", why ? why : "?");
+        /* Displaced ones are summarized by the accept loop, not one line each. */
+        if (atomic_load(&entry->drop))
+            LOG_DEBUG("Closing SSH connection before the session started|%s", why ? why : "?");
+        else
+            LOG_INFO("Closing SSH connection before the session started|%s|%s", entry->source,
+                     why ? why : "?");
         count_move(o, &o->counters->preauth_connections, NULL);
+        conn_table_remove(table, entry);
     } else {
+        if (conn_table_promote(table, entry, strcmp(c.user, AUTH_HEALTH_USER) == 0, refusal,
+                               sizeof refusal) < 0) {
+            conn_table_remove(table, entry);
+            LOG_WARN("%s|Refusing session|%s", c.user, refusal);
+        }
         count_move(o, &o->counters->preauth_connections, &o->counters->connections);
         LOG_DEBUG("Creating new server handler|%s", c.user);
         /* From here a blocking write waits at most 1 s for the window before
          * checking whether the server stops (see conn_write). */
         long one = 1;
         ssh_options_set(sess, SSH_OPTIONS_TIMEOUT, &one);
-        stream_t st = {.ctx = &c, .read = conn_read, .write = conn_write, .close = NULL};
+        stream_t st = {.ctx = &c, .read = conn_read, .write = conn_write, .close = NULL,
+                       .busy = conn_busy};
+        c.st = &st;
         err_t e;
         err_clear(&e);
-        int rc = o->serve(o->serve_ctx, &st, c.user, &e);
+        int rc = o->serve(o->serve_ctx, &st, c.user, refusal[0] ? refusal : NULL, &e);
         if (rc < 0)
             LOG_WARN("%s|session ended with an error|%s", c.user, e.msg);
         finish_channel(&c, rc < 0 ? 1 : 0);
+        c.st = NULL;
         count_move(o, &o->counters->connections, NULL);
+        if (!refusal[0])
+            conn_table_remove(table, entry);
     }
     LOG_INFO("Good bye Mister!");
     ssh_disconnect(sess);

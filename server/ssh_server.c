@@ -17,6 +17,8 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "server/authlog.h"
+#include "server/conn_table.h"
 #include "server/hostkey.h"
 #include "server/ssh_conn.h"
 
@@ -29,6 +31,9 @@ struct ssh_server {
     pthread_cond_t idle;   /* signalled when n_threads drops */
     int n_threads;         /* connection threads still running */
     struct conn_start *threads; /* started, not joined (accept loop only) */
+    conn_table_t *table;   /* open connections and their budgets */
+    authlog_t *authlog;    /* authentication failures, summarized */
+    long long last_sweep_ms; /* last idle sweep and log summary */
 };
 
 /* One connection thread. Threads are joined, not detached: a thread's
@@ -37,17 +42,11 @@ struct ssh_server {
 typedef struct conn_start {
     ssh_server_t *srv;           /* the server */
     ssh_session sess;            /* bound to the accepted socket */
+    conn_entry_t entry;          /* its place in the connection table */
     pthread_t th;                /* the thread */
     atomic_int done;             /* the thread is about to return */
     struct conn_start *next;     /* list of threads not joined yet */
 } conn_start_t;
-
-void ssh_server_limit_message(char *out, size_t cap, int max, unsigned long long current,
-                              unsigned long long preauth)
-{
-    snprintf(out, cap, "Exceeded max allowed concurrent connections of %d (current=%llu, pre-auth=%llu)",
-             max, current, preauth);
-}
 
 static int listen_on(const char *addr, int port, int *fd_out, int *port_out, err_t *e)
 {
@@ -97,7 +96,9 @@ int ssh_server_open(ssh_server_t **out, const ssh_server_opts_t *o, err_t *e)
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->idle, NULL);
     s->bind = ssh_bind_new();
-    if (!s->bind) {
+    s->table = conn_table_new(o->cfg);
+    s->authlog = authlog_new();
+    if (!s->bind || !s->table || !s->authlog) {
         ssh_server_free(s);
         return err_set(e, ERR_NOMEM, "ssh_bind_new failed");
     }
@@ -119,7 +120,7 @@ static void *conn_thread(void *arg)
 {
     conn_start_t *cs = arg;
     ssh_server_t *srv = cs->srv;
-    ssh_conn_run(cs->sess, &srv->o);
+    ssh_conn_run(cs->sess, &srv->o, srv->table, &cs->entry, srv->authlog);
     pthread_mutex_lock(&srv->mu);
     srv->n_threads--;
     atomic_store(&cs->done, 1);
@@ -144,24 +145,20 @@ static void reap_threads(ssh_server_t *s, int wait_all)
     }
 }
 
-/* Over the limit: DTail's message as a pre-banner line, then close. */
-static void refuse(ssh_server_t *s, int fd)
+/* The peer's address without the port: what the pre-auth budget and the
+ * authentication log count by. */
+static void peer_source(const struct sockaddr_storage *sa, socklen_t len, char *out, size_t cap)
 {
-    server_counters_t *c = s->o.counters;
-    char msg[200];
-    ssh_server_limit_message(msg, sizeof msg, s->o.cfg->max_connections,
-                             atomic_load(&c->connections), atomic_load(&c->preauth_connections));
-    LOG_WARN("%s", msg);
-    char line[220];
-    int n = snprintf(line, sizeof line, "%s\r\n", msg);
-    ssize_t w = send(fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
-    (void)w;
-    close(fd);
+    if (getnameinfo((const struct sockaddr *)sa, len, out, (socklen_t)cap, NULL, 0,
+                    NI_NUMERICHOST) != 0)
+        snprintf(out, cap, "?");
 }
 
 static void accept_one(ssh_server_t *s)
 {
-    int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+    struct sockaddr_storage sa;
+    socklen_t sl = sizeof sa;
+    int fd = accept4(s->listen_fd, (struct sockaddr *)&sa, &sl, SOCK_CLOEXEC);
     if (fd < 0) {
         if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
             LOG_ERROR("accept failed: %s", strerror(errno));
@@ -171,11 +168,6 @@ static void accept_one(ssh_server_t *s)
         return;
     }
     server_counters_t *c = s->o.counters;
-    unsigned long long open = atomic_load(&c->connections) + atomic_load(&c->preauth_connections);
-    if (open >= (unsigned long long)s->o.cfg->max_connections) {
-        refuse(s, fd);
-        return;
-    }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     ssh_session sess = ssh_new();
@@ -197,9 +189,14 @@ static void accept_one(ssh_server_t *s)
     if (cs) {
         cs->srv = s;
         cs->sess = sess;
+        peer_source(&sa, sl, cs->entry.source, sizeof cs->entry.source);
+        cs->entry.fd = fd;
+        conn_table_add_preauth(s->table, &cs->entry);
     }
     if (!cs || pthread_create(&cs->th, NULL, conn_thread, cs) != 0) {
         LOG_ERROR("cannot start a connection thread");
+        if (cs)
+            conn_table_remove(s->table, &cs->entry);
         free(cs);
         ssh_free(sess);   /* closes fd */
         atomic_fetch_sub(&c->preauth_connections, 1);
@@ -210,6 +207,28 @@ static void accept_one(ssh_server_t *s)
     }
     cs->next = s->threads;
     s->threads = cs;
+}
+
+/* Once a second: idle sessions closed, drops and authentication failures
+ * summarized in the log (one line per cause, not one per connection). */
+static void housekeeping(ssh_server_t *s)
+{
+    long long now = clock_now_ms();
+    if (now - s->last_sweep_ms < 1000)
+        return;
+    s->last_sweep_ms = now;
+    conn_table_sweep(s->table);
+    conn_table_stats_t st;
+    conn_table_stats(s->table, &st, 1);
+    if (st.dropped_preauth)
+        LOG_WARN("Dropped %llu pre-auth connections|budget MaxPreauthConnections=%d "
+                 "MaxPreauthPerSource=%d|open pre-auth %d",
+                 st.dropped_preauth, s->o.cfg->max_preauth_connections,
+                 s->o.cfg->max_preauth_per_source, st.preauth);
+    if (st.dropped_idle)
+        LOG_INFO("Closed %llu idle sessions|MaxConnections=%d IdleTimeoutSeconds=%d",
+                 st.dropped_idle, s->o.cfg->max_connections, s->o.cfg->idle_timeout_s);
+    authlog_flush(s->authlog, now, 0);
 }
 
 int ssh_server_run(ssh_server_t *s, err_t *e)
@@ -223,6 +242,7 @@ int ssh_server_run(ssh_server_t *s, err_t *e)
         if (s->o.tick)
             s->o.tick(s->o.tick_ctx);
         reap_threads(s, 0);
+        housekeeping(s);
     }
     close(s->listen_fd);
     s->listen_fd = -1;
@@ -250,6 +270,7 @@ int ssh_server_run(ssh_server_t *s, err_t *e)
         LOG_WARN("%d connections still open at shutdown", left);
     else
         reap_threads(s, 1);
+    authlog_flush(s->authlog, clock_now_ms(), 1);
     return 0;
 }
 
@@ -268,6 +289,8 @@ void ssh_server_free(ssh_server_t *s)
         reap_threads(s, 1);
         if (s->bind)
             ssh_bind_free(s->bind);
+        conn_table_free(s->table);
+        authlog_free(s->authlog);
         pthread_mutex_destroy(&s->mu);
         pthread_cond_destroy(&s->idle);
         free(s);

@@ -14,10 +14,13 @@
  * The shell channel is handed to serve() as a stream_t; when serve returns,
  * the channel gets EOF, an exit status and a close, and the connection ends.
  *
- * MaxConnections counts pre-auth and authenticated connections; a TCP
- * connection over the limit gets DTail's message as a line before any SSH
- * banner (RFC 4253 allows lines before the version string, and clients
- * show them) and is closed. */
+ * Admission (server/conn_table.h): pre-auth connections have a budget of
+ * their own in which a new one displaces the oldest of the busiest
+ * address; MaxConnections counts authenticated sessions, where an idle one
+ * yields its slot to a new one. A session refused because every slot has
+ * a request in flight is told so in its protocol (see serve) and closed.
+ * DTail counts both kinds against MaxConnections and refuses before the
+ * SSH banner; that lets half-open sockets lock everyone out. */
 #ifndef DTAIL_SERVER_SSH_SERVER_H
 #define DTAIL_SERVER_SSH_SERVER_H
 
@@ -26,8 +29,11 @@
 #include "server/counters.h"
 #include "wire/stream.h"
 
-/* Serves one authenticated shell channel; returns 0 or -1 with e set. */
-typedef int (*ssh_server_serve_fn)(void *ctx, stream_t *s, const char *user, err_t *e);
+/* Serves one authenticated shell channel; returns 0 or -1 with e set.
+ * With refusal set the session is over a limit: it only tells the client
+ * so (refusal says which limit) and ends. */
+typedef int (*ssh_server_serve_fn)(void *ctx, stream_t *s, const char *user, const char *refusal,
+                                   err_t *e);
 
 typedef struct ssh_server_opts {
     const config_t *cfg;            /* bind address and port, MaxConnections, keys, CacheDir */
@@ -50,9 +56,5 @@ int ssh_server_port(const ssh_server_t *s);
 /* Accepts until *stopping, then waits (bounded) for connections to end. */
 int ssh_server_run(ssh_server_t *s, err_t *e);
 void ssh_server_free(ssh_server_t *s);
-
-/* The limit message DTail sends, into out. */
-void ssh_server_limit_message(char *out, size_t cap, int max, unsigned long long current,
-                              unsigned long long preauth);
 
 #endif

@@ -33,7 +33,7 @@ static inline int sp_write(void *ctx, const void *buf, size_t n, err_t *e)
 /* A stream over *fd (the descriptor stays the caller's). */
 static inline stream_t sock_stream(int *fd)
 {
-    return (stream_t){fd, sp_read, sp_write, NULL};
+    return (stream_t){.ctx = fd, .read = sp_read, .write = sp_write};
 }
 
 #endif

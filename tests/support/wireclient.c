@@ -6,6 +6,11 @@
  *                                      are; prints each MESSAGE and END
  *                                      text on stdout until the server
  *                                      closes
+ *   wireclient SERVER KEY idle -        HELLO, prints "ready", then sends
+ *                                      nothing and prints what the server
+ *                                      says until it closes ("closed");
+ *                                      KEY "health" logs in as the health
+ *                                      user with its password
  *   wireclient SERVER KEY tail FILES [REGEX [TIMEOUT_S]]
  *                                      a plain-rendered TAIL request: LINES
  *                                      to stdout as they come, FILE_STATUS
@@ -91,7 +96,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "wireclient: %s\n", e.msg);
         return 2;
     }
-    ssh_client_opts_t so = {.key_path = argv[2], .trust_all_hosts = 1, .connect_timeout_ms = 5000};
+    ssh_client_opts_t so = {.key_path = argv[2], .trust_all_hosts = 1, .connect_timeout_ms = 30000};
+    if (strcmp(argv[2], "health") == 0)
+        so = (ssh_client_opts_t){.user = "DTAIL-HEALTH", .password = "DTAIL-HEALTH",
+                                 .no_host_key_check = 1, .connect_timeout_ms = 30000};
     stream_t s;
     if (ssh_client_open(host, port, &so, &s, &e) < 0) {
         fprintf(stderr, "wireclient: %s\n", e.msg);
@@ -122,6 +130,11 @@ int main(int argc, char **argv)
         free(bytes);
         if (rc == 0)
             rc = receive(&r, 0, &e) < 0 ? -1 : 0;
+    } else if (rc == 0 && strcmp(argv[3], "idle") == 0) {
+        printf("ready\n");
+        fflush(stdout);
+        rc = receive(&r, 0, &e) < 0 ? -1 : 0;
+        printf("closed\n");
     } else if (rc == 0 && strcmp(argv[3], "tail") == 0) {
         wire_request_t rq = {.kind = WIRE_KIND_TAIL, .render = WIRE_RENDER_PLAIN, .files = argv[4],
                              .regex = argc > 5 ? argv[5] : "", .query = "",
