@@ -7,6 +7,8 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "base/term.h"
+
 enum log_level log_level = LOG_WARN;
 static char log_host[256] = "local";
 
@@ -67,6 +69,12 @@ void log_write(enum log_level level, const char *fmt, ...)
     if (len > sizeof line - 2)
         len = sizeof line - 2;
     line[len++] = '\n';
-    ssize_t unused = write(STDERR_FILENO, line, len);
+    const char *p = line;
+    char esc[sizeof line * TERM_ESCAPE_MAX];
+    if (term_escapes(STDERR_FILENO)) {   /* messages carry names and server text */
+        len = term_escape(esc, line, len, 0);
+        p = esc;
+    }
+    ssize_t unused = write(STDERR_FILENO, p, len);
     (void)unused;
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "base/fdio.h"
+#include "base/term.h"
 
 int outbuf_init(outbuf_t *ob, int fd, size_t cap, err_t *e)
 {
@@ -16,6 +17,7 @@ int outbuf_init(outbuf_t *ob, int fd, size_t cap, err_t *e)
     ob->write_errno = 0;
     ob->sink = NULL;
     ob->sink_ctx = NULL;
+    ob->escape_data = term_escapes(fd);
     ob->data = malloc(cap);
     if (!ob->data)
         return err_set(e, ERR_NOMEM, "out of memory allocating %zu byte output buffer", cap);
@@ -91,20 +93,30 @@ int outbuf_write_direct(outbuf_t *ob, const char *p, size_t n)
     return write_all(ob, p, n);
 }
 
+/* Makes room for n more bytes in an in-memory block; 0 or -1 (failed). */
+static int mem_reserve(outbuf_t *ob, size_t n)
+{
+    if (ob->len + n <= ob->cap)
+        return 0;
+    size_t cap = ob->cap;
+    while (cap < ob->len + n)
+        cap *= 2;
+    char *d = realloc(ob->data, cap);
+    if (!d) {
+        ob->failed = 1;
+        ob->write_errno = ENOMEM;
+        return -1;
+    }
+    ob->data = d;
+    ob->cap = cap;
+    return 0;
+}
+
 void outbuf_append_slow(outbuf_t *ob, const char *p, size_t n)
 {
     if (in_memory(ob)) {
-        size_t cap = ob->cap;
-        while (cap < ob->len + n)
-            cap *= 2;
-        char *d = realloc(ob->data, cap);
-        if (!d) {
-            ob->failed = 1;
-            ob->write_errno = ENOMEM;
+        if (mem_reserve(ob, n) < 0)
             return;
-        }
-        ob->data = d;
-        ob->cap = cap;
         memcpy(ob->data + ob->len, p, n);
         ob->len += n;
         return;
@@ -116,6 +128,36 @@ void outbuf_append_slow(outbuf_t *ob, const char *p, size_t n)
     }
     memcpy(ob->data, p, n);
     ob->len = n;
+}
+
+void outbuf_append_escaped(outbuf_t *ob, const char *p, size_t n, unsigned flags)
+{
+    if (in_memory(ob)) {
+        if (mem_reserve(ob, n * TERM_ESCAPE_MAX) == 0)
+            ob->len += term_escape(ob->data + ob->len, p, n, flags);
+        return;
+    }
+    /* Escaped straight into the block, a block's worth at a time, cut
+     * where the pieces escape as the whole would. */
+    while (n && !ob->failed) {
+        size_t k = (ob->cap - ob->len) / TERM_ESCAPE_MAX;
+        if (k < 64 && ob->len) {
+            outbuf_flush(ob);
+            continue;
+        }
+        if (k < 64) {   /* a block too small to hold a piece: through the stack */
+            char tmp[64 * TERM_ESCAPE_MAX];
+            size_t c = term_cut(p, n, 64);
+            outbuf_append_slow(ob, tmp, term_escape(tmp, p, c, c == n ? flags : 0));
+            p += c;
+            n -= c;
+            continue;
+        }
+        size_t c = term_cut(p, n, k);
+        ob->len += term_escape(ob->data + ob->len, p, c, c == n ? flags : 0);
+        p += c;
+        n -= c;
+    }
 }
 
 void outbuf_put_u64(outbuf_t *ob, unsigned long long v)

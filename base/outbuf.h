@@ -22,6 +22,9 @@ typedef struct outbuf {
      * for the wire); it returns 0, or -1 with an errno value in *err. */
     int (*sink)(void *ctx, const char *p, size_t n, int *err);
     void *sink_ctx;  /* passed to sink */
+    int escape_data; /* the bytes end on a terminal: outbuf_append_data
+                        escapes them (base/term.h). Set by outbuf_init for
+                        stdout and stderr, by the owner for the others. */
 } outbuf_t;
 
 int outbuf_init(outbuf_t *ob, int fd, size_t cap, err_t *e);
@@ -58,6 +61,21 @@ static inline void outbuf_putc(outbuf_t *ob, char c)
         outbuf_append_slow(ob, &c, 1);
     else
         ob->data[ob->len++] = c;
+}
+
+/* Appends [p, p+n) escaped for a terminal (base/term.h term_escape, with
+ * flags), in blocks of the buffer's size. */
+void outbuf_append_escaped(outbuf_t *ob, const char *p, size_t n, unsigned flags);
+
+/* Appends data (log bytes, file and host names) as outbuf_append does, or
+ * escaped when the block ends on a terminal; one test per call, none per
+ * byte, when it does not. flags: term_escape's. */
+static inline void outbuf_append_data(outbuf_t *ob, const char *p, size_t n, unsigned flags)
+{
+    if (ob->escape_data)
+        outbuf_append_escaped(ob, p, n, flags);
+    else
+        outbuf_append(ob, p, n);
 }
 
 /* Appends the decimal form of v. */
