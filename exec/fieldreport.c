@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/term.h"
 #include "parser/parser.h"
 
 #define FR_MAGIC "DTFR"
@@ -283,7 +284,7 @@ int field_report_warn(const field_report_t *r, const plan_t *plan, const char *p
             if (r->seen[i])
                 continue;
             const char *s = cands ? resolve_suggest(r->fields[i], cands) : NULL;
-            fprintf(f, "%s: warning: field '%s' was in no parsed line%s%s%s\n", prog,
+            term_fprintf(f, "%s: warning: field '%s' was in no parsed line%s%s%s\n", prog,
                     r->fields[i], s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
             n++;
         }
@@ -299,7 +300,7 @@ int field_report_warn(const field_report_t *r, const plan_t *plan, const char *p
             dup = r->nonnum[k] && strcmp(item_label(plan, k), label) == 0;
         if (dup)
             continue;
-        fprintf(f, "%s: warning: field '%s': %llu %s\n", prog, label,
+        term_fprintf(f, "%s: warning: field '%s': %llu %s\n", prog, label,
                 (unsigned long long)r->nonnum[i],
                 r->nonnum[i] == 1 ? "value was not a number" : "values were not numbers");
         n++;

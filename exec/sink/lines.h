@@ -3,7 +3,9 @@
  * Formats selected lines for their destination, straight into the output
  * block: raw (--plain), DTail's `REMOTE|host|100|lineno|source|line`, or the
  * same painted with DTail's ANSI colours. Formatting is decided once per
- * run, never per line (lesson 4). */
+ * run, never per line (lesson 4). When the output block ends on a terminal
+ * (outbuf escape_data) the data in it, the lines, the host name and the
+ * source id, is escaped (base/term.h) and the paint around it is not. */
 #ifndef DTAIL_EXEC_SINK_LINES_H
 #define DTAIL_EXEC_SINK_LINES_H
 
@@ -21,9 +23,10 @@ typedef struct line_sink {
     outbuf_t *out;            /* borrowed destination */
     enum line_format format;  /* chosen once per run */
     char *host;               /* short host name, owned */
-    char head[512];           /* everything before the line number */
+    int escape;               /* out->escape_data at init: escape the data */
+    char head[1024];          /* everything before the line number */
     size_t head_len;          /* bytes in head */
-    char mid[1024];           /* between line number and content */
+    char mid[2048];           /* between line number and content */
     size_t mid_len;           /* bytes in mid */
     unsigned long long n_lines; /* lines written */
 } line_sink_t;
@@ -38,6 +41,13 @@ static inline int line_sink_numbers(const line_sink_t *s) { return s->format != 
 void line_sink_put(line_sink_t *s, const char *p, size_t len, unsigned long long lineno);
 /* Writes a run of complete lines ending in '\n' unchanged (plain format). */
 void line_sink_put_run(line_sink_t *s, const char *p, size_t len, unsigned long long n_lines);
+
+/* Escapes a block of whole lines rendered by a line sink in format f
+ * elsewhere (a dserver's LINES) into dst, as a sink writing to a terminal
+ * would have: in the painted format the paint stays, the host name, source
+ * id and content are escaped; a line not of the painted form is escaped
+ * whole. */
+void line_sink_escape_rendered(outbuf_t *dst, enum line_format f, const char *p, size_t n);
 
 /* DTail's painting (PaintWithAttrs): fg, bg, each attribute, the text, a
  * reset when there were attributes, then default bg and default fg. Codes

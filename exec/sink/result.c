@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/fdio.h"
+#include "base/term.h"
 #include "exec/agg/sketch.h"
 #include "exec/sink/lines.h"
 
@@ -416,15 +417,27 @@ static void paint(outbuf_t *out, const char *text, size_t len, const int *attrs,
     outbuf_append(out, codes, color_close(codes, n_attrs));
 }
 
-/* " %*s " into buf (cap >= width + 3 and strlen(s) + 3). */
-static size_t pad_cell(char *buf, const char *s, size_t width)
+/* The width of a cell as shown: escaped (base/term.h) when esc. */
+static size_t cell_width(const char *s, int esc)
 {
-    size_t n = strlen(s), k = 0;
+    return esc ? term_escape(NULL, s, strlen(s), 0) : strlen(s);
+}
+
+/* " %*s " into buf (cap >= width + 3 and cell_width(s, esc) + 3), s
+ * escaped when esc (cells hold log data; a table on a terminal shows them
+ * escaped, padded to what is shown). */
+static size_t pad_cell(char *buf, const char *s, size_t width, int esc)
+{
+    size_t n = strlen(s), shown = esc ? cell_width(s, esc) : n, k = 0;
     buf[k++] = ' ';
-    for (size_t i = n; i < width; i++)
+    for (size_t i = shown; i < width; i++)
         buf[k++] = ' ';
-    memcpy(buf + k, s, n);
-    k += n;
+    if (esc) {
+        k += term_escape(buf + k, s, n, 0);
+    } else {
+        memcpy(buf + k, s, n);
+        k += n;
+    }
     buf[k++] = ' ';
     return k;
 }
@@ -445,10 +458,11 @@ void result_render_table(const result_t *r, outbuf_t *out, int color, int sort_c
     if (!w)
         return;
     size_t widest = 0;
+    int esc = out->escape_data;
     for (size_t c = 0; c < r->n_cols; c++) {
         w[c] = strlen(r->headers[c]);
         for (size_t i = 0; i < r->n_rows; i++) {
-            size_t n = strlen(result_cell(r, i, c));
+            size_t n = cell_width(result_cell(r, i, c), esc);
             if (n > w[c])
                 w[c] = n;
         }
@@ -464,7 +478,7 @@ void result_render_table(const result_t *r, outbuf_t *out, int color, int sort_c
     for (size_t c = 0; c < r->n_cols; c++) {
         if (c)
             put_delim(out, color);
-        size_t n = pad_cell(cell, r->headers[c], w[c]);
+        size_t n = pad_cell(cell, r->headers[c], w[c], 0);
         if (color) {
             int attrs[3], k = 0;
             attrs[k++] = ANSI_BOLD;
@@ -492,7 +506,7 @@ void result_render_table(const result_t *r, outbuf_t *out, int color, int sort_c
         for (size_t c = 0; c < r->n_cols; c++) {
             if (c)
                 put_delim(out, color);
-            size_t n = pad_cell(cell, result_cell(r, i, c), w[c]);
+            size_t n = pad_cell(cell, result_cell(r, i, c), w[c], esc);
             if (color)
                 paint(out, cell, n, none, 0);
             else
@@ -504,17 +518,22 @@ void result_render_table(const result_t *r, outbuf_t *out, int color, int sort_c
     free(w);
 }
 
+/* A CSV field, quoted when it must be; its bytes are data (escaped when
+ * out ends on a terminal, the quoting not). */
 static void csv_value(outbuf_t *out, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {
-        outbuf_append(out, s, strlen(s));
+        outbuf_append_data(out, s, strlen(s), 0);
         return;
     }
     outbuf_putc(out, '"');
-    for (; *s; s++) {
-        if (*s == '"')
-            outbuf_putc(out, '"');
-        outbuf_putc(out, *s);
+    for (;;) {
+        size_t n = strcspn(s, "\"");
+        outbuf_append_data(out, s, n, 0);
+        if (!s[n])
+            break;
+        outbuf_append(out, "\"\"", 2);
+        s += n + 1;
     }
     outbuf_putc(out, '"');
 }

@@ -1,7 +1,10 @@
 /* test_term.c: the terminal escaping of data (base/term.h): every class of
  * byte against its expected notation; the counting mode; cuts that escape
- * as the whole does (random bytes, every cut); and outbuf_append_escaped
- * through blocks of many sizes against one term_escape. */
+ * as the whole does (random bytes, every cut); outbuf_append_escaped
+ * through blocks of many sizes against one term_escape; and the line
+ * sink: what it writes to a terminal equals line_sink_escape_rendered of
+ * what it writes to a pipe (the client escaping a server's lines), in all
+ * three formats, for random lines, host names and source ids. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +15,7 @@
 
 #include "base/outbuf.h"
 #include "base/term.h"
+#include "exec/sink/lines.h"
 #include "tests/support/rng.h"
 
 static uint64_t rng_state = 0x5deece66dull;
@@ -183,12 +187,106 @@ static void test_outbuf_blocks(void **state)
     free(want);
 }
 
+/* A random name or line without '\n' (a file or host name with one would
+ * break the line on a pipe as on a terminal). */
+static size_t random_field(char *p, size_t cap)
+{
+    static const char *const heads[] = {"", "WARN", "ERROR", "FATAL", "INFO"};
+    size_t k = 0;
+    if (rnd(3) == 0) {
+        const char *h = heads[rnd(sizeof heads / sizeof heads[0])];
+        memcpy(p, h, strlen(h));
+        k = strlen(h);
+    }
+    k += random_text(p + k, 8 + rnd(cap - k - 8));
+    for (size_t i = 0; i < k; i++)
+        if (p[i] == '\n')
+            p[i] = rnd(2) ? '|' : '\033';
+    return k;
+}
+
+static void render(outbuf_t *ob, enum line_format f, const char *host, const char *source,
+                   char lines[][200], const size_t *lens, size_t n)
+{
+    line_sink_t s;
+    assert_int_equal(line_sink_init(&s, ob, f, host), 0);
+    line_sink_set_source(&s, source);
+    for (size_t i = 0; i < n; i++)
+        line_sink_put(&s, lines[i], lens[i], i + 1);
+    line_sink_free(&s);
+}
+
+static void test_sink_escapes_as_client(void **state)
+{
+    (void)state;
+    err_t e;
+    char lines[20][200];
+    size_t lens[20];
+    for (int iter = 0; iter < 3000; iter++) {
+        char host[64], source[120];
+        size_t hl = random_field(host, 40);
+        size_t sl = random_field(source, 100);
+        for (size_t i = 0; i < hl; i++)   /* a C string: the host ends at NUL and a dot */
+            if (!host[i] || host[i] == '.')
+                host[i] = '-';
+        host[hl] = '\0';
+        for (size_t i = 0; i < sl; i++)
+            if (!source[i])
+                source[i] = '~';
+        source[sl] = '\0';
+        size_t n = 1 + rnd(20);
+        for (size_t i = 0; i < n; i++)
+            lens[i] = random_field(lines[i], 190);
+        enum line_format f = (enum line_format)rnd(3);
+        outbuf_t raw, term, client;
+        assert_int_equal(outbuf_init_mem(&raw, 256, &e), 0);
+        assert_int_equal(outbuf_init_mem(&term, 256, &e), 0);
+        assert_int_equal(outbuf_init_mem(&client, 256, &e), 0);
+        term.escape_data = 1;
+        render(&raw, f, host, source, lines, lens, n);
+        render(&term, f, host, source, lines, lens, n);
+        line_sink_escape_rendered(&client, f, raw.data, raw.len);
+        if (client.len != term.len || memcmp(client.data, term.data, term.len) != 0)
+            fail_msg("iteration %d, format %d: the client's escape of the lines differs from the "
+                     "sink's (%zu vs %zu bytes)", iter, (int)f, client.len, term.len);
+        /* The paint is there, and no other ESC. */
+        size_t esc = 0;
+        for (size_t i = 0; i < term.len; i++)
+            esc += term.data[i] == '\033';
+        if (f != LINE_COLOR)
+            assert_int_equal(esc, 0);
+        else
+            assert_true(esc >= n * 20);
+        outbuf_free(&raw);
+        outbuf_free(&term);
+        outbuf_free(&client);
+    }
+}
+
+/* A line not of the painted form (a server of another kind, or one cut
+ * short) is escaped whole: no ESC of it reaches the terminal. */
+static void test_rendered_foreign(void **state)
+{
+    (void)state;
+    err_t e;
+    outbuf_t ob;
+    assert_int_equal(outbuf_init_mem(&ob, 64, &e), 0);
+    static const char in[] = "\033[37m\033[44m\033[2mREMOTE but not ours\033[2J\n\033[31mno newline";
+    line_sink_escape_rendered(&ob, LINE_COLOR, in, sizeof in - 1);
+    static const char want[] = "^[[37m^[[44m^[[2mREMOTE but not ours^[[2J\n^[[31mno newline";
+    assert_int_equal(ob.len, sizeof want - 1);
+    assert_memory_equal(ob.data, want, sizeof want - 1);
+    outbuf_free(&ob);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_notation),
         cmocka_unit_test(test_cut),
         cmocka_unit_test(test_outbuf_blocks),
+        cmocka_unit_test(test_sink_escapes_as_client),
+        cmocka_unit_test(test_rendered_foreign),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
