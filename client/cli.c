@@ -50,6 +50,7 @@ static const flag_def_t flags[] = {
     {"plain", FLAG_BOOL, T_ALL, F(plain), NULL, "print raw lines without the REMOTE|host|... prefix"},
     {"quiet", FLAG_BOOL, T_ALL, F(quiet), NULL, "no statistics lines"},
     {"noColor", FLAG_BOOL, T_ALL, F(no_color), NULL, "never print ANSI colours"},
+    {"raw-terminal", FLAG_BOOL, T_ALL, F(raw_terminal), NULL, "on a terminal, print control bytes and invalid UTF-8 of logs, names and server text raw (default: shown as ^[, <FF>)"},
     {"color", FLAG_STRING, T_ALL, F(color), "WHEN", "always, never or auto (default: colours only on a terminal, not with NO_COLOR)"},
     {"logLevel", FLAG_STRING, T_ALL, F(log_level), "LEVEL", "none fatal error warn info debug trace (default warn serverless)"},
     {"cfg", FLAG_STRING, T_ALL, F(cfg), "FILE", "config file, or none"},

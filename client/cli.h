@@ -24,6 +24,7 @@ typedef struct cli_opts {
     long long max;              /* --max */
     int plain, quiet, no_color; /* --plain --quiet --noColor */
     const char *color;          /* --color always|never|auto */
+    int raw_terminal;           /* --raw-terminal: data unescaped on a terminal (base/term.h) */
     const char *log_level;      /* --logLevel, NULL if not given */
     const char *cfg;            /* --cfg */
     long long max_line_len;     /* --maxLineLength, 0 if not given */

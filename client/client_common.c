@@ -7,13 +7,14 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/term.h"
 
 #define DEFAULT_SHUTDOWN_AFTER 86400
 
 void client_report(client_run_t *rs, const err_t *e)
 {
     if (log_level >= LOG_ERROR)
-        fprintf(stderr, "%s: error: %s\n", rs->tool, e->msg);
+        term_fprintf(stderr, "%s: error: %s\n", rs->tool, e->msg);
     int st = err_exit_status(e->code);
     if (st > rs->status)
         rs->status = st;
@@ -54,12 +55,13 @@ int client_cpu_count(void)
 
 int client_usage_error(const char *tool, const err_t *e)
 {
-    fprintf(stderr, "%s: %s\n", tool, e->msg);
+    term_fprintf(stderr, "%s: %s\n", tool, e->msg);
     return err_exit_status(e->code);
 }
 
 int client_setup(const cli_opts_t *o, config_t *cfg, char *host, size_t host_cap, err_t *e)
 {
+    term_setup(o->raw_terminal);
     cli_host_name(host, host_cap);
     log_set_host(host);
     config_defaults(cfg);

@@ -14,6 +14,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/outbuf.h"
+#include "base/term.h"
 #include "exec/agg/spill_result.h"
 #include "exec/mapscan.h"
 #include "exec/sink/outfile.h"
@@ -60,6 +61,7 @@ static void show_result(dmap_state_t *rs, result_t *r, int final)
     err_t e;
     outbuf_t text;
     if (outbuf_init_mem(&text, 64 * 1024, &e) == 0) {
+        text.escape_data = term_escapes(STDOUT_FILENO);
         if (!table)
             dmap_show_text(r, plan, rs->job->show, &text);
         else
@@ -95,7 +97,7 @@ static void print_summary(dmap_state_t *rs, const map_stats_t *st, size_t n_grou
                         "(--logLevel debug shows examples)\n",
                 st->lines_unparsed, rs->job->plan->logformat->name);
     for (int i = 0; i < st->n_examples && log_level >= LOG_DEBUG; i++)
-        fprintf(stderr, "dmap: unparsed: %s\n", st->examples[i]);
+        term_fprintf(stderr, "dmap: unparsed: %s\n", st->examples[i]);
 }
 
 /* Records that input rec failed with e (its text is copied). */
@@ -327,7 +329,7 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
         if (outfile_info_partial(&info) && log_level >= LOG_WARN && !job->quiet) {
             char text[2048];
             outfile_partial_text(&info, text, sizeof text);
-            fprintf(stderr, "dmap: warning: %s\n", text);
+            term_fprintf(stderr, "dmap: warning: %s\n", text);
         }
     }
     for (size_t i = 0; rs.inputs && i < rs.n_inputs; i++)

@@ -43,7 +43,7 @@ static void show_json(const result_t *r, const plan_t *plan, outbuf_t *out)
                                         json_cell(&plan->select[c], result_cell(r, i, c)));
         char *text = row ? json_dumps(row, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
         if (text) {
-            outbuf_append(out, text, strlen(text));
+            outbuf_append_data(out, text, strlen(text), 0);   /* C1 and DEL are in it raw */
             outbuf_putc(out, '\n');
         } else {
             out->failed = 1;   /* out of memory: show nothing rather than part */

@@ -25,6 +25,7 @@
 #include "base/fdio.h"
 #include "base/log.h"
 #include "base/outbuf.h"
+#include "base/term.h"
 #include "client/client_common.h"
 #include "client/dtail_query.h"
 #include "client/interactive.h"
@@ -152,6 +153,7 @@ static void scan_lines(tail_run_t *t, const char *path, const char *source_id, i
         report(t, &e);
         return;
     }
+    out.escape_data = term_escapes(STDOUT_FILENO);
     /* A matcher per thread: PCRE2's match data is not shared. */
     matcher_t m;
     if (matcher_init(&m, t->o->regex ? t->o->regex : "", &e) < 0) {

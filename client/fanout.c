@@ -15,6 +15,7 @@
 #include "base/clock.h"
 #include "base/fdio.h"
 #include "base/log.h"
+#include "base/term.h"
 
 #define TICK_MS 100
 #define FANOUT_READ_BUDGET ((size_t)16 << 20)  /* in flight from all servers */
@@ -58,9 +59,9 @@ static void report_failure(fanout_host_t *h, const err_t *e)
     if (quiet_now || log_level < LOG_ERROR)
         return;
     if (f->opts->o->plain)
-        fprintf(stderr, "%s|%s\n", h->t->name, why);
+        term_fprintf(stderr, "%s|%s\n", h->t->name, why);
     else
-        fprintf(stderr, "CLIENT|%s|ERROR|%s|%s\n", f->me, h->t->name, why);
+        term_fprintf(stderr, "CLIENT|%s|ERROR|%s|%s\n", f->me, h->t->name, why);
 }
 
 static void set_state(fanout_host_t *h, int state)
@@ -247,14 +248,14 @@ static int summarize(fanout_t *f, enum run_end how, client_run_t *rs)
     int show = !fo->o->quiet && !fo->o->plain && log_level > LOG_NONE &&
                (f->targets.n > 1 || failed || unfinished);
     if (show) {
-        fprintf(stderr, "CLIENT|%s|%s|SUMMARY|servers=%zu|ok=%zu|failed=%zu|unfinished=%zu\n",
+        term_fprintf(stderr, "CLIENT|%s|%s|SUMMARY|servers=%zu|ok=%zu|failed=%zu|unfinished=%zu\n",
                 f->me, failed || (unfinished && !f->ops->retry) ? "ERROR" : "INFO", f->targets.n,
                 ok, failed, unfinished);
         for (size_t i = 0; i < f->targets.n; i++) {
             fanout_host_t *h = &f->hosts[i];
             pthread_mutex_lock(&f->mu);
             if (!h->ok)
-                fprintf(stderr, "CLIENT|%s|ERROR|SUMMARY|%s|%s\n", f->me, h->t->name, h->why);
+                term_fprintf(stderr, "CLIENT|%s|ERROR|SUMMARY|%s|%s\n", f->me, h->t->name, h->why);
             pthread_mutex_unlock(&f->mu);
         }
     }

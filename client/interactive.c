@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/fdio.h"
+#include "base/term.h"
 #include "client/interrupt.h"
 
 #define LINE_MAX_BYTES 65536
@@ -64,8 +65,15 @@ void interactive_say(interactive_t *it, const char *fmt, ...)
     if ((size_t)n > sizeof buf - 2)
         n = (int)sizeof buf - 2;
     buf[n++] = '\n';
+    /* Messages repeat the flags typed and the servers' errors. */
+    char esc[sizeof buf * TERM_ESCAPE_MAX];
+    const char *p = buf;
+    if (term_escapes(STDOUT_FILENO)) {
+        n = (int)term_escape(esc, buf, (size_t)n, 0);
+        p = esc;
+    }
     pthread_mutex_lock(it->out_mu);
-    (void)fdio_write_all(STDOUT_FILENO, buf, (size_t)n);   /* a gone terminal: nothing to tell */
+    (void)fdio_write_all(STDOUT_FILENO, p, (size_t)n);   /* a gone terminal: nothing to tell */
     pthread_mutex_unlock(it->out_mu);
 }
 

@@ -9,6 +9,7 @@
 #include "base/err.h"
 #include "base/flagparse.h"
 #include "base/log.h"
+#include "base/term.h"
 #include "client/cli.h"
 #include "client/health_check.h"
 #include "client/ssh_client.h"
@@ -19,6 +20,7 @@ typedef struct health_flags {
     const char *log_level;     /* --logLevel, default none */
     long long timeout_ms;      /* --connectTimeout ms, default 2000 */
     int no_auth_key;           /* --no-auth-key: accepted, nothing to disable */
+    int raw_terminal;          /* --raw-terminal: errors unescaped on a terminal */
     int help, version;         /* --help, --version */
 } health_flags_t;
 
@@ -30,6 +32,7 @@ static const flagparse_def_t hflags[] = {
     {"connectTimeout", FP_INT, O(timeout_ms), "MS     SSH connect timeout (default 2000)"},
     {"no-auth-key", FP_BOOL, O(no_auth_key), "       accepted for DTail compatibility"},
     {"noAuthKey", FP_BOOL, O(no_auth_key), "       alias of --no-auth-key"},
+    {"raw-terminal", FP_BOOL, O(raw_terminal), "       print control bytes of server errors raw on a terminal (default: escaped)"},
     {"help", FP_BOOL, O(help), "       print this help"},
     {"version", FP_BOOL, O(version), "       print the version"},
 };
@@ -65,6 +68,7 @@ int main(int argc, char **argv)
         return 2;
     }
     log_level = f.logger && !strcasecmp(f.logger, "none") ? LOG_NONE : lv;
+    term_setup(f.raw_terminal);
     if (!f.server || !*f.server) {
         printf("WARNING: All seems fine but the check only run in serverless mode, please specify "
                "a remote server via --server hostname:port\n");

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/term.h"
 #include "client/ssh_client.h"
+#include "exec/sink/lines.h"
 
 int remote_wanted(const cli_opts_t *o)
 {
@@ -49,6 +51,7 @@ int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t 
 {
     memset(c, 0, sizeof *c);
     c->plain = o->plain;
+    c->escape = term_escapes(STDOUT_FILENO);
     ssh_client_opts_t so = {
         .user = o->user,
         .key_path = o->key,
@@ -107,6 +110,7 @@ wire_request_t remote_build_request(const cli_opts_t *o, const config_t *cfg, ui
 int remote_send(remote_conn_t *c, const wire_request_t *rq, err_t *e)
 {
     wire_request_t w = *rq;
+    c->render = rq->render;
     if (c->zstd)
         w.flags |= WIRE_REQ_ZSTD;
     wire_buf_t b = {0};
@@ -122,18 +126,39 @@ void remote_close(remote_conn_t *c)
         return;
     wire_reader_free(&c->r);
     stream_close(&c->s);
+    outbuf_free(&c->term);
     c->open = 0;
 }
 
-/* SERVER|host|LEVEL|text on stderr (plain: the text only, empty dropped). */
+/* SERVER|host|LEVEL|text on stderr (plain: the text only, empty dropped);
+ * the host and text are the server's, escaped on a terminal. */
 static void print_server(const remote_conn_t *c, enum log_level level, const char *text, size_t len)
 {
     if (c->plain) {
         if (len)
-            fprintf(stderr, "%.*s\n", (int)len, text);
+            term_fprintf(stderr, "%.*s\n", (int)len, text);
         return;
     }
-    fprintf(stderr, "SERVER|%s|%s|%.*s\n", c->server.host, log_level_name(level), (int)len, text);
+    term_fprintf(stderr, "SERVER|%s|%s|%.*s\n", c->server.host, log_level_name(level), (int)len,
+                 text);
+}
+
+/* A LINES payload as it is shown: escaped, on a terminal, into c->term
+ * (as the server's line sink would have written it to one). 0, or -1 when
+ * out of memory. */
+static int shown_lines(remote_conn_t *c, const char **p, size_t *len, err_t *e)
+{
+    if (!c->escape)
+        return 0;
+    if (!c->term.data && outbuf_init_mem(&c->term, 64 * 1024, e) < 0)
+        return -1;
+    outbuf_reset(&c->term);
+    line_sink_escape_rendered(&c->term, (enum line_format)c->render, *p, *len);
+    if (c->term.failed)
+        return err_set(e, ERR_NOMEM, "out of memory escaping lines for the terminal");
+    *p = c->term.data;
+    *len = c->term.len;
+    return 0;
 }
 
 static void file_problem(const remote_conn_t *c, const wire_msg_t *m, client_run_t *rs)
@@ -214,15 +239,20 @@ static int request_frames(remote_conn_t *c, outbuf_t *out, const remote_handler_
         if (h && h->accept && !h->accept(h->ctx, m.type))
             continue;
         switch (m.type) {
-        case WIRE_LINES:
+        case WIRE_LINES: {
+            const char *p = m.data.p;
+            size_t len = m.data.len;
+            if (shown_lines(c, &p, &len, e) < 0)
+                return -1;
             if (h && h->on_lines) {
-                if (h->on_lines(h->ctx, m.data.p, m.data.len, e) < 0)
+                if (h->on_lines(h->ctx, p, len, e) < 0)
                     return -1;
-            } else if (m.data.len >= out->cap / 2)
-                outbuf_write_direct(out, m.data.p, m.data.len);
+            } else if (len >= out->cap / 2)
+                outbuf_write_direct(out, p, len);
             else
-                outbuf_append(out, m.data.p, m.data.len);
+                outbuf_append(out, p, len);
             break;
+        }
         case WIRE_MESSAGE:
             if (m.level <= (log_level > LOG_WARN ? log_level : LOG_WARN)) {
                 if (out)

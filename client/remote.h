@@ -35,6 +35,10 @@ typedef struct remote_conn {
     int open;                    /* s and r need closing */
     size_t agg_max;              /* bytes a table sent in parts may reach;
                                     0: REMOTE_AGG_MAX */
+    int escape;                  /* stdout is a terminal: LINES are escaped
+                                    (base/term.h) before they are handed on */
+    uint8_t render;              /* the last request's render (how to escape) */
+    outbuf_t term;               /* the escaped LINES (escape; data NULL until used) */
 } remote_conn_t;
 
 /* The largest table a server may send in parts (AGGREGATE flag `more`):

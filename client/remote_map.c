@@ -14,6 +14,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/term.h"
 #include "client/fanout.h"
 #include "exec/scan/targets.h"
 #include "client/remote.h"
@@ -350,7 +351,7 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
         !o->plain) {
         char text[2048];
         outfile_partial_text(&info, text, sizeof text);
-        fprintf(stderr, "dmap: warning: %s\n", text);
+        term_fprintf(stderr, "dmap: warning: %s\n", text);
     }
     if (rs->status > status)
         status = rs->status;

@@ -14,6 +14,7 @@
 #include <wchar.h>
 
 #include "base/log.h"
+#include "base/term.h"
 #include "client/client_common.h"
 #include "client/dmap_run.h"
 #include "client/lazy_lib.h"
@@ -148,7 +149,7 @@ static void print_schema(repl_t *r, const char *name)
         if (strlen(s->fields[i].name) > w)
             w = strlen(s->fields[i].name);
     for (size_t i = 0; i < s->n; i++)
-        printf("  %-*s  %s\n", (int)w, s->fields[i].name,
+        term_fprintf(stdout, "  %-*s  %s\n", (int)w, s->fields[i].name,   /* names and samples are data */
                s->fields[i].sample ? s->fields[i].sample : "(not in the sample)");
     fflush(stdout);
 }
@@ -207,7 +208,7 @@ static void run_query(repl_t *r, const char *text)
     if (query_parse(text, len, NULL, &q, &e) < 0) {
         char buf[8192];
         query_error_format(text, len, &e, buf, sizeof buf);
-        fprintf(stderr, "%s\n", buf);
+        term_fprintf(stderr, "%s\n", buf);
         return;
     }
     const plan_t *plan = query_plan(q);
@@ -263,7 +264,7 @@ static void list_candidates(const repl_cands_t *c)
     size_t per_row = 100 / (w + 2) ? 100 / (w + 2) : 1;
     fputc('\n', stdout);
     for (size_t i = 0; i < c->n; i++)
-        printf("%-*s%s", (int)w + 2, c->items[i], (i + 1) % per_row == 0 || i + 1 == c->n ? "\n" : "");
+        term_fprintf(stdout, "%-*s%s", (int)w + 2, c->items[i], (i + 1) % per_row == 0 || i + 1 == c->n ? "\n" : "");
     fflush(stdout);
 }
 

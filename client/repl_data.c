@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/fdio.h"
+#include "base/term.h"
 #include "exec/scan/input.h"
 
 #define COPY_CHUNK (1024 * 1024)
@@ -136,9 +137,9 @@ void repl_data_describe(const repl_data_t *d, FILE *out)
         char size[32];
         human(size, sizeof size, d->bytes[i]);
         if (d->mem_fds[i] >= 0)
-            fprintf(out, "%s\t%s, in memory (read once)\n", d->targets[i].path, size);
+            term_fprintf(out, "%s\t%s, in memory (read once)\n", d->targets[i].path, size);
         else
-            fprintf(out, "%s\t%s, re-scanned by each query\n", d->targets[i].path, size);
+            term_fprintf(out, "%s\t%s, re-scanned by each query\n", d->targets[i].path, size);
     }
     fprintf(out, "(memory budget %lld MiB for all inputs together)\n", d->budget >> 20);
 }

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/term.h"
+
 int table_printer_init(table_printer_t *tp, const plan_t *plan, const char *query, int color,
                        int query_always, err_t *e)
 {
@@ -63,6 +65,7 @@ void table_printer_show(table_printer_t *tp, const result_t *r)
     err_t e;
     if (outbuf_init_mem(&text, 64 * 1024, &e) < 0)
         return;
+    text.escape_data = term_escapes(STDOUT_FILENO);
     table_printer_render(tp, r, &text);
     table_printer_emit(tp, &text);
     outbuf_free(&text);

@@ -21,6 +21,15 @@ for b in dcat dgrep; do
   cat "$OUT" "$ERR" >"$T/${b}_version.all"
   expect_nonempty "$b --version" "$T/${b}_version.all"
 done
+# Every client says how to see the data's control bytes raw on a terminal
+# (docs/dcat-dgrep.md, Terminal safety).
+for b in dcat dgrep dmap dtail dtailhealth; do
+  run "${b}_help_raw" "$b" --help
+  expect_rc "$b --help" 0
+  expect_contains "$b --help" "$OUT" "--raw-terminal"
+  run "${b}_raw_flag" "$b" --raw-terminal --version
+  expect_rc "$b --raw-terminal --version" 0
+done
 grep -q -- '--grep' "$T/dgrep_help.all" || fail "dgrep --help does not list --grep"
 grep -q -- '--regex' "$T/dgrep_help.all" || fail "dgrep --help does not list --regex"
 finish
