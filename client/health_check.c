@@ -15,6 +15,23 @@ static int says_ok(const wire_view_t *t)
     return t->len - i == 2 && memcmp(t->p + i, "OK", 2) == 0;
 }
 
+/* "WARNING|why" or "CRITICAL|why" from a dserver whose limits are
+ * saturated or wedged: the status, with why in e. */
+static int says_trouble(const wire_view_t *t, enum health_status *st, err_t *e)
+{
+    static const struct { const char *word; enum health_status st; } kinds[] = {
+        {"WARNING|", HEALTH_WARNING}, {"CRITICAL|", HEALTH_CRITICAL}};
+    for (size_t k = 0; k < 2; k++) {
+        size_t n = strlen(kinds[k].word);
+        if (t->len >= n && memcmp(t->p, kinds[k].word, n) == 0) {
+            *st = kinds[k].st;
+            err_set(e, ERR_IO, "%.*s", (int)(t->len - n), t->p + n);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static enum health_status converse(stream_t *s, err_t *e)
 {
     wire_buf_t b = {0};
@@ -31,6 +48,7 @@ static enum health_status converse(stream_t *s, err_t *e)
     if (wire_reader_init(&r, s, 0, e) < 0)
         return HEALTH_CRITICAL;
     enum health_status st = HEALTH_CRITICAL;
+    int trouble = 0;
     for (;;) {
         wire_frame_t f;
         int got = wire_read_frame(&r, &f, e);
@@ -47,10 +65,12 @@ static enum health_status converse(stream_t *s, err_t *e)
             st = HEALTH_CRITICAL;
             break;
         }
-        if (m.type == WIRE_MESSAGE && says_ok(&m.text))
+        if (m.type == WIRE_MESSAGE && !trouble && says_ok(&m.text))
             st = HEALTH_OK;
+        if (m.type == WIRE_MESSAGE && says_trouble(&m.text, &st, e))
+            trouble = 1;
         if (m.type == WIRE_END) {
-            if (st != HEALTH_OK)
+            if (st != HEALTH_OK && !trouble)
                 err_set(e, ERR_IO, "the server did not answer OK");
             break;
         }

@@ -11,8 +11,9 @@
 
 enum health_status { HEALTH_OK = 0, HEALTH_WARNING = 1, HEALTH_CRITICAL = 2 };
 
-/* HEALTH_OK when the server answered OK, else HEALTH_CRITICAL with the
- * reason in e (for the log). */
+/* HEALTH_OK when the server answered OK; HEALTH_WARNING or HEALTH_CRITICAL
+ * when it said it is at a limit or wedged (server/health.h), with its
+ * words in e; else HEALTH_CRITICAL with the reason in e (for the log). */
 enum health_status health_check_run(const char *host, int port, int connect_timeout_ms, err_t *e);
 
 #endif

@@ -84,6 +84,10 @@ int main(int argc, char **argv)
         return 0;
     }
     LOG_ERROR("%s: %s", f.server, e.msg);   /* the transport's errors do not name it */
+    if (st == HEALTH_WARNING) {
+        printf("WARNING: DTail server at %s is at a limit: %s\n", f.server, e.msg);
+        return HEALTH_WARNING;
+    }
     printf("CRITICAL: DTail server not operating properly at %s!\n", f.server);
     return HEALTH_CRITICAL;
 }

@@ -20,4 +20,12 @@ enum limit_kind { LIMIT_CAT = 0, LIMIT_TAIL = 1 };
 int server_limits_acquire(server_limits_t *l, enum limit_kind k, const volatile int *stopping);
 void server_limits_release(server_limits_t *l, enum limit_kind k);
 
+/* How one kind stands now, for the health check. */
+typedef struct limit_state {
+    int used, max;            /* slots taken, slots in all */
+    int waiting;              /* requests waiting for one */
+    long long last_release_ms; /* clock_now_ms() of the last release (0: none) */
+} limit_state_t;
+void server_limits_state(server_limits_t *l, enum limit_kind k, limit_state_t *st);
+
 #endif

@@ -34,6 +34,7 @@ typedef struct dserver {
     config_t cfg;                 /* dtail.json with the flags applied */
     server_counters_t counters;   /* process-wide */
     server_limits_t *limits;      /* MaxConcurrentCats/Tails */
+    struct conn_table *conns;     /* the SSH layer's, for health */
     char host[256];               /* host name sessions report */
     long long shutdown_after_ms;  /* --shutdownAfter, 0 = never */
     long long started_ms;         /* clock_now_ms(), for --shutdownAfter */
@@ -67,7 +68,7 @@ static int serve(void *ctx, stream_t *s, const char *user, const char *refusal, 
     dserver_t *d = ctx;
     session_env_t env = {.user = user, .hostname = d->host, .cfg = &d->cfg,
                          .limits = d->limits, .counters = &d->counters, .stopping = &stopping,
-                         .refusal = refusal};
+                         .conns = d->conns, .refusal = refusal};
     return session_serve(s, &env, e);
 }
 
@@ -138,7 +139,10 @@ static int run(dserver_t *d, const dserver_flags_t *f, err_t *e)
                             .serve = serve, .serve_ctx = d, .tick = tick, .changed = changed,
                             .tick_ctx = d};
     ssh_server_t *srv = NULL;
-    if (ssh_server_open(&srv, &so, e) < 0)
+    int opened = ssh_server_open(&srv, &so, e);
+    if (opened == 0)
+        d->conns = ssh_server_conns(srv);
+    if (opened < 0)
         return -1;
     if (drop_privileges(f->user, 0, e) < 0) {
         ssh_server_free(srv);

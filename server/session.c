@@ -1,5 +1,6 @@
 /* session.c: HELLO, then requests: cat/grep through linescan into LINES
  * frames, map through mapscan into AGGREGATE frames, health. */
+#include "server/health.h"
 #include "server/session_int.h"
 
 #include <fcntl.h>
@@ -601,10 +602,16 @@ static int run_request(session_t *ss, const wire_request_t *rq, err_t *e)
         return session_send_end(ss, WIRE_END_FAILED,
                                 "user " AUTH_HEALTH_USER " may only ask for health");
     switch (rq->kind) {
-    case WIRE_KIND_HEALTH:
-        if (session_send_message(ss, LOG_INFO, "OK") < 0)
+    case WIRE_KIND_HEALTH: {
+        health_inputs_t hi;
+        char verdict[300];
+        health_gather(ss->env->limits, ss->env->conns,
+                      ss->env->cfg ? ss->env->cfg->max_connections : 0, &hi);
+        health_judge(&hi, verdict, sizeof verdict);
+        if (session_send_message(ss, verdict[0] == 'O' ? LOG_INFO : LOG_WARN, verdict) < 0)
             return err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
         return session_send_end(ss, WIRE_END_OK, "");
+    }
     case WIRE_KIND_CAT:
     case WIRE_KIND_GREP:
         return run_scan(ss, rq, e);

@@ -12,6 +12,7 @@
 
 #include "base/config.h"
 #include "base/err.h"
+#include "server/conn_table.h"
 #include "server/counters.h"
 #include "server/limits.h"
 #include "wire/stream.h"
@@ -23,6 +24,7 @@ typedef struct session_env {
     server_limits_t *limits;       /* process-wide */
     server_counters_t *counters;   /* process-wide */
     const volatile int *stopping;  /* becomes 1 on shutdown: end requests promptly, still send end-of-stream */
+    conn_table_t *conns;           /* the server's connections (health), may be NULL */
     const char *refusal;           /* non-NULL: over a limit, say this (which limit) to every request */
 } session_env_t;
 

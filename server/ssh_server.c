@@ -111,6 +111,11 @@ int ssh_server_open(ssh_server_t **out, const ssh_server_opts_t *o, err_t *e)
     return 0;
 }
 
+conn_table_t *ssh_server_conns(ssh_server_t *s)
+{
+    return s->table;
+}
+
 int ssh_server_port(const ssh_server_t *s)
 {
     return s->port;

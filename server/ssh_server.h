@@ -53,6 +53,8 @@ typedef struct ssh_server ssh_server_t;
 int ssh_server_open(ssh_server_t **out, const ssh_server_opts_t *o, err_t *e);
 /* The port actually listened on. */
 int ssh_server_port(const ssh_server_t *s);
+/* The connection table (server/conn_table.h), for the health check. */
+struct conn_table *ssh_server_conns(ssh_server_t *s);
 /* Accepts until *stopping, then waits (bounded) for connections to end. */
 int ssh_server_run(ssh_server_t *s, err_t *e);
 void ssh_server_free(ssh_server_t *s);

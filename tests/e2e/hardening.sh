@@ -15,6 +15,7 @@
 #                 and the stalled ones, once read, got every line
 #   write_timeout a client that stops reading for WriteTimeoutSeconds has
 #                 its request ended with an error
+#   health        dtailhealth WARNING while the sessions are all busy
 #   authtries     more key attempts than MaxAuthTries on one connection are
 #                 cut off, and logged as one summary line
 . "$(dirname "$0")/lib.sh"
@@ -184,6 +185,33 @@ stalled|write_timeout)
     n=$(grep -c 'of the big file' "$T/stall$i.out")
     [ "$n" -eq $big_lines ] || fail "stalled reader $i got $n of $big_lines lines"
   done
+  server_alive
+  server_stop
+  ;;
+health)
+  # dtailhealth says WARNING when every other session has a request in
+  # flight, and OK again once they end.
+  SERVER_MAX_CONNECTIONS=3
+  server_setup
+  server_start
+  H="$DTAIL_BIN/dtailhealth"
+  run ok1 "$H" --server "$SERVER" --connectTimeout 30000
+  expect_rc ok1 0
+  printf 'old line\n' >"$T/f.log"
+  for i in 1 2; do
+    "$DTAIL_BIN/dtail" "${SERVER_CLIENT_FLAGS[@]}" --timeout 60 --files "$T/f.log" >"$T/f$i.out" 2>&1 &
+    HELPERS+=($!)
+    eval "F$i=$!"
+  done
+  poll 60 eval '[ "$(grep -c "Request|.*|tail|" "$SERVER_LOG")" -ge 2 ]' || fail "the follows never started"
+  run busy "$H" --server "$SERVER" --connectTimeout 30000
+  expect_rc busy 1
+  expect_contains busy "$OUT" "WARNING: DTail server at $SERVER is at a limit: 2 of MaxConnections=3 sessions have a request in flight"
+  kill "$F1" "$F2" 2>/dev/null
+  wait "$F1" "$F2" 2>/dev/null
+  poll 30 eval '"$H" --server "$SERVER" --connectTimeout 30000 >/dev/null' || fail "health never OK again"
+  run ok2 "$H" --server "$SERVER" --connectTimeout 30000
+  expect_rc ok2 0
   server_alive
   server_stop
   ;;
