@@ -168,9 +168,14 @@ static void *host_main(void *arg)
             h->why[0] = '\0';
             pthread_mutex_unlock(&f->mu);
             set_state(h, FANOUT_CONNECTED);
-            backoff = BACKOFF_FIRST_MS;
+            long long connected_at = clock_now_ms();
             rc = f->ops->run(f->ops->ctx, h, &e);
             remote_close(&h->c);
+            /* A session that ended at once (a server at its limit refuses
+             * the first request) keeps backing off; one that ran starts
+             * over. */
+            if (clock_now_ms() - connected_at >= BACKOFF_FIRST_MS)
+                backoff = BACKOFF_FIRST_MS;
         }
         if (rc < 0 && !fanout_stopping(f))
             report_failure(h, &e);

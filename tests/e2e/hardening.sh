@@ -16,6 +16,7 @@
 #   write_timeout a client that stops reading for WriteTimeoutSeconds has
 #                 its request ended with an error
 #   health        dtailhealth WARNING while the sessions are all busy
+#   refused_retry a follow refused at MaxConnections retries with backoff
 #   authtries     more key attempts than MaxAuthTries on one connection are
 #                 cut off, and logged as one summary line
 . "$(dirname "$0")/lib.sh"
@@ -212,6 +213,36 @@ health)
   poll 30 eval '"$H" --server "$SERVER" --connectTimeout 30000 >/dev/null' || fail "health never OK again"
   run ok2 "$H" --server "$SERVER" --connectTimeout 30000
   expect_rc ok2 0
+  server_alive
+  server_stop
+  ;;
+refused_retry)
+  # A follow refused at MaxConnections says which limit and retries with
+  # backoff; once a slot is free it follows like any other.
+  SERVER_MAX_CONNECTIONS=2
+  server_setup
+  server_start
+  printf 'old line\n' >"$T/f.log"
+  for i in 1 2; do
+    "$DTAIL_BIN/dtail" "${SERVER_CLIENT_FLAGS[@]}" --timeout 90 --files "$T/f.log" >"$T/f$i.out" 2>&1 &
+    HELPERS+=($!)
+    eval "F$i=$!"
+  done
+  poll 60 eval '[ "$(grep -c "Request|.*|tail|" "$SERVER_LOG")" -ge 2 ]' || fail "the follows never started"
+  E2E_RUNS=$((E2E_RUNS + 1))
+  "$DTAIL_BIN/dtail" "${SERVER_CLIENT_FLAGS[@]}" --timeout 90 --files "$T/f.log" >"$T/third.out" 2>"$T/third.err" &
+  THIRD=$!
+  HELPERS+=($THIRD)
+  poll 60 grep -q "dserver at MaxConnections=2" "$T/third.err" "$T/third.out" ||
+    fail "the refused follow did not say which limit"
+  # A second refusal comes after the backoff, not at once.
+  poll 60 eval '[ "$(grep -c "Refusing session" "$SERVER_LOG")" -ge 2 ]' || fail "the refused follow did not retry"
+  kill "$F1" 2>/dev/null
+  wait "$F1" 2>/dev/null
+  poll 90 eval '[ "$(grep -c "Request|.*|tail|" "$SERVER_LOG")" -ge 3 ]' || fail "the refused follow never got a slot"
+  sleep_until_line() { printf 'new line\n' >>"$T/f.log"; grep -q 'new line' "$T/third.out"; }
+  poll 60 sleep_until_line || fail "the follow that got a slot late printed no new line"
+  kill "$F2" "$THIRD" 2>/dev/null
   server_alive
   server_stop
   ;;
