@@ -638,6 +638,20 @@ static int is_dtail_text(const wire_decoder_t *d)
     return n > 0 && memcmp(d->buf + d->off, prefix, n) == 0;
 }
 
+/* The client's first frame was not a HELLO we can serve: it still gets
+ * ours, so that it can read what follows, then the error as MESSAGE and
+ * END (docs/protocol.md), not only a line in our log. Returns -1. */
+static int hello_refused(session_t *ss, err_t *e)
+{
+    char msg[sizeof e->msg + 32];
+    snprintf(msg, sizeof msg, "protocol error: %s", e->msg);
+    wire_hello_t mine;
+    wire_hello_init(&mine, ss->env->hostname);
+    if (send_small(ss, enc_hello, &mine) == 0 && session_send_message(ss, LOG_ERROR, msg) == 0)
+        session_send_end(ss, WIRE_END_FAILED, msg);
+    return -1;
+}
+
 static int handshake(session_t *ss, wire_reader_t *r, err_t *e)
 {
     wire_frame_t f;
@@ -652,11 +666,11 @@ static int handshake(session_t *ss, wire_reader_t *r, err_t *e)
             stream_write(ss->s, msg, sizeof msg - 1, &ignored);
             return err_set(e, ERR_INPUT, "a DTail 4.1 client connected; its protocol is not served yet");
         }
-        return -1;
+        return hello_refused(ss, e);
     }
     wire_hello_t client;
     if (wire_decode_hello(&f, &client, e) < 0)
-        return -1;
+        return hello_refused(ss, e);
     wire_hello_t mine;
     wire_hello_init(&mine, ss->env->hostname);
     if (send_small(ss, enc_hello, &mine) < 0)
@@ -721,6 +735,10 @@ int session_serve(stream_t *s, const session_env_t *env, err_t *e)
             rc = 0;
             break;
         }
+        /* Optional extension frames the server does not know are skipped
+         * (docs/protocol.md); none is defined from client to server yet. */
+        if (got > 0 && f.type >= WIRE_OPTIONAL_FIRST && f.type <= WIRE_OPTIONAL_LAST)
+            continue;
         wire_request_t rq;
         if (got < 0 || wire_decode_request(&f, &rq, e) < 0) {
             char msg[1100];

@@ -298,7 +298,12 @@ static void *watch_client(void *arg)
 {
     tail_run_t *t = arg;
     session_t *ss = t->ss;
-    ss->pending_rc = wire_read_frame(ss->r, &ss->pending_frame, &ss->pending_err);
+    /* Optional extension frames do not end the tail: skipped, as in
+     * session_serve. */
+    do {
+        ss->pending_rc = wire_read_frame(ss->r, &ss->pending_frame, &ss->pending_err);
+    } while (ss->pending_rc > 0 && ss->pending_frame.type >= WIRE_OPTIONAL_FIRST &&
+             ss->pending_frame.type <= WIRE_OPTIONAL_LAST);
     ss->pending = 1;
     atomic_store_explicit(&t->watched, 1, memory_order_release);
     t->stop = 1;

@@ -17,6 +17,7 @@
 #                 its request ended with an error
 #   health        dtailhealth WARNING while the sessions are all busy
 #   refused_retry a follow refused at MaxConnections retries with backoff
+#   protocol      extension frames skipped; a bad HELLO answered
 #   authtries     more key attempts than MaxAuthTries on one connection are
 #                 cut off, and logged as one summary line
 . "$(dirname "$0")/lib.sh"
@@ -243,6 +244,26 @@ refused_retry)
   sleep_until_line() { printf 'new line\n' >>"$T/f.log"; grep -q 'new line' "$T/third.out"; }
   poll 60 sleep_until_line || fail "the follow that got a slot late printed no new line"
   kill "$F2" "$THIRD" 2>/dev/null
+  server_alive
+  server_stop
+  ;;
+protocol)
+  # An optional extension frame is skipped, as docs/protocol.md says; a
+  # first frame that is no HELLO is answered with the error, not only
+  # logged.
+  server_setup
+  server_start
+  run ext "$WIRECLIENT" "$SERVER" "$SERVER_KEY" exthealth -
+  expect_rc ext 0
+  expect_contains ext "$OUT" "OK"
+  command -v ssh >/dev/null || skip "OpenSSH client not installed"
+  RUN_STDIN=$T/garbage
+  printf 'this is not a HELLO frame' >"$RUN_STDIN"
+  RUN_TIMEOUT=30 run badhello ssh -T -o BatchMode=yes -o StrictHostKeyChecking=no \
+    -o UserKnownHostsFile=/dev/null -o IdentitiesOnly=yes -o IdentityAgent=none \
+    -i "$SERVER_KEY" -p "$SERVER_PORT" "$SERVER_USER@127.0.0.1"
+  unset RUN_STDIN
+  expect_contains badhello "$OUT" "protocol error: "
   server_alive
   server_stop
   ;;

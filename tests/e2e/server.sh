@@ -120,7 +120,10 @@ maxconn)
   expect_log log "Refusing session|dserver at MaxConnections=2"
   kill "$F1" "$F2" 2>/dev/null
   wait "$F1" "$F2" 2>/dev/null
-  # Once they are gone, connections work again.
+  # Once the server has seen them go (health says WARNING while their
+  # sessions still count as busy), connections work again.
+  poll 30 eval '"$H" --server "$SERVER" "${HT[@]}" >/dev/null' ||
+    fail "health never said OK after the follows ended"
   health_ok again
   server_alive
   server_stop

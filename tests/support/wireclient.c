@@ -11,6 +11,9 @@
  *                                      says until it closes ("closed");
  *                                      KEY "health" logs in as the health
  *                                      user with its password
+ *   wireclient SERVER KEY exthealth -   an optional extension frame (0xE5),
+ *                                      then a HEALTH request; prints the
+ *                                      MESSAGE frames, exits at END
  *   wireclient SERVER KEY tail FILES [REGEX [TIMEOUT_S]]
  *                                      a plain-rendered TAIL request: LINES
  *                                      to stdout as they come, FILE_STATUS
@@ -135,6 +138,18 @@ int main(int argc, char **argv)
         fflush(stdout);
         rc = receive(&r, 0, &e) < 0 ? -1 : 0;
         printf("closed\n");
+    } else if (rc == 0 && strcmp(argv[3], "exthealth") == 0) {
+        static const unsigned char ext[] = {0xE5, 0, 0, 0, 0, 1, 'x'};
+        wire_request_t rq = {.kind = WIRE_KIND_HEALTH, .files = "", .regex = "", .query = ""};
+        b.len = 0;
+        wire_encode_request(&b, &rq);
+        rc = stream_write(&s, ext, sizeof ext, &e);
+        if (rc == 0)
+            rc = wire_buf_send(&b, &s, &e);
+        if (rc == 0) {
+            int got = receive(&r, 1, &e);
+            rc = got < 0 ? -1 : got == 0 ? err_set(&e, ERR_IO, "the stream ended before END") : 0;
+        }
     } else if (rc == 0 && strcmp(argv[3], "tail") == 0) {
         wire_request_t rq = {.kind = WIRE_KIND_TAIL, .render = WIRE_RENDER_PLAIN, .files = argv[4],
                              .regex = argc > 5 ? argv[5] : "", .query = "",
