@@ -1,19 +1,40 @@
-/* limits.c: two counting semaphores under one mutex. */
+/* limits.c: two counting semaphores under one mutex, granted fairly: a
+ * freed slot goes to the waiter whose user holds the fewest slots of that
+ * kind, the longest waiting among equals. */
 #include "server/limits.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "base/clock.h"
 
+/* Slots one user holds; entries live while the user holds or waits. */
+typedef struct owner {
+    char name[64];
+    int held[2];
+    int refs;             /* holders and waiters */
+    struct owner *next;
+} owner_t;
+
+typedef struct waiter {
+    owner_t *owner;
+    unsigned long long seq;   /* arrival order */
+    struct waiter *next;
+} waiter_t;
+
 struct server_limits {
-    pthread_mutex_t mu;    /* guards used */
+    pthread_mutex_t mu;    /* guards everything below */
     pthread_cond_t cv;     /* a slot was released */
     int max[2];            /* per enum limit_kind */
     int used[2];           /* taken now */
     int waiting[2];        /* waiting for a slot */
     long long last_release_ms[2];
+    waiter_t *waiters[2];  /* unordered; seq orders them */
+    owner_t *owners;
+    unsigned long long next_seq;
 };
 
 server_limits_t *server_limits_create(const config_t *cfg, err_t *e)
@@ -36,18 +57,92 @@ void server_limits_free(server_limits_t *l)
 {
     if (!l)
         return;
+    while (l->owners) {
+        owner_t *o = l->owners;
+        l->owners = o->next;
+        free(o);
+    }
     pthread_mutex_destroy(&l->mu);
     pthread_cond_destroy(&l->cv);
     free(l);
 }
 
-int server_limits_acquire(server_limits_t *l, enum limit_kind k, const volatile int *stopping)
+/* Under mu. NULL when out of memory (the caller then goes unranked). */
+static owner_t *owner_ref(server_limits_t *l, const char *name)
+{
+    if (!name)
+        name = "";
+    for (owner_t *o = l->owners; o; o = o->next) {
+        if (strcmp(o->name, name) == 0) {
+            o->refs++;
+            return o;
+        }
+    }
+    owner_t *o = calloc(1, sizeof *o);
+    if (!o)
+        return NULL;
+    snprintf(o->name, sizeof o->name, "%s", name);
+    o->refs = 1;
+    o->next = l->owners;
+    l->owners = o;
+    return o;
+}
+
+static void owner_unref(server_limits_t *l, owner_t *o)
+{
+    if (!o || --o->refs > 0)
+        return;
+    for (owner_t **pp = &l->owners; *pp; pp = &(*pp)->next) {
+        if (*pp == o) {
+            *pp = o->next;
+            free(o);
+            return;
+        }
+    }
+}
+
+static int held(const owner_t *o, enum limit_kind k)
+{
+    return o ? o->held[k] : 0;
+}
+
+/* Whether w is the waiter a free slot goes to next. */
+static int is_next(const server_limits_t *l, enum limit_kind k, const waiter_t *w)
+{
+    for (const waiter_t *x = l->waiters[k]; x; x = x->next) {
+        if (x == w)
+            continue;
+        int hx = held(x->owner, k), hw = held(w->owner, k);
+        if (hx < hw || (hx == hw && x->seq < w->seq))
+            return 0;
+    }
+    return 1;
+}
+
+static void unlink_waiter(server_limits_t *l, enum limit_kind k, waiter_t *w)
+{
+    for (waiter_t **pp = &l->waiters[k]; *pp; pp = &(*pp)->next) {
+        if (*pp == w) {
+            *pp = w->next;
+            return;
+        }
+    }
+}
+
+int server_limits_acquire(server_limits_t *l, enum limit_kind k, const char *owner,
+                          const volatile int *stopping)
 {
     pthread_mutex_lock(&l->mu);
+    waiter_t w = {.owner = owner_ref(l, owner), .seq = l->next_seq++};
+    w.next = l->waiters[k];
+    l->waiters[k] = &w;
     l->waiting[k]++;
-    while (l->used[k] >= l->max[k]) {
+    while (l->used[k] >= l->max[k] || !is_next(l, k, &w)) {
         if (stopping && *stopping) {
+            unlink_waiter(l, k, &w);
             l->waiting[k]--;
+            owner_unref(l, w.owner);
+            pthread_cond_broadcast(&l->cv);   /* the next one may be another now */
             pthread_mutex_unlock(&l->mu);
             return -1;
         }
@@ -56,18 +151,32 @@ int server_limits_acquire(server_limits_t *l, enum limit_kind k, const volatile 
         clock_abs_in(&until, 100);
         pthread_cond_timedwait(&l->cv, &l->mu, &until);
     }
+    unlink_waiter(l, k, &w);
     l->waiting[k]--;
     l->used[k]++;
+    if (w.owner)
+        w.owner->held[k]++;   /* its reference now stands for the slot */
+    if (l->used[k] < l->max[k])
+        pthread_cond_broadcast(&l->cv);   /* more free: the next may go too */
     pthread_mutex_unlock(&l->mu);
     return 0;
 }
 
-void server_limits_release(server_limits_t *l, enum limit_kind k)
+void server_limits_release(server_limits_t *l, enum limit_kind k, const char *owner)
 {
     pthread_mutex_lock(&l->mu);
     l->used[k]--;
     l->last_release_ms[k] = clock_now_ms();
-    pthread_cond_signal(&l->cv);
+    if (!owner)
+        owner = "";
+    for (owner_t *o = l->owners; o; o = o->next) {
+        if (strcmp(o->name, owner) == 0 && o->held[k] > 0) {
+            o->held[k]--;
+            owner_unref(l, o);
+            break;
+        }
+    }
+    pthread_cond_broadcast(&l->cv);
     pthread_mutex_unlock(&l->mu);
 }
 

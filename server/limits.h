@@ -1,7 +1,10 @@
 /* limits.h: server-wide limits shared by every session: at most
  * MaxConcurrentCats files read by cat/grep/map requests and at most
  * MaxConcurrentTails followed at once. A read beyond the limit waits its
- * turn (DTail queues them too) rather than failing. */
+ * turn (DTail queues them too) rather than failing. Turns are fair between
+ * users: a freed slot goes to the waiter whose user (owner) holds the
+ * fewest slots of that kind, the longest waiting among equals, so a user
+ * with many requests cannot keep the others out. */
 #ifndef DTAIL_SERVER_LIMITS_H
 #define DTAIL_SERVER_LIMITS_H
 
@@ -15,10 +18,13 @@ void server_limits_free(server_limits_t *l);
 
 enum limit_kind { LIMIT_CAT = 0, LIMIT_TAIL = 1 };
 
-/* Waits for a slot; returns 0 with the slot taken, or -1 when *stopping
- * became non-zero while waiting (no slot taken). stopping may be NULL. */
-int server_limits_acquire(server_limits_t *l, enum limit_kind k, const volatile int *stopping);
-void server_limits_release(server_limits_t *l, enum limit_kind k);
+/* Waits for a slot for owner (the SSH user); returns 0 with the slot
+ * taken, or -1 when *stopping became non-zero while waiting (no slot
+ * taken). stopping may be NULL. */
+int server_limits_acquire(server_limits_t *l, enum limit_kind k, const char *owner,
+                          const volatile int *stopping);
+/* Gives back a slot that owner took. */
+void server_limits_release(server_limits_t *l, enum limit_kind k, const char *owner);
 
 /* How one kind stands now, for the health check. */
 typedef struct limit_state {

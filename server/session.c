@@ -156,7 +156,7 @@ static uint8_t serve_target(session_t *ss, const target_t *t, const char *asked,
                             file_fn_t fn, void *ctx)
 {
     const session_env_t *env = ss->env;
-    if (env->limits && server_limits_acquire(env->limits, LIMIT_CAT, env->stopping) < 0)
+    if (env->limits && server_limits_acquire(env->limits, LIMIT_CAT, env->user, env->stopping) < 0)
         return WIRE_FILE_ERROR;
     if (env->limits) {
         pthread_mutex_lock(&ss->slot_mu);
@@ -205,7 +205,7 @@ static uint8_t serve_target(session_t *ss, const target_t *t, const char *asked,
     if (env->limits) {
         pthread_mutex_lock(&ss->slot_mu);
         if (ss->cat_slot)
-            server_limits_release(env->limits, LIMIT_CAT);
+            server_limits_release(env->limits, LIMIT_CAT, env->user);
         ss->cat_slot = ss->yielded = 0;
         ss->slot_gen++;
         pthread_mutex_unlock(&ss->slot_mu);
@@ -223,7 +223,7 @@ static void session_on_stall(void *owner, int stalled)
     pthread_mutex_lock(&ss->slot_mu);
     if (stalled) {
         if (ss->cat_slot) {
-            server_limits_release(l, LIMIT_CAT);
+            server_limits_release(l, LIMIT_CAT, ss->env->user);
             ss->cat_slot = 0;
             ss->yielded = 1;
         }
@@ -234,13 +234,13 @@ static void session_on_stall(void *owner, int stalled)
     unsigned gen = ss->slot_gen;
     ss->yielded = 0;
     pthread_mutex_unlock(&ss->slot_mu);
-    if (!take || server_limits_acquire(l, LIMIT_CAT, ss->env->stopping) < 0)
+    if (!take || server_limits_acquire(l, LIMIT_CAT, ss->env->user, ss->env->stopping) < 0)
         return;
     pthread_mutex_lock(&ss->slot_mu);
     if (ss->slot_gen == gen)
         ss->cat_slot = 1;
     else
-        server_limits_release(l, LIMIT_CAT);   /* the file ended meanwhile */
+        server_limits_release(l, LIMIT_CAT, ss->env->user);   /* the file ended meanwhile */
     pthread_mutex_unlock(&ss->slot_mu);
 }
 

@@ -163,7 +163,7 @@ static void *follow_thread(void *arg)
     follower_t *f = arg;
     tail_run_t *t = f->t;
     const session_env_t *env = t->ss->env;
-    if (env->limits && server_limits_acquire(env->limits, LIMIT_TAIL, &t->stop) < 0)
+    if (env->limits && server_limits_acquire(env->limits, LIMIT_TAIL, env->user, &t->stop) < 0)
         return NULL;
     err_t e;
     err_clear(&e);
@@ -184,7 +184,7 @@ static void *follow_thread(void *arg)
     }
     input_close(in);
     if (env->limits)
-        server_limits_release(env->limits, LIMIT_TAIL);
+        server_limits_release(env->limits, LIMIT_TAIL, env->user);
     return NULL;
 }
 
