@@ -1,7 +1,16 @@
-/* config.c: dtail.json through jansson. */
+/* config.c: dtail.json through jansson, failing closed.
+ *
+ * Every key of the file must be one this build reads, or one of DTail's
+ * that it accepts without acting on (then warned about once, see
+ * config_warn_ignored); anything else is an error naming the key, the file
+ * and the line, so that a misspelt "Permisions" cannot start a server with
+ * the default rule. jansson gives no position for a key of a parsed
+ * document, so the line is looked up in the file's text (key_line). */
 #include "base/config.h"
 
+#include <errno.h>
 #include <jansson.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,22 +19,23 @@
 
 #include "base/log.h"
 
-/* Keys DTail defines (shared reference §5.1); those read here are handled
- * below, the rest are accepted for compatibility with existing files. */
-static const char *const known_common[] = {
-    "SSHPort", "SSHConnectTimeoutMs", "ExperimentalFeaturesEnable", "LogDir",
-    "Logger", "LogLevel", "LogRotation", "CacheDir", NULL};
-static const char *const known_server[] = {
-    "SSHBindAddress", "MaxConnections", "MaxConcurrentCats", "MaxConcurrentTails",
-    "MaxLineLength", "Permissions", "MapreduceLogFormat", "HostKeyFile",
-    "HostKeyBits", "Schedule", "Continuous", "KeyExchanges", "Ciphers", "MACs",
-    "AuthKeyEnabled", "AuthKeyTTLSeconds", "AuthKeyMaxPerUser",
-    "ReadGlobRetryIntervalMs", "ReadRetryIntervalMs", "MaxCommandFrameSize",
-    "MaxGlobTargets", "ShutdownOutputSerializeWaitMs", "ShutdownIdleRecheckWaitMs",
-    "MaxPreauthConnections", "MaxPreauthPerSource", "IdleTimeoutSeconds", "WriteTimeoutSeconds",
-    "MaxAuthTries", NULL};
-static const char *const known_client[] = {
-    "TermColorsEnable", "TermColors", "AuthKeyPath", "AuthKeyDisable", "LogPayload", NULL};
+/* The largest config file read: DTail's are a few KiB; the cap only keeps
+ * a wrong --cfg (a log file, /dev/zero) from being read whole. */
+#define CONFIG_MAX_BYTES (4 * 1024 * 1024)
+
+/* DTail's keys (shared reference §5.1, the names of DTail 4.3.2-ng's
+ * config structs) that this build does not act on. They are accepted so
+ * that DTail's files load here, with a warning that they do nothing. */
+static const char *const dtail_only_common[] = {"ExperimentalFeaturesEnable", "LogRotation", NULL};
+static const char *const dtail_only_server[] = {
+    "MapreduceLogFormat", "Schedule", "Continuous", "KeyExchanges", "Ciphers", "MACs",
+    "AuthKeyEnabled", "AuthKeyTTLSeconds", "AuthKeyMaxPerUser", "ReadGlobRetryIntervalMs",
+    "ReadRetryIntervalMs", "ShutdownOutputSerializeWaitMs", "ShutdownIdleRecheckWaitMs",
+    "OutputTransmissionDelayMs", "OutputEOFWaitBaseMs", "OutputEOFWaitPerFileMs",
+    "OutputEOFWaitMaxMs", "OutputChannelBufferSize", "OutputFlushTimeoutMs",
+    "OutputFlushPollIntervalMs", "OutputReadRetryIntervalMs", "OutputEOFAckTimeoutMs", NULL};
+static const char *const dtail_only_client[] = {"TermColors", "AuthKeyPath", "AuthKeyDisable",
+                                                "LogPayload", NULL};
 
 void config_defaults(config_t *c)
 {
@@ -83,25 +93,115 @@ static const config_key_t config_keys[] = {
     CK_INT("Server", "MaxGlobTargets", max_glob_targets, 1, 100000000),
     CK_SIZE("Server", "MaxLineLength", max_line_len, 1, 64 * 1024 * 1024),
 };
+#define N_CONFIG_KEYS (sizeof config_keys / sizeof config_keys[0])
 
-static int read_keys(config_t *c, json_t *root, const char *path, err_t *e)
+/* The file being loaded: its name and text, for error positions. */
+typedef struct src {
+    const char *path;
+    const char *text;
+    size_t len;
+} src_t;
+
+/* The index after the JSON string that starts at text[i] (a '"'). */
+static size_t skip_string(const char *text, size_t len, size_t i)
 {
-    for (size_t i = 0; i < sizeof config_keys / sizeof config_keys[0]; i++) {
+    for (i++; i < len; i++) {
+        if (text[i] == '\\')
+            i++;
+        else if (text[i] == '"')
+            return i + 1;
+    }
+    return len;
+}
+
+/* Whether text[i..] (after a string) is white space and a colon: the
+ * string was a key. */
+static int colon_follows(const char *text, size_t len, size_t i)
+{
+    for (; i < len; i++) {
+        if (text[i] == ':')
+            return 1;
+        if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' && text[i] != '\r')
+            return 0;
+    }
+    return 0;
+}
+
+/* The line of the key keys[0] of the top-level object, then of keys[1]
+ * inside its value, and so on (NULL ends the list), from the file's text:
+ * a scan that skips strings and counts the nesting of objects and arrays,
+ * so "Default" inside Users is not Server.Permissions.Default. A name the
+ * file spells with a JSON escape is not found; the line is then that of
+ * the deepest name found (0 if none). Cheap enough: errors and start-up
+ * only, on a text jansson has parsed already. */
+static int key_line(const char *text, size_t len, const char *const *keys)
+{
+    size_t i = 0, at = 0;
+    int depth = 0, level = 1, found = 0;   /* keys[found] is looked for at depth level */
+    while (i < len && keys[found]) {
+        char c = text[i];
+        if (c == '"') {
+            size_t end = skip_string(text, len, i), n = strlen(keys[found]);
+            if (depth == level && end - i == n + 2 && memcmp(text + i + 1, keys[found], n) == 0 &&
+                colon_follows(text, len, end)) {
+                at = i;
+                found++;
+                level++;
+            }
+            i = end;
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            depth++;
+        } else if ((c == '}' || c == ']') && --depth < level) {
+            break;   /* left the object the key was looked for in */
+        } else if (c == ',' && depth < level) {
+            break;   /* the key found last had no object for the next */
+        }
+        i++;
+    }
+    if (!found)
+        return 0;
+    int line = 1;
+    for (size_t j = 0; j < at; j++)
+        line += text[j] == '\n';
+    return line;
+}
+
+/* "PATH:LINE: message" (or "PATH: message" when the line is not known). */
+__attribute__((format(printf, 4, 5)))
+static int src_err(err_t *e, const src_t *s, const char *const *keys, const char *fmt, ...)
+{
+    char msg[sizeof e->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int line = keys ? key_line(s->text, s->len, keys) : 0;
+    if (line > 0)
+        return err_set(e, ERR_CONFIG, "%s:%d: %s", s->path, line, msg);
+    return err_set(e, ERR_CONFIG, "%s: %s", s->path, msg);
+}
+
+static int read_keys(config_t *c, json_t *root, const src_t *s, err_t *e)
+{
+    for (size_t i = 0; i < N_CONFIG_KEYS; i++) {
         const config_key_t *k = &config_keys[i];
         json_t *v = json_object_get(json_object_get(root, k->section), k->name);
         if (!v)
             continue;
+        const char *keys[] = {k->section, k->name, NULL};
         char *field = (char *)c + k->offset;
         if (k->max == 0) {
             if (!json_is_string(v) || json_string_length(v) >= k->size ||
                 strlen(json_string_value(v)) != json_string_length(v))
-                return err_set(e, ERR_CONFIG, "%s: %s.%s must be a string of at most %zu bytes",
-                               path, k->section, k->name, k->size - 1);
+                return src_err(e, s, keys, "%s.%s must be a string of at most %zu bytes",
+                               k->section, k->name, k->size - 1);
             memcpy(field, json_string_value(v), json_string_length(v) + 1);
             continue;
         }
         if (!json_is_integer(v) || json_integer_value(v) < k->min || json_integer_value(v) > k->max)
-            return err_set(e, ERR_CONFIG, "%s: %s.%s must be an integer from %lld to %lld", path,
+            return src_err(e, s, keys, "%s.%s must be an integer from %lld to %lld",
                            k->section, k->name, k->min, k->max);
         if (k->size == sizeof(int))
             *(int *)field = (int)json_integer_value(v);
@@ -124,31 +224,36 @@ static int is_rule_list(json_t *v)
     return 1;
 }
 
-/* Server.Permissions: checked here, kept as compact JSON for the server. */
-static int read_permissions(config_t *c, json_t *v, const char *path, err_t *e)
+/* Server.Permissions: checked for shape here, kept as compact JSON for the
+ * server, which compiles the rules (server/permissions.h perm_rules_check). */
+static int read_permissions(config_t *c, json_t *v, const src_t *s, err_t *e)
 {
     if (!v)
         return 0;
     const char *key;
     json_t *val;
     if (!json_is_object(v))
-        return err_set(e, ERR_CONFIG, "%s: Server.Permissions must be an object", path);
+        return src_err(e, s, (const char *const[]){"Server", "Permissions", NULL},
+                       "Server.Permissions must be an object");
     json_object_foreach(v, key, val) {
+        const char *keys[] = {"Server", "Permissions", key, NULL, NULL};
         if (strcmp(key, "Default") == 0) {
             if (!is_rule_list(val))
-                return err_set(e, ERR_CONFIG, "%s: Server.Permissions.Default must be a list of strings", path);
+                return src_err(e, s, keys, "Server.Permissions.Default must be a list of strings");
         } else if (strcmp(key, "Users") == 0) {
             const char *user;
             json_t *rules;
             if (!json_is_object(val))
-                return err_set(e, ERR_CONFIG, "%s: Server.Permissions.Users must be an object", path);
+                return src_err(e, s, keys, "Server.Permissions.Users must be an object");
             json_object_foreach(val, user, rules) {
+                keys[3] = user;
                 if (!is_rule_list(rules))
-                    return err_set(e, ERR_CONFIG, "%s: Server.Permissions.Users.%s must be a list of strings",
-                                   path, user);
+                    return src_err(e, s, keys, "Server.Permissions.Users.%s must be a list of strings",
+                                   user);
             }
         } else {
-            LOG_WARN("%s: unknown config key Server.Permissions.%s ignored", path, key);
+            return src_err(e, s, keys, "unknown config key Server.Permissions.%s (known: Default, Users)",
+                           key);
         }
     }
     char *text = json_dumps(v, JSON_COMPACT);
@@ -157,93 +262,159 @@ static int read_permissions(config_t *c, json_t *v, const char *path, err_t *e)
     size_t n = strlen(text);
     if (n >= sizeof c->permissions) {
         free(text);
-        return err_set(e, ERR_CONFIG, "%s: Server.Permissions is too large (%zu bytes, at most %zu)",
-                       path, n, sizeof c->permissions - 1);
+        return src_err(e, s, (const char *const[]){"Server", "Permissions", NULL},
+                       "Server.Permissions is too large (%zu bytes, at most %zu)", n,
+                       sizeof c->permissions - 1);
     }
     memcpy(c->permissions, text, n + 1);
     free(text);
     return 0;
 }
 
-static int is_known(const char *const *list, const char *key)
+static int in_list(const char *const *list, const char *key)
 {
-    if (strncmp(key, "Output", 6) == 0)
-        return list == known_server;   /* the Output* timing knobs */
     for (; *list; list++)
         if (strcmp(*list, key) == 0)
             return 1;
     return 0;
 }
 
-static void warn_unknown(const char *path, const char *section, json_t *obj,
-                         const char *const *known)
+/* Keys this build reads: the table, and the three read on their own. */
+static int implemented(const char *section, const char *key)
 {
-    const char *key;
-    json_t *val;
-    json_object_foreach(obj, key, val) {
-        if (!is_known(known, key))
-            LOG_WARN("%s: unknown config key %s.%s ignored", path, section, key);
-    }
+    for (size_t i = 0; i < N_CONFIG_KEYS; i++)
+        if (strcmp(config_keys[i].section, section) == 0 && strcmp(config_keys[i].name, key) == 0)
+            return 1;
+    return (strcmp(section, "Common") == 0 && strcmp(key, "LogLevel") == 0) ||
+           (strcmp(section, "Server") == 0 && strcmp(key, "Permissions") == 0) ||
+           (strcmp(section, "Client") == 0 && strcmp(key, "TermColorsEnable") == 0);
 }
 
-static int load_file(config_t *c, const char *path, err_t *e)
+/* Remembers an accepted DTail key that does nothing here, for the one
+ * warning config_warn_ignored logs (lines cut when the field is full). */
+static void note_ignored(config_t *c, const src_t *s, const char *section, const char *key)
 {
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    if (!root)
-        return err_set(e, ERR_CONFIG, "%s:%d:%d: invalid config: %s", path, je.line,
-                       je.column, je.text);
-    if (!json_is_object(root)) {
-        json_decref(root);
-        return err_set(e, ERR_CONFIG, "%s: invalid config: top level is not an object", path);
-    }
-    const char *key;
-    json_t *val;
-    json_object_foreach(root, key, val) {
-        const char *const *known = strcmp(key, "Common") == 0 ? known_common
-                                 : strcmp(key, "Server") == 0 ? known_server
-                                 : strcmp(key, "Client") == 0 ? known_client : NULL;
-        if (!known) {
-            LOG_WARN("%s: unknown config section %s ignored", path, key);
-            continue;
+    size_t used = strlen(c->ignored);
+    int line = key_line(s->text, s->len, (const char *const[]){section, key, NULL});
+    snprintf(c->ignored + used, sizeof c->ignored - used, "%s%s:%d: %s.%s", used ? "\n" : "",
+             s->path, line, section, key);
+}
+
+/* Every section and key must be known: see the comment at the top. */
+static int check_keys(config_t *c, json_t *root, const src_t *s, err_t *e)
+{
+    const char *section, *key;
+    json_t *obj, *val;
+    json_object_foreach(root, section, obj) {
+        const char *const *dtail_only = strcmp(section, "Common") == 0 ? dtail_only_common
+                                      : strcmp(section, "Server") == 0 ? dtail_only_server
+                                      : strcmp(section, "Client") == 0 ? dtail_only_client : NULL;
+        const char *keys[] = {section, NULL, NULL};
+        if (!dtail_only)
+            return src_err(e, s, keys, "unknown config section %s (known: Common, Server, Client)",
+                           section);
+        if (!json_is_object(obj))
+            return src_err(e, s, keys, "invalid config: %s is not an object", section);
+        json_object_foreach(obj, key, val) {
+            if (implemented(section, key))
+                continue;
+            if (!in_list(dtail_only, key)) {
+                keys[1] = key;
+                return src_err(e, s, keys, "unknown config key %s.%s", section, key);
+            }
+            note_ignored(c, s, section, key);
         }
-        if (!json_is_object(val)) {
-            /* key belongs to root: the message is made before root goes. */
-            err_set(e, ERR_CONFIG, "%s: invalid config: %s is not an object", path, key);
-            json_decref(root);
-            return -1;
-        }
-        warn_unknown(path, key, val, known);
     }
+    return 0;
+}
+
+static int load_root(config_t *c, json_t *root, const src_t *s, err_t *e)
+{
+    if (!json_is_object(root))
+        return src_err(e, s, NULL, "invalid config: top level is not an object");
+    if (check_keys(c, root, s, e) < 0)
+        return -1;
     json_t *v = json_object_get(json_object_get(root, "Client"), "TermColorsEnable");
     if (v) {
-        if (!json_is_boolean(v)) {
-            json_decref(root);
-            return err_set(e, ERR_CONFIG, "%s: Client.TermColorsEnable must be true or false", path);
-        }
+        if (!json_is_boolean(v))
+            return src_err(e, s, (const char *const[]){"Client", "TermColorsEnable", NULL},
+                           "Client.TermColorsEnable must be true or false");
         c->term_colors_enable = json_is_true(v);
     }
     v = json_object_get(json_object_get(root, "Common"), "LogLevel");
     if (v) {
         enum log_level lv;
-        if (!json_is_string(v) || log_level_parse(json_string_value(v), &lv) < 0) {
-            json_decref(root);
-            return err_set(e, ERR_CONFIG, "%s: Common.LogLevel is not a log level", path);
-        }
+        if (!json_is_string(v) || log_level_parse(json_string_value(v), &lv) < 0)
+            return src_err(e, s, (const char *const[]){"Common", "LogLevel", NULL},
+                           "Common.LogLevel is not a log level");
         snprintf(c->log_level, sizeof c->log_level, "%s", json_string_value(v));
     }
-    if (read_permissions(c, json_object_get(json_object_get(root, "Server"), "Permissions"),
-                         path, e) < 0) {
-        json_decref(root);
+    if (read_permissions(c, json_object_get(json_object_get(root, "Server"), "Permissions"), s,
+                         e) < 0)
         return -1;
+    return read_keys(c, root, s, e);
+}
+
+/* The whole file, NUL-terminated (*text to free). */
+static int read_text(const char *path, char **text, size_t *len, err_t *e)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return err_set(e, ERR_CONFIG, "%s: cannot open config: %s", path, strerror(errno));
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf) {
+            fclose(f);
+            return err_set(e, ERR_NOMEM, "%s: out of memory reading config", path);
+        }
+        n += fread(buf + n, 1, cap - n - 1, f);
+        if (n < cap - 1)
+            break;
+        if (cap >= CONFIG_MAX_BYTES) {
+            free(buf);
+            fclose(f);
+            return err_set(e, ERR_CONFIG, "%s: config larger than %d bytes", path, CONFIG_MAX_BYTES - 1);
+        }
+        char *nb = realloc(buf, cap * 2);
+        if (!nb)
+            free(buf);
+        buf = nb;
+        cap *= 2;
     }
-    if (read_keys(c, root, path, e) < 0) {
-        json_decref(root);
-        return -1;
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return err_set(e, ERR_CONFIG, "%s: cannot read config", path);
     }
-    snprintf(c->path, sizeof c->path, "%s", path);
-    json_decref(root);
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
     return 0;
+}
+
+static int load_file(config_t *c, const char *path, err_t *e)
+{
+    char *text;
+    size_t len;
+    if (read_text(path, &text, &len, e) < 0)
+        return -1;
+    src_t s = {path, text, len};
+    json_error_t je;
+    /* A key given twice would have its first value silently dropped. */
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    int rc;
+    if (!root)
+        rc = err_set(e, ERR_CONFIG, "%s:%d:%d: invalid config: %s", path, je.line, je.column,
+                     je.text);
+    else
+        rc = load_root(c, root, &s, e);
+    json_decref(root);
+    free(text);
+    if (rc == 0)
+        snprintf(c->path, sizeof c->path, "%s", path);
+    return rc;
 }
 
 int config_load(config_t *c, const char *cfg_flag, err_t *e)
@@ -263,4 +434,31 @@ int config_load(config_t *c, const char *cfg_flag, err_t *e)
             return load_file(c, path, e);
     }
     return 0;
+}
+
+void config_warn_ignored(const config_t *c)
+{
+    for (const char *p = c->ignored; *p;) {
+        size_t n = strcspn(p, "\n");
+        LOG_WARN("%.*s: DTail's key has no effect in this build (accepted for compatibility)",
+                 (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+}
+
+void config_where(const config_t *c, const char *const *keys, char *out, size_t cap)
+{
+    if (!c->path[0]) {
+        snprintf(out, cap, "config");
+        return;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    err_t ignored;
+    int line = read_text(c->path, &text, &len, &ignored) == 0 ? key_line(text, len, keys) : 0;
+    free(text);
+    if (line > 0)
+        snprintf(out, cap, "%s:%d", c->path, line);
+    else
+        snprintf(out, cap, "%s", c->path);
 }

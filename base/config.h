@@ -1,5 +1,9 @@
 /* config.h: DTail's JSON config file (dtail.json), the keys this build
- * reads. Unknown keys are warned about, never silently ignored (lesson 1).
+ * reads. A config key that is accepted does something: an unknown section
+ * or key (also inside Server.Permissions), a key given twice, or a value of
+ * the wrong type or range is an error naming the key, the file and the line.
+ * DTail's keys this build does not act on (Schedule, KeyExchanges, ...) are
+ * accepted for DTail's files and warned about (config_warn_ignored).
  *
  * Lookup as DTail: --cfg PATH, --cfg none for no file, otherwise the first
  * existing of ~/.config/dtail/dtail.conf and ~/.dtail.conf. */
@@ -40,11 +44,22 @@ typedef struct config {
      * [rules], "Users": {user: [rules]}}); "" = DTail's default ["^/.*"].
      * server/permissions.c compiles the rules of one user. */
     char permissions[16384];
+    /* DTail's keys found in the file that do nothing here, one
+     * "PATH:LINE: Section.Key" per line, for config_warn_ignored. */
+    char ignored[2048];
 } config_t;
 
 void config_defaults(config_t *c);
 /* Loads according to cfg_flag (NULL or "" = default lookup, "none" = no
- * file). Warnings for unknown keys go to the log at WARN. */
+ * file). Logs nothing: the caller logs c->ignored once its log is set up. */
 int config_load(config_t *c, const char *cfg_flag, err_t *e);
+/* Logs one WARN line for each accepted DTail key that has no effect. */
+void config_warn_ignored(const config_t *c);
+/* Where a key is in the loaded file, for a later check's message (the
+ * server's rules): "PATH:LINE", keys a NULL-ended path such as
+ * {"Server", "Permissions", "Default", NULL}. The line is that of the
+ * key's first quoted occurrence (each name searched after the one before);
+ * "PATH" when it is not found, "config" when no file was loaded. */
+void config_where(const config_t *c, const char *const *keys, char *out, size_t cap);
 
 #endif

@@ -75,6 +75,7 @@ int client_setup(const cli_opts_t *o, config_t *cfg, char *host, size_t host_cap
         log_level_parse(cfg->log_level, &log_level);
     if (o->log_level)
         log_level_parse(o->log_level, &log_level);
+    config_warn_ignored(cfg);
     if (o->max_line_len)
         cfg->max_line_len = (size_t)o->max_line_len;
     return 0;

@@ -2,7 +2,8 @@
  *
  * Any bytes must either load into a config whose values are all within the
  * documented ranges (strings NUL-terminated within their fields), or fail
- * with ERR_CONFIG and a message. The input goes through a real file (a
+ * with ERR_CONFIG and a message (an unknown key, a wrong type: the message
+ * found the key's line in the text). The input goes through a real file (a
  * memfd seen as /proc/self/fd/N), as config_load reads one. */
 #include <stdint.h>
 #include <stdio.h>
@@ -24,7 +25,7 @@ static void check_str(const char *s, size_t cap)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    log_level = LOG_NONE;   /* unknown-key warnings are expected here */
+    log_level = LOG_NONE;   /* the warnings of DTail-only keys are expected here */
     char path[64];
     int fd = memfile_create(data, size, path, sizeof path);
     if (fd < 0)
@@ -48,6 +49,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_str(c.ssh_bind_address, sizeof c.ssh_bind_address);
         check_str(c.host_key_file, sizeof c.host_key_file);
         check_str(c.log_level, sizeof c.log_level);
+        check_str(c.permissions, sizeof c.permissions);
+        check_str(c.ignored, sizeof c.ignored);
+        config_warn_ignored(&c);
     }
     close(fd);
     return 0;

@@ -1,6 +1,8 @@
 /* test_ssh_config.c: the Common and Server keys of the SSH layer in
  * dtail.json (defaults, values, type and range errors naming the key), the
- * authorized_keys matcher and user-name check, dserver's flags. */
+ * authorized_keys matcher and user-name check, dserver's flags. A config
+ * that would not do what it says (an unknown section or key, a wrong type)
+ * is an error naming the key, the file and the line. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -105,6 +107,118 @@ static void test_errors(void **state)
     expect_error("{\"Server\":[]}", "Server is not an object");
 }
 
+/* expect_error, with the message also naming the file and the line:
+ * "/proc/self/fd/N:LINE: needle". */
+static void expect_error_at(const char *json, int line, const char *needle)
+{
+    config_t c;
+    err_t e;
+    err_clear(&e);
+    assert_int_equal(load_text(&c, json, &e), -1);
+    assert_int_equal(e.code, ERR_CONFIG);
+    char want[256];
+    snprintf(want, sizeof want, ":%d: %s", line, needle);
+    if (strncmp(e.msg, "/proc/self/fd/", 14) != 0 || !strstr(e.msg, want)) {
+        fprintf(stderr, "error \"%s\" is not \"<path>%s\"\n", e.msg, want);
+        fail();
+    }
+}
+
+/* Fail closed: what would do nothing is an error naming key, file, line. */
+static void test_strict(void **state)
+{
+    (void)state;
+    expect_error_at("{\n \"Server\": {\n  \"MaxConnections\": 5,\n  \"Permisions\": {}\n }\n}",
+                    4, "unknown config key Server.Permisions");
+    expect_error_at("{\"Common\": {},\n \"Severs\": {}}", 2,
+                    "unknown config section Severs (known: Common, Server, Client)");
+    expect_error_at("{\"Client\": {\n\"TermColorsEnable\": true,\n\"Colors\": 1}}", 3,
+                    "unknown config key Client.Colors");
+    expect_error_at("{\"Server\": {\n \"MaxConnections\":\n  \"ten\"}}", 2,
+                    "Server.MaxConnections must be an integer from 1 to 1000000");
+    expect_error_at("{\"Server\": {\"Permissions\": {\n\"Default\": [],\n\"Defaults\": []}}}", 3,
+                    "unknown config key Server.Permissions.Defaults (known: Default, Users)");
+    expect_error_at("{\"Server\": {\"Permissions\": {\"Users\": {\n\"x\": \"^/\"}}}}", 2,
+                    "Server.Permissions.Users.x must be a list of strings");
+    expect_error_at("{\"Server\": {\"Permissions\":\n [\"^/\"]}}", 1,
+                    "Server.Permissions must be an object");
+    expect_error_at("{\"Client\": {\"TermColorsEnable\": \"yes\"}}", 1,
+                    "Client.TermColorsEnable must be true or false");
+    expect_error_at("{\n\"Common\": {\"LogLevel\": \"loud\"}}", 2, "Common.LogLevel is not a log level");
+    /* A key given twice would lose its first value: jansson's message. */
+    expect_error("{\"Server\": {\"MaxConnections\": 5, \"MaxConnections\": 6}}", "duplicate object key");
+    /* Case matters (Go's encoding/json would take "maxconnections"). */
+    expect_error("{\"Server\": {\"maxconnections\": 5}}", "unknown config key Server.maxconnections");
+}
+
+/* The line is the key's own, by its place in the nesting. */
+static void test_key_lines(void **state)
+{
+    (void)state;
+    /* "Default" inside Users (line 2), and as a value (line 3), are not
+     * Server.Permissions.Default (line 4). */
+    expect_error_at("{\"Server\": {\"Permissions\": {\n\"Users\": {\"Default\": [\"^/\"],\n"
+                    "\"b\": [\"Default\"]},\n\"Default\": 5}}}", 4,
+                    "Server.Permissions.Default must be a list of strings");
+    /* config_where, for the server's later check of the rules: the key
+     * "Server" as a value (line 1) is not the section. */
+    config_t c;
+    err_t e;
+    err_clear(&e);
+    char path[64];
+    const char *json = "{\"Common\": {\"LogDir\": \"Server\"},\n"
+           "\"Server\": {\n\"MaxLineLength\": 4096, \"Permissions\": {\"Users\": {\"Default\": [],\n"
+           "\"a\\\"b\": []},\n\"Default\": [\"(\"]}}}";
+    int fd = memfile_create(json, strlen(json), path, sizeof path);
+    config_defaults(&c);
+    assert_int_equal(config_load(&c, path, &e), 0);
+    char where[128], want[128];
+    config_where(&c, (const char *const[]){"Server", "Permissions", "Default", NULL}, where, sizeof where);
+    snprintf(want, sizeof want, "%s:5", path);
+    assert_string_equal(where, want);
+    config_where(&c, (const char *const[]){"Server", "Permissions", "Users", "Default", NULL}, where,
+                 sizeof where);
+    snprintf(want, sizeof want, "%s:3", path);
+    assert_string_equal(where, want);
+    /* A name spelt with an escape in the file: the deepest found (Users). */
+    config_where(&c, (const char *const[]){"Server", "Permissions", "Users", "a\"b", NULL}, where,
+                 sizeof where);
+    assert_string_equal(where, want);
+    config_where(&c, (const char *const[]){"Nope", NULL}, where, sizeof where);
+    assert_string_equal(where, path);
+    close(fd);
+    config_defaults(&c);
+    config_where(&c, (const char *const[]){"Server", NULL}, where, sizeof where);
+    assert_string_equal(where, "config");
+}
+
+/* DTail's keys this build does not act on: accepted, each listed with its
+ * line for the one warning. */
+static void test_dtail_only_keys(void **state)
+{
+    (void)state;
+    config_t c;
+    err_t e;
+    err_clear(&e);
+    assert_int_equal(load_text(&c,
+        "{\"Common\": {\"LogRotation\": \"daily\"},\n"
+        "\"Server\": {\"Schedule\": [{\"Name\": \"x\"}],\n"
+        "  \"OutputFlushTimeoutMs\": 5, \"KeyExchanges\": [\"curve25519-sha256\"]},\n"
+        "\"Client\": {\"TermColors\": {\"Remote\": {}}}}", &e), 0);
+    char want[1024];
+    char p[64];
+    snprintf(p, sizeof p, "%.63s", c.path);
+    snprintf(want, sizeof want,
+             "%s:1: Common.LogRotation\n%s:2: Server.Schedule\n%s:3: Server.OutputFlushTimeoutMs\n"
+             "%s:3: Server.KeyExchanges\n%s:4: Client.TermColors", p, p, p, p, p);
+    assert_string_equal(c.ignored, want);
+    /* Output* is not a wildcard: only DTail's names. */
+    expect_error("{\"Server\": {\"OutputTypo\": 1}}", "unknown config key Server.OutputTypo");
+    /* A file of known keys only has none. */
+    assert_int_equal(load_text(&c, "{\"Server\": {\"MaxConnections\": 5}}", &e), 0);
+    assert_string_equal(c.ignored, "");
+}
+
 static void test_authorized_keys_text(void **state)
 {
     (void)state;
@@ -193,11 +307,14 @@ static void test_go_duration(void **state)
 
 int main(void)
 {
-    log_level = LOG_ERROR;   /* unknown-key warnings are not under test here */
+    log_level = LOG_ERROR;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_values),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_strict),
+        cmocka_unit_test(test_key_lines),
+        cmocka_unit_test(test_dtail_only_keys),
         cmocka_unit_test(test_authorized_keys_text),
         cmocka_unit_test(test_user_names_and_passwords),
         cmocka_unit_test(test_dserver_flags),
