@@ -18,6 +18,7 @@
 #include "server/counters.h"
 #include "server/dlog.h"
 #include "server/dserver_flags.h"
+#include "server/permissions.h"
 #include "server/session.h"
 #include "server/ssh_server.h"
 #include "wire/msg.h"
@@ -121,6 +122,10 @@ static int drop_privileges(const char *user, int check_only, err_t *e)
 static int run(dserver_t *d, const dserver_flags_t *f, err_t *e)
 {
     if (dserver_flags_apply(f, &d->cfg, e) < 0)
+        return -1;
+    /* Every user's rules, before anything is created: a bad rule stops the
+     * start instead of failing that user's sessions later. */
+    if (perm_rules_check(&d->cfg, e) < 0)
         return -1;
     const char *logger = f->logger ? f->logger : d->cfg.logger[0] ? d->cfg.logger : "file";
     if (dlog_open(logger, d->cfg.log_dir, e) < 0)

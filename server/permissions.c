@@ -24,13 +24,18 @@ struct perm_rules {
     size_t n;              /* count */
 };
 
+static void rules_clear(perm_rules_t *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        pcre2_code_free(r->rules[i].re);
+    free(r->rules);
+}
+
 void perm_rules_free(perm_rules_t *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < r->n; i++)
-        pcre2_code_free(r->rules[i].re);
-    free(r->rules);
+    rules_clear(r);
     free(r);
 }
 
@@ -57,8 +62,8 @@ static int add_rule(perm_rules_t *r, const char *text, err_t *e)
     if (!c) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(code, msg, sizeof msg);
-        return err_set(e, ERR_CONFIG, "Server.Permissions rule \"%s\": invalid regex at offset %zu: %s",
-                       text, (size_t)off, (const char *)msg);
+        return err_set(e, ERR_CONFIG, "rule \"%s\": invalid regex at offset %zu: %s", text,
+                       (size_t)off, (const char *)msg);
     }
     r->rules[r->n++] = (perm_rule_t){c, deny};
     return 0;
@@ -90,8 +95,12 @@ perm_rules_t *perm_rules_new(const config_t *cfg, const char *user, err_t *e)
             err_set(e, ERR_CONFIG, "Server.Permissions: rule %zu is not a string", i + 1);
             goto fail;
         }
-        if (add_rule(r, s, e) < 0)
+        if (add_rule(r, s, e) < 0) {
+            char why[sizeof e->msg];
+            snprintf(why, sizeof why, "%s", e->msg);
+            err_set(e, ERR_CONFIG, "Server.Permissions %s", why);
             goto fail;
+        }
     }
     json_decref(root);
     return r;
@@ -99,6 +108,56 @@ fail:
     json_decref(root);
     perm_rules_free(r);
     return NULL;
+}
+
+/* Compiles one rule list (Default when user is NULL) and drops it; an
+ * invalid rule is an error naming the key, the rule and where it is. */
+static int check_list(const config_t *cfg, json_t *list, const char *user, err_t *e)
+{
+    size_t n = json_array_size(list);
+    perm_rules_t r = {calloc(n ? n : 1, sizeof *r.rules), 0};
+    if (!r.rules)
+        return err_set(e, ERR_NOMEM, "out of memory checking Server.Permissions");
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        err_t why;
+        err_clear(&why);
+        const char *text = json_string_value(json_array_get(list, i));
+        if (!text) {
+            err_set(&why, ERR_CONFIG, "is not a string");
+        } else if (add_rule(&r, text, &why) == 0) {
+            continue;
+        }
+        const char *keys[] = {"Server", "Permissions", user ? "Users" : "Default", user, NULL};
+        char where[4200];
+        config_where(cfg, keys, where, sizeof where);
+        rc = err_set(e, why.code == ERR_NOMEM ? ERR_NOMEM : ERR_CONFIG,
+                     "%s: Server.Permissions.%s%s, rule %zu: %s", where, user ? "Users." : "Default",
+                     user ? user : "", i + 1, why.msg);
+    }
+    rules_clear(&r);
+    return rc;
+}
+
+int perm_rules_check(const config_t *cfg, err_t *e)
+{
+    if (!cfg->permissions[0])
+        return 0;   /* DTail's default, valid */
+    json_error_t je;
+    json_t *root = json_loads(cfg->permissions, 0, &je);
+    if (!root)
+        return err_set(e, ERR_CONFIG, "Server.Permissions: %s", je.text);
+    int rc = 0;
+    json_t *list = json_object_get(root, "Default");
+    if (list)
+        rc = check_list(cfg, list, NULL, e);
+    const char *user;
+    json_object_foreach(json_object_get(root, "Users"), user, list) {
+        if (rc == 0)
+            rc = check_list(cfg, list, user, e);
+    }
+    json_decref(root);
+    return rc;
 }
 
 /* Match data is made per call (once per file opened, not per line), so

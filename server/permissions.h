@@ -28,8 +28,15 @@
 typedef struct perm_rules perm_rules_t;
 
 /* Compiles the rules that apply to user. An invalid rule is an error
- * naming it (DTail: an invalid regex denies). */
+ * naming it (DTail: an invalid regex denies); dserver checks every rule at
+ * start-up (perm_rules_check), so a session meets only out of memory here.
+ * The message holds the rule: it is for the server's log, not a client. */
 perm_rules_t *perm_rules_new(const config_t *cfg, const char *user, err_t *e);
+/* Compiles every rule list of Server.Permissions (Default and each user's)
+ * once: an invalid rule is an error naming the key, the rule's position
+ * and the file and line (config_where), so dserver refuses to start
+ * rather than fail a user's sessions later. */
+int perm_rules_check(const config_t *cfg, err_t *e);
 void perm_rules_free(perm_rules_t *r);
 /* 1 if the rules allow reading canonical_path, else 0. */
 int perm_rules_allow(const perm_rules_t *r, const char *canonical_path);

@@ -708,9 +708,10 @@ int session_serve(stream_t *s, const session_env_t *env, err_t *e)
     r.chunk = REQUEST_READ;
     ss.rules = perm_rules_new(env->cfg, env->user, e);
     if (!ss.rules) {
-        /* Still answer: the client learns why nothing can be read. */
+        /* Still answer, without the reason: it may quote the server's
+         * rules, which are the server's (the log has it). */
         handshake(&ss, &r, &(err_t){0});
-        session_send_message(&ss, LOG_ERROR, e->msg);
+        session_send_message(&ss, LOG_ERROR, "server error: cannot check file permissions");
         goto out_r;
     }
     if (handshake(&ss, &r, e) < 0)

@@ -3,7 +3,8 @@
 # "Hardening").
 # Usage: server_cfg.sh CASE
 #   bad_KIND      one bad config: dserver exits 2 with the message (KIND:
-#                 misspelt, section, type, permkey), having created nothing
+#                 misspelt, section, type, permkey, regex_default,
+#                 regex_user), having created nothing
 #   client        an unknown key stops dcat, dgrep, dmap and dtail (exit 2)
 #   dtail_only    DTail's keys without effect here: accepted, one warning each
 . "$(dirname "$0")/lib.sh"
@@ -65,6 +66,25 @@ bad_permkey)
       "Defaults": ["^/tmp/"]
     }'
   bad_config permkey '7: unknown config key Server.Permissions.Defaults (known: Default, Users)'
+  ;;
+bad_regex_default)
+  server_setup
+  write_cfg '    "Permissions": {
+      "Users": {"Default": ["^/"]},
+      "Default": ["^/var/log/", "readfiles:^/tmp/(x"]
+    }'
+  # The line is the key's (Default inside Users is not it), the rule its
+  # place in the list.
+  bad_config regex_default '7: Server.Permissions.Default, rule 2: rule "readfiles:^/tmp/(x": invalid regex'
+  ;;
+bad_regex_user)
+  server_setup
+  write_cfg '    "Permissions": {
+      "Default": ["^/"],
+      "Users": {"alice": ["^/home/alice/"],
+                "x": ["readfiles:![a"]}
+    }'
+  bad_config regex_user '8: Server.Permissions.Users.x, rule 1: rule "readfiles:![a": invalid regex'
   ;;
 client)
   server_setup

@@ -3,8 +3,10 @@
  * Any bytes must either load into a config whose values are all within the
  * documented ranges (strings NUL-terminated within their fields), or fail
  * with ERR_CONFIG and a message (an unknown key, a wrong type: the message
- * found the key's line in the text). The input goes through a real file (a
- * memfd seen as /proc/self/fd/N), as config_load reads one. */
+ * found the key's line in the text). A config that loads then goes through
+ * dserver's start-up check of the Permissions rules, which must pass or
+ * fail the same way. The input goes through a real file (a memfd seen as
+ * /proc/self/fd/N), as config_load reads one. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 
 #include "base/config.h"
 #include "base/log.h"
+#include "server/permissions.h"
 #include "tests/support/memfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -52,6 +55,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_str(c.permissions, sizeof c.permissions);
         check_str(c.ignored, sizeof c.ignored);
         config_warn_ignored(&c);
+        err_clear(&e);
+        if (perm_rules_check(&c, &e) != 0 && (e.code != ERR_CONFIG || e.msg[0] == '\0'))
+            abort();
     }
     close(fd);
     return 0;

@@ -93,6 +93,30 @@ static void test_rules(void **state)
     assert_non_null(strstr(e.msg, "^/var/(log"));
 }
 
+/* dserver's start-up check: every list is compiled, Default and each
+ * user's, and the first invalid rule is named with its key and place. */
+static void test_rules_check(void **state)
+{
+    (void)state;
+    config_t c;
+    config_defaults(&c);
+    err_t e;
+    assert_int_equal(perm_rules_check(&c, &e), 0);   /* DTail's default */
+    snprintf(c.permissions, sizeof c.permissions,
+             "{\"Default\":[\"^/\",\"otherkind:(\"],\"Users\":{\"a\":[],\"b\":[\"readfiles:!x\"]}}");
+    assert_int_equal(perm_rules_check(&c, &e), 0);   /* other kinds are not compiled */
+    snprintf(c.permissions, sizeof c.permissions, "{\"Default\":[\"^/\",\"readfiles:^/var/(log\"]}");
+    assert_int_equal(perm_rules_check(&c, &e), -1);
+    assert_int_equal(e.code, ERR_CONFIG);
+    assert_non_null(strstr(e.msg, "config: Server.Permissions.Default, rule 2: rule \"readfiles:^/var/(log\": "
+                                  "invalid regex at offset"));
+    /* A user whose sessions would all fail, while Default is fine. */
+    snprintf(c.permissions, sizeof c.permissions,
+             "{\"Default\":[\"^/\"],\"Users\":{\"a\":[\"^/a\"],\"x\":[\"^/x\",\"^/y\",\"!*\"]}}");
+    assert_int_equal(perm_rules_check(&c, &e), -1);
+    assert_non_null(strstr(e.msg, "Server.Permissions.Users.x, rule 3: rule \"!*\": invalid regex"));
+}
+
 static void test_os_bits(void **state)
 {
     (void)state;
@@ -251,6 +275,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_rules_check),
         cmocka_unit_test(test_os_bits),
         cmocka_unit_test(test_os_acl),
         cmocka_unit_test(test_open),
