@@ -1,7 +1,24 @@
-/* log.c: the client-side diagnostic writer. */
+/* log.c: the diagnostic writer, shared by the clients (stderr) and dserver
+ * (its sink, server/dlog.c).
+ *
+ * A log record is one line, and in DTail's format its fields are split on
+ * '|' with no escaping (docs/dserver.md, "Logs"), so a value written raw
+ * could end the record or add fields: a user name or a file name holding
+ * "\nINFO|...|MAPREDUCE:STATS|..." would forge a self-stats record that
+ * `dmap 'from STATS ...'` reads. log_write therefore formats the message
+ * itself: the format text (the program's own, with its '|' separators) is
+ * kept, and every %s and %c argument is written escaped by log_escape.
+ * This covers every value of every LOG_* call without a change to the
+ * callers, and costs nothing when the level is disabled (the macros check
+ * the level first). A message assembled elsewhere, with separators of its
+ * own (an err_t naming a user), goes through LOG_MSG, which only escapes
+ * control bytes; whoever assembled it escaped its values. */
 #include "base/log.h"
 
+#include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -49,32 +66,281 @@ void log_set_sink(log_sink_fn sink)
     log_sink = sink;
 }
 
-void log_write(enum log_level level, const char *fmt, ...)
+/* ---- escaping ------------------------------------------------------------ */
+
+/* A bounded output: bytes past cap - 1 are dropped, out stays a string. */
+typedef struct out {
+    char *p;
+    size_t cap, n;
+} out_t;
+
+static void put(out_t *o, const char *s, size_t n)
 {
-    char line[4096];
+    size_t room = o->cap - 1 - o->n;
+    if (n > room)
+        n = room;
+    memcpy(o->p + o->n, s, n);
+    o->n += n;
+    o->p[o->n] = '\0';
+}
+
+/* s[0..n) escaped: \n \r \t, \xHH for the other control bytes and DEL,
+ * and for a field (a value) also \\ for a backslash and \x7c for '|'.
+ * Other bytes (UTF-8 included) are kept. A message assembled by the
+ * caller (fields 0) keeps its backslashes and '|': its values were
+ * escaped as fields already, and must not be escaped twice. */
+static void put_escaped(out_t *o, const char *s, size_t n, int fields)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t run = 0;   /* bytes kept as they are, copied in one go */
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != 0x7f && !(fields && (c == '\\' || c == '|')))
+            continue;
+        put(o, s + run, i - run);
+        run = i + 1;
+        char esc[4] = {'\\', 0, 0, 0};
+        size_t k = 2;
+        switch (c) {
+        case '\\': esc[1] = '\\'; break;
+        case '\n': esc[1] = 'n'; break;
+        case '\r': esc[1] = 'r'; break;
+        case '\t': esc[1] = 't'; break;
+        default:
+            esc[1] = 'x';
+            esc[2] = hex[c >> 4];
+            esc[3] = hex[c & 15];
+            k = 4;
+        }
+        put(o, esc, k);
+    }
+    put(o, s + run, n - run);
+}
+
+const char *log_escape(const char *s, char *out, size_t cap)
+{
+    if (cap == 0)
+        return "";
+    out_t o = {out, cap, 0};
+    out[0] = '\0';
+    put_escaped(&o, s ? s : "(null)", s ? strlen(s) : 6, 1);
+    return out;
+}
+
+/* ---- formatting ---------------------------------------------------------- */
+
+/* Up to 6 decimal digits at *pp (a width or precision), -1 when none. */
+static int digits(const char **pp)
+{
+    const char *p = *pp;
+    int v = -1;
+    for (int k = 0; k < 6 && *p >= '0' && *p <= '9'; k++, p++)
+        v = (v < 0 ? 0 : v * 10) + (*p - '0');
+    while (*p >= '0' && *p <= '9')
+        p++;
+    *pp = p;
+    return v;
+}
+
+static void pad(out_t *o, int n)
+{
+    for (; n > 0; n--)
+        put(o, " ", 1);
+}
+
+/* printf with every %s and %c argument escaped as a field (log_escape).
+ * Numbers go through snprintf one conversion at a time, with their own
+ * flags, width and precision ('*' ones read and written in as digits).
+ * An unsupported conversion (%n, wide strings) ends the message. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static void format_escaped(out_t *o, const char *fmt, va_list ap)
+{
+    const char *p = fmt;
+    while (*p) {
+        const char *pct = strchr(p, '%');
+        if (!pct) {
+            put(o, p, strlen(p));
+            return;
+        }
+        put(o, p, (size_t)(pct - p));
+        p = pct + 1;
+        if (*p == '%') {
+            put(o, "%", 1);
+            p++;
+            continue;
+        }
+        char flags[8];
+        size_t nf = 0;
+        int left = 0;
+        for (; *p && strchr("-+ #0", *p); p++) {
+            if (nf < sizeof flags - 2)
+                flags[nf++] = *p;
+            left |= *p == '-';
+        }
+        int width = -1, prec = -1;
+        if (*p == '*') {
+            width = va_arg(ap, int);
+            p++;
+            if (width < 0) {
+                flags[nf++] = '-';
+                left = 1;
+                width = width == INT_MIN ? 0 : -width;
+            }
+        } else {
+            width = digits(&p);
+        }
+        flags[nf] = '\0';
+        if (*p == '.') {
+            p++;
+            if (*p == '*') {
+                prec = va_arg(ap, int);   /* negative: as if none */
+                p++;
+            } else {
+                prec = digits(&p);
+                if (prec < 0)
+                    prec = 0;
+            }
+        }
+        char len[3] = "";
+        size_t nl = strspn(p, "hljztL");
+        if (nl > 2)
+            return;
+        memcpy(len, p, nl);
+        p += nl;
+        char conv = *p++;
+        if (!conv)
+            return;
+        char spec[48];
+        int sl = snprintf(spec, sizeof spec, "%%%s", flags);
+        if (width >= 0)
+            sl += snprintf(spec + sl, sizeof spec - (size_t)sl, "%d", width);
+        if (prec >= 0)
+            sl += snprintf(spec + sl, sizeof spec - (size_t)sl, ".%d", prec);
+        snprintf(spec + sl, sizeof spec - (size_t)sl, "%s%c", len, conv);
+        char num[512];
+        int k = -1;
+        int l1 = len[0] == 'l' && !len[1], ll = len[0] == 'l' && len[1] == 'l';
+        switch (conv) {
+        case 's': {
+            if (nl) /* %ls */
+                return;
+            const char *str = va_arg(ap, const char *);
+            if (!str)
+                str = "(null)";
+            size_t n = prec >= 0 ? strnlen(str, (size_t)prec) : strlen(str);
+            int fill = width > (int)n ? width - (int)n : 0;
+            if (!left)
+                pad(o, fill);
+            put_escaped(o, str, n, 1);
+            if (left)
+                pad(o, fill);
+            continue;
+        }
+        case 'c': {
+            char ch = (char)va_arg(ap, int);
+            if (!left)
+                pad(o, width - 1);
+            put_escaped(o, &ch, 1, 1);
+            if (left)
+                pad(o, width - 1);
+            continue;
+        }
+        case 'd': case 'i':
+            if (ll)
+                k = snprintf(num, sizeof num, spec, va_arg(ap, long long));
+            else if (l1)
+                k = snprintf(num, sizeof num, spec, va_arg(ap, long));
+            else if (len[0] == 'j')
+                k = snprintf(num, sizeof num, spec, va_arg(ap, intmax_t));
+            else if (len[0] == 'z' || len[0] == 't')
+                k = snprintf(num, sizeof num, spec, va_arg(ap, ptrdiff_t));
+            else
+                k = snprintf(num, sizeof num, spec, va_arg(ap, int));   /* hh, h promote */
+            break;
+        case 'o': case 'u': case 'x': case 'X':
+            if (ll)
+                k = snprintf(num, sizeof num, spec, va_arg(ap, unsigned long long));
+            else if (l1)
+                k = snprintf(num, sizeof num, spec, va_arg(ap, unsigned long));
+            else if (len[0] == 'j')
+                k = snprintf(num, sizeof num, spec, va_arg(ap, uintmax_t));
+            else if (len[0] == 'z' || len[0] == 't')
+                k = snprintf(num, sizeof num, spec, va_arg(ap, size_t));
+            else
+                k = snprintf(num, sizeof num, spec, va_arg(ap, unsigned int));
+            break;
+        case 'f': case 'F': case 'e': case 'E': case 'g': case 'G': case 'a': case 'A':
+            if (len[0] == 'L')
+                k = snprintf(num, sizeof num, spec, va_arg(ap, long double));
+            else
+                k = snprintf(num, sizeof num, spec, va_arg(ap, double));
+            break;
+        case 'p':
+            k = snprintf(num, sizeof num, spec, va_arg(ap, void *));
+            break;
+        default:
+            return;
+        }
+        if (k > 0)
+            put(o, num, (size_t)k < sizeof num ? (size_t)k : sizeof num - 1);
+    }
+}
+#pragma GCC diagnostic pop
+
+/* The longest record; the rest of a message is cut. */
+#define LOG_LINE 4096
+
+static void emit(enum log_level level, out_t *o, char *line)
+{
     if (log_sink) {
-        va_list sap;
-        va_start(sap, fmt);
-        int k = vsnprintf(line, sizeof line, fmt, sap);
-        va_end(sap);
-        log_sink(level, line, k < 0 ? 0 : (size_t)k < sizeof line ? (size_t)k : sizeof line - 1);
+        log_sink(level, line, o->n);
         return;
     }
-    int n = snprintf(line, sizeof line, "CLIENT|%s|%s|", log_host, log_level_name(level));
-    va_list ap;
-    va_start(ap, fmt);
-    int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-    va_end(ap);
-    size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
-    if (len > sizeof line - 2)
-        len = sizeof line - 2;
-    line[len++] = '\n';
+    line[o->n++] = '\n';   /* put keeps one byte free */
     const char *p = line;
-    char esc[sizeof line * TERM_ESCAPE_MAX];
-    if (term_escapes(STDERR_FILENO)) {   /* messages carry names and server text */
+    size_t len = o->n;
+    /* Values are escaped already; what is left for a terminal is bytes
+     * that are not valid UTF-8 and C1 controls in messages. */
+    static _Thread_local char esc[LOG_LINE * TERM_ESCAPE_MAX];
+    if (term_escapes(STDERR_FILENO)) {
         len = term_escape(esc, line, len, 0);
         p = esc;
     }
     ssize_t unused = write(STDERR_FILENO, p, len);
     (void)unused;
+}
+
+static void start(out_t *o, char *line, enum log_level level)
+{
+    *o = (out_t){line, LOG_LINE, 0};
+    line[0] = '\0';
+    if (log_sink)
+        return;   /* the sink adds its own prefix */
+    put(o, "CLIENT|", 7);
+    put(o, log_host, strlen(log_host));
+    put(o, "|", 1);
+    put(o, log_level_name(level), strlen(log_level_name(level)));
+    put(o, "|", 1);
+}
+
+void log_write(enum log_level level, const char *fmt, ...)
+{
+    char line[LOG_LINE];
+    out_t o;
+    start(&o, line, level);
+    va_list ap;
+    va_start(ap, fmt);
+    format_escaped(&o, fmt, ap);
+    va_end(ap);
+    emit(level, &o, line);
+}
+
+void log_write_msg(enum log_level level, const char *msg)
+{
+    char line[LOG_LINE];
+    out_t o;
+    start(&o, line, level);
+    put_escaped(&o, msg, strlen(msg), 0);
+    emit(level, &o, line);
 }

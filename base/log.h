@@ -25,9 +25,21 @@ extern enum log_level log_level;   /* current threshold, default LOG_WARN */
  * devel trace all, any case). Returns 0, or -1 for an unknown name. */
 int log_level_parse(const char *name, enum log_level *out);
 const char *log_level_name(enum log_level level);
-/* Writes `CLIENT|host|LEVEL|message` to stderr in one write. */
+/* Writes `CLIENT|host|LEVEL|message` to stderr in one write (or the
+ * message to the sink). A record is one line whose fields are split on '|',
+ * so the values cannot be trusted to keep to it: every %s and %c argument
+ * is written as log_escape writes it, while the format's own text (its '|'
+ * separators) is kept. A message longer than 4 KiB is cut. */
 void log_write(enum log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The same for a message assembled by the caller (an err_t's text), whose
+ * '|' are its separators: only control bytes are escaped (the record stays
+ * one line), so each value in it must have gone through log_escape. */
+void log_write_msg(enum log_level level, const char *msg);
+/* s as a log field in out (cap bytes, cut to fit; returns out): a
+ * backslash becomes \\, newline, CR and tab \n \r \t, the other control
+ * bytes, DEL and '|' \xHH. Other bytes, UTF-8 included, are kept. */
+const char *log_escape(const char *s, char *out, size_t cap);
 /* Host name used in log lines (set once at start-up). */
 void log_set_host(const char *host);
 /* Redirects every log line to sink (dserver's own log, server/dlog.h) with
@@ -42,5 +54,8 @@ void log_set_sink(log_sink_fn sink);
 #define LOG_WARN(...) LOG_AT(LOG_WARN, __VA_ARGS__)
 #define LOG_INFO(...) LOG_AT(LOG_INFO, __VA_ARGS__)
 #define LOG_DEBUG(...) LOG_AT(LOG_DEBUG, __VA_ARGS__)
+/* log_write_msg at level, with the same level check. */
+#define LOG_MSG(level, msg) \
+    do { if ((level) <= log_level) log_write_msg((level), (msg)); } while (0)
 
 #endif

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/log.h"
+
 int auth_user_name_ok(const char *user)
 {
     size_t n = strlen(user);
@@ -93,8 +95,10 @@ static int file_has(const char *path, ssh_key key)
 
 int auth_key_authorized(const char *cache_dir, const char *user, ssh_key key, err_t *e)
 {
+    /* The messages are log records (LOG_MSG): the name is escaped in them. */
+    char esc[1024];
     if (!auth_user_name_ok(user)) {
-        err_set(e, ERR_INPUT, "%s|user name not allowed", user);
+        err_set(e, ERR_INPUT, "%s|user name not allowed", log_escape(user, esc, sizeof esc));
         return 0;
     }
     char path[4096];
@@ -112,9 +116,11 @@ int auth_key_authorized(const char *cache_dir, const char *user, ssh_key key, er
             return 1;
     }
     if (r1 < 0 && r2 < 0)
-        err_set(e, ERR_INPUT, "%s|unable to find any authorized keys file", user);
+        err_set(e, ERR_INPUT, "%s|unable to find any authorized keys file",
+                log_escape(user, esc, sizeof esc));
     else
-        err_set(e, ERR_INPUT, "%s|public key of user not authorized", user);
+        err_set(e, ERR_INPUT, "%s|public key of user not authorized",
+                log_escape(user, esc, sizeof esc));
     return 0;
 }
 

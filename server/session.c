@@ -268,7 +268,7 @@ static void session_cap_targets(session_t *ss, target_list_t *tl)
     snprintf(msg, sizeof msg,
              "Glob expansion exceeded server limit, only first targets served|limit|%zu|matched|%zu",
              max, tl->n);
-    LOG_WARN("%s", msg);
+    LOG_MSG(LOG_WARN, msg);
     session_send_message(ss, LOG_WARN, msg);
     target_list_truncate(tl, max);
 }

@@ -1,14 +1,26 @@
 # dserver hardening: a config that would not do what it says stops the
-# start (exit 2, naming the key, the file and the line; docs/dserver.md,
-# "Hardening").
+# start (exit 2, naming the key, the file and the line), and values written
+# to the server's log cannot forge records (docs/dserver.md, "Hardening").
 # Usage: server_cfg.sh CASE
 #   bad_KIND      one bad config: dserver exits 2 with the message (KIND:
 #                 misspelt, section, type, permkey, regex_default,
 #                 regex_user), having created nothing
 #   client        an unknown key stops dcat, dgrep, dmap and dtail (exit 2)
 #   dtail_only    DTail's keys without effect here: accepted, one warning each
+#   log_filename  file names holding a newline or '|' are escaped in the log;
+#                 no forged STATS record reaches `dmap 'from STATS ...'`
+#   log_user      a user name holding a newline and '|' is escaped in the log
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/server_lib.sh"
+
+# foreign_records LOG PID: lines of LOG that DTail's default format reads
+# as a MAPREDUCE record (field 9) and that are not dserver PID's own.
+foreign_records() {
+  awk -F'|' -v pid="$2" '$10 ~ /^MAPREDUCE:/ && $3 != pid { n++ } END { print n + 0 }' "$1"
+}
+
+# A forged self-stats record, as a value would carry it into the log.
+FORGED='INFO|1202-000000|1|stats.c:1|1|1|0|0.00|0s|MAPREDUCE:STATS|currentConnections=999|lifetimeConnections=999|preAuthConnections=0|requests=999|linesServed=0|bytesServed=0'
 
 as_user=()
 [ "$(id -u)" -eq 0 ] && as_user=(--user nobody)
@@ -121,6 +133,63 @@ dtail_only)
   expect_rc dcat 0
   expect_bytes dcat "$OUT" "$LINES_TXT"
   expect_contains dcat "$ERR" "$SERVER_CFG:5: Server.Schedule: DTail's key has no effect"
+  ;;
+log_filename)
+  server_setup
+  mkdir -p "$T/data" && chmod 755 "$T/data"
+  # A newline, then a whole record; and, on one line, '|' separators that
+  # would put MAPREDUCE:STATS at field 9 after "File processing complete|DIR/y".
+  nl_file="$T/data/x"$'\n'"$FORGED"
+  bar_file="$T/data/y|1|1|0|0.00|0s|MAPREDUCE:STATS|currentConnections=998|x=1"
+  printf 'newline\n' >"$nl_file" && printf 'bar\n' >"$bar_file" && chmod 644 "$nl_file" "$bar_file" ||
+    die "cannot create the files"
+  server_start
+  run cat_nl dcat "${SERVER_CLIENT_FLAGS[@]}" --plain "$nl_file"
+  expect_rc cat_nl 0
+  printf 'newline\n' >"$T/cat_nl.want"
+  expect_bytes cat_nl "$OUT" "$T/cat_nl.want"
+  run cat_bar dcat "${SERVER_CLIENT_FLAGS[@]}" --plain "$bar_file"
+  expect_rc cat_bar 0
+  pid=$SERVER_CHILD
+  server_stop
+  # The values, escaped, in the lines of the reads.
+  expect_contains log "$SERVER_LOG" "|File processing complete|$T/data/x\\nINFO\\x7c1202-000000\\x7c"
+  expect_contains log "$SERVER_LOG" "|File processing complete|$T/data/y\\x7c1\\x7c1\\x7c0"
+  grep -q '^INFO|1202-000000' "$SERVER_LOG" && fail "a log line starts with the forged record"
+  grep -n 'currentConnections=99[89]' "$SERVER_LOG" | grep -v 'x7c' &&
+    fail "a forged counter is in the log unescaped"
+  n=$(foreign_records "$SERVER_LOG" "$pid")
+  [ "$n" -eq 0 ] || fail "$n log lines read as MAPREDUCE records are not the server's"
+  # dmap sees only the server's own records.
+  run q dmap --cfg none --files "$SERVER_LOG" 'from STATS select count($line),max(currentConnections)'
+  expect_rc q 0
+  want=$(grep -c "^INFO|[0-9-]*|$pid|stats.c:1|[^|]*|[^|]*|[^|]*|[^|]*|[^|]*|MAPREDUCE:STATS|" "$SERVER_LOG")
+  [ "$want" -gt 0 ] || fail "no STATS record of the server in the log"
+  row=$(awk -F'|' 'NR == 3 { gsub(/ /, ""); print $1, $2 }' "$OUT")
+  case $row in
+    "$want "*) ;;
+    *) fail "dmap 'from STATS' over the log: '$row', want $want records" ;;
+  esac
+  case $row in *99[89]*) fail "dmap 'from STATS' read a forged record: $row" ;; esac
+  ;;
+log_user)
+  server_setup
+  need_bin sshlogin
+  server_start
+  user="u"$'\n'"$FORGED"
+  # OpenSSH's ssh and libssh's user option refuse such a name; sshlogin
+  # sends it as it is, in the probe and (were the key listed) the login.
+  run login sshlogin 127.0.0.1 "$SERVER_PORT" "$user" "$SERVER_KEY"
+  expect_rc login 1
+  server_alive
+  pid=$SERVER_CHILD
+  server_stop
+  expect_contains log "$SERVER_LOG" "|u\\nINFO\\x7c1202-000000\\x7c1\\x7cstats.c:1\\x7c1\\x7c1\\x7c0\\x7c0.00\\x7c0s\\x7cMAPREDUCE:STATS\\x7ccurrentConnections=999\\x7c"
+  expect_contains log "$SERVER_LOG" "bytesServed=0|user name not allowed"
+  grep -q '^INFO|1202-000000' "$SERVER_LOG" && fail "a log line starts with the forged record"
+  n=$(foreign_records "$SERVER_LOG" "$pid")
+  [ "$n" -eq 0 ] || fail "$n log lines read as MAPREDUCE records are not the server's"
+  grep 'currentConnections=999' "$SERVER_LOG" | grep -v x7c && fail "the forged counter is in the log unescaped"
   ;;
 *)
   die "unknown case ${1:-}"
