@@ -15,7 +15,8 @@
  * after the check cannot redirect it: the canonical path is opened with
  * O_NOFOLLOW and the kernel's path of the opened descriptor must equal the
  * path that was checked; the OS check runs on the descriptor's own fstat.
- * A denial never says whether the file exists. */
+ * The client is never told which check refused a file, nor whether it
+ * exists (session.c): the result says it for the server's log only. */
 #ifndef DTAIL_SERVER_PERMISSIONS_H
 #define DTAIL_SERVER_PERMISSIONS_H
 
@@ -60,6 +61,8 @@ int perm_os_may_read(const perm_user_t *u, const struct stat *st);
  * extended entries (permissions_acl.c), else by its mode bits. */
 int perm_os_may_read_fd(const perm_user_t *u, int fd, const struct stat *st);
 
+/* Why perm_open refused, for the server's log and the tail's follower; the
+ * client hears the same for all of them. */
 enum perm_result {
     PERM_OK = 0,          /* *fd is open for reading */
     PERM_NOT_FOUND,       /* allowed by rule, but no such file */
@@ -69,8 +72,8 @@ enum perm_result {
 
 /* Checks and opens `asked` (relative to the server's working directory)
  * for u. On PERM_OK *fd is the open descriptor and canonical (cap bytes)
- * the path checked. detail receives a reason for the server's log; it
- * must not be sent to the client for PERM_DENIED. */
+ * the path checked. detail receives a reason for the server's log; it is
+ * never sent to the client. */
 enum perm_result perm_open(const perm_rules_t *r, const perm_user_t *u, const char *asked,
                            int *fd, char *canonical, size_t cap, char *detail, size_t detail_cap);
 

@@ -106,9 +106,19 @@ int session_send_message(session_t *ss, enum log_level level, const char *text)
     return send_small(ss, enc_message, &(status_args_t){.status = (uint8_t)level, .text = text});
 }
 
-/* The client is told that its file was denied, by the name it asked for,
- * in the same words whether or not the file exists. */
-static const char session_denied_text[] = "No permission to read file, or it does not exist";
+/* Every file the client may not have is told in these words, as "not
+ * found", whatever the reason: missing, refused by a rule, by the OS check,
+ * one of dserver's secrets, not a regular file. Different answers would
+ * tell what exists where the user may not look (docs/dserver.md,
+ * Hardening); the reason is in the server's log. */
+static const char session_refused_text[] = "No permission to read file, or it does not exist";
+
+/* The server's log keeps why. */
+static void log_refusal(session_t *ss, enum log_level level, const char *asked, const char *detail)
+{
+    LOG_AT(level, "No permission to read file|%s|%s@%s|%s", asked, ss->env->user,
+           ss->env->hostname, detail);
+}
 
 int session_stopping(const session_t *ss)
 {
@@ -137,17 +147,12 @@ int session_next_spec(const char **pp, char **spec)
 }
 
 uint8_t session_report_refusal(session_t *ss, enum perm_result pr, const char *asked,
-                               const char *path, const char *detail)
+                               const char *detail)
 {
-    if (pr == PERM_DENIED) {
-        LOG_WARN("No permission to read file|%s|%s@%s|%s", asked, ss->env->user, ss->env->hostname,
-                 detail);
-        session_send_file_status(ss, WIRE_FILE_DENIED, asked, session_denied_text);
-        return WIRE_FILE_DENIED;
-    }
-    uint8_t st = pr == PERM_NOT_FOUND ? WIRE_FILE_NOT_FOUND : WIRE_FILE_ERROR;
-    session_send_file_status(ss, st, path, pr == PERM_NOT_FOUND ? "No such file" : "Not a regular file");
-    return st;
+    (void)pr;   /* the log's detail says which */
+    log_refusal(ss, LOG_WARN, asked, detail);
+    session_send_file_status(ss, WIRE_FILE_NOT_FOUND, asked, session_refused_text);
+    return WIRE_FILE_NOT_FOUND;
 }
 
 /* Opens, checks and processes one expanded target; returns the status
@@ -171,7 +176,7 @@ static uint8_t serve_target(session_t *ss, const target_t *t, const char *asked,
     err_t e;
     err_clear(&e);
     if (pr != PERM_OK) {
-        st = session_report_refusal(ss, pr, asked, t->path, detail);
+        st = session_report_refusal(ss, pr, asked, detail);
     } else {
         /* Reopening the descriptor's magic link gives the exec/ input the
          * very file that was checked, whatever happens to the path. */
@@ -250,6 +255,42 @@ static void note_miss(void *ctx, const err_t *e)
     *(int *)ctx = 1;
 }
 
+/* Drops the matches of a glob (tl's items from `from` on) that the user
+ * may not read, so that they are counted and told nowhere: a glob that
+ * matches only such files is one that matches nothing, and the cut of
+ * MaxGlobTargets counts the others only. known(ctx, path): a path the
+ * caller follows already (a tail's), not checked again on its later looks
+ * (without tell; they come every second, and their refusals go to the log
+ * at debug level). The first look checks every match: a path the request
+ * also names, and follows though it is refused, must not count for a glob. */
+static void keep_allowed(session_t *ss, target_list_t *tl, size_t from, int tell,
+                         int (*known)(void *ctx, const char *path), void *known_ctx)
+{
+    size_t kept = from;
+    for (size_t i = from; i < tl->n; i++) {
+        target_t *t = &tl->items[i];
+        int ok = !tell && known && known(known_ctx, t->path);
+        if (!ok) {
+            char canonical[4096], detail[8192];
+            int fd;
+            enum perm_result pr = perm_open(ss->rules, &ss->user, t->path, &fd, canonical,
+                                            sizeof canonical, detail, sizeof detail);
+            ok = pr == PERM_OK;
+            if (ok)
+                close(fd);
+            else
+                log_refusal(ss, tell ? LOG_WARN : LOG_DEBUG, t->path, detail);
+        }
+        if (ok) {
+            tl->items[kept++] = *t;
+        } else {
+            free(t->path);
+            free(t->source_id);
+        }
+    }
+    tl->n = kept;
+}
+
 /* Server.MaxGlobTargets: files one spec may expand to. */
 static size_t session_max_targets(const session_t *ss)
 {
@@ -274,23 +315,21 @@ static void session_cap_targets(session_t *ss, target_list_t *tl)
 }
 
 int session_expand_spec(session_t *ss, const char *spec, target_list_t *tl, int tell,
-                        const char *none_text)
+                        int (*known)(void *ctx, const char *path), void *known_ctx)
 {
     int missed = 0;
+    size_t from = tl->n;
     err_t e;
-    if (strcmp(spec, "-") == 0 || target_list_add_spec(tl, spec, note_miss, &missed, &e) < 0)
+    if (strcmp(spec, "-") == 0 || target_list_add_spec(tl, spec, note_miss, &missed, &e) < 0) {
         missed = 1;
+    } else if (strpbrk(spec, "*?[")) {
+        keep_allowed(ss, tl, from, tell, known, known_ctx);
+        missed = tl->n == from;
+    }
     if (missed && tell) {
-        /* For a pattern outside what the user may read, matching nothing is
-         * a denial (it says nothing about the files). */
-        char canonical[4096], detail[256];
-        int fd;
-        enum perm_result pr = strcmp(spec, "-") == 0 ? PERM_DENIED
-            : perm_open(ss->rules, &ss->user, spec, &fd, canonical, sizeof canonical, detail, sizeof detail);
-        if (pr == PERM_OK)
-            close(fd);
-        session_send_file_status(ss, pr == PERM_DENIED ? WIRE_FILE_DENIED : WIRE_FILE_NOT_FOUND, spec,
-                                 pr == PERM_DENIED ? session_denied_text : none_text);
+        log_refusal(ss, LOG_WARN, spec, strcmp(spec, "-") == 0 ? "stdin is not served"
+                                                               : "no file it may read matches");
+        session_send_file_status(ss, WIRE_FILE_NOT_FOUND, spec, session_refused_text);
     }
     /* The cut is told only when the spec is: tail's later expansions cut quietly. */
     if (tell)
@@ -317,7 +356,7 @@ static int for_each_file(session_t *ss, const char *files, file_fn_t fn, void *c
         }
         target_list_t tl;
         target_list_init(&tl);
-        failed += session_expand_spec(ss, s, &tl, 1, "No file matches");
+        failed += session_expand_spec(ss, s, &tl, 1, NULL, NULL);
         for (size_t i = 0; i < tl.n && !ss->broken; i++)
             failed += serve_target(ss, &tl.items[i], s, index++, fn, ctx) != WIRE_FILE_OK;
         target_list_free(&tl);

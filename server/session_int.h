@@ -47,20 +47,20 @@ int session_send_file_status(session_t *ss, uint8_t st, const char *name, const 
 int session_send_end(session_t *ss, uint8_t st, const char *message);
 int session_send_message(session_t *ss, enum log_level level, const char *text);
 /* Expands one entry of a request's file list into tl (the caller inits
- * and frees it), keeping at most Server.MaxGlobTargets files. Returns 1
- * when it matches nothing (or is "-", which a server does not read). With
- * tell the client hears of that, as DENIED when the pattern is outside
- * what the user may read (in the same words as a denied file), else as
- * NOT_FOUND with none_text; and of the cut, as DTail tells it. */
+ * and frees it), keeping at most Server.MaxGlobTargets files. The matches
+ * of a glob that the user may not read are dropped (see keep_allowed in
+ * session.c; known: paths not to check again, may be NULL). Returns 1 when
+ * it gives no file (or is "-", which a server does not read). With tell
+ * the client hears of that, in the words of every refusal; and of the cut,
+ * as DTail tells it. */
 int session_expand_spec(session_t *ss, const char *spec, target_list_t *tl, int tell,
-                        const char *none_text);
-/* Tells the client that perm_open refused a file (pr is not PERM_OK) and
- * returns the FILE_STATUS sent. A denial names the file as the client
- * asked for it (asked: the spec) in words that do not say whether it
- * exists, and goes to the log with perm_open's detail; otherwise path is
- * named. */
+                        int (*known)(void *ctx, const char *path), void *known_ctx);
+/* Tells the client that perm_open refused a file (pr is not PERM_OK), by
+ * the name it asked for (asked: the spec), as every refusal is told: as not
+ * found, in words that do not say whether it exists; the log gets perm_open's
+ * detail. Returns the FILE_STATUS sent. */
 uint8_t session_report_refusal(session_t *ss, enum perm_result pr, const char *asked,
-                               const char *path, const char *detail);
+                               const char *detail);
 /* AGGREGATE with t serialized. */
 int session_send_table(session_t *ss, const agg_table_t *t, int final);
 

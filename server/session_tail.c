@@ -42,6 +42,7 @@ typedef struct follower {
     char *source_id;             /* shown in REMOTE lines */
     int from_start;              /* appeared after the start */
     int refused;                 /* the file at the path was refused (told once) */
+    int opened;                  /* a file at the path was followed */
     mapscan_t *ms;               /* map: this file's scan */
     outbuf_t out;                /* lines: 64 KiB blocks */
     wire_batch_t batch;          /* lines: LINES frames */
@@ -72,8 +73,12 @@ struct tail_run {
 
 /* ---- opening: permissions on every file, also after a rotation ---------- */
 
-/* follow.h's open hook. Refusals are told once per follower, by the name
- * the client asked for (a rotation that brings a denied file is told too). */
+/* follow.h's open hook. A refusal is told once per follower, by the name
+ * the client asked for and as every refusal is told (session.c): also a
+ * missing file, until a file was followed; then a path that is gone for a
+ * moment is part of a rotation, not news. Whatever the reason, the follower
+ * then waits as for a missing file (ENOENT): a missing file and a refused
+ * one behave alike, and a rotation may still bring one it may read. */
 static int tail_open(void *ctx, const char *path)
 {
     follower_t *f = ctx;
@@ -85,19 +90,16 @@ static int tail_open(void *ctx, const char *path)
                                     detail, sizeof detail);
     if (pr == PERM_OK) {
         f->refused = 0;
+        f->opened = 1;
         LOG_INFO("Start reading|%s|%s", canonical, f->source_id);
         return fd;
     }
-    if (pr == PERM_NOT_FOUND) {
-        errno = ENOENT;
-        return -1;
-    }
-    if (!f->refused) {
+    if (!f->refused && !(pr == PERM_NOT_FOUND && f->opened)) {
         f->refused = 1;
         t->failed++;
-        session_report_refusal(ss, pr, f->asked, path, detail);
+        session_report_refusal(ss, pr, f->asked, detail);
     }
-    errno = EACCES;
+    errno = ENOENT;
     return -1;
 }
 
@@ -177,7 +179,7 @@ static void *follow_thread(void *arg)
     int rc = !in ? -1
         : t->plan ? mapscan_run(f->ms, in, f->path, f->source_id, 0, &e)
                   : follow_lines(f, in, &e);
-    if (rc < 0 && !f->refused && !t->ss->broken) {
+    if (rc < 0 && !t->ss->broken) {   /* refusals do not fail it: tail_open */
         LOG_WARN("Following failed|%s|%s", f->path, e.msg);
         session_send_file_status(t->ss, WIRE_FILE_ERROR, f->path, e.msg);
         t->failed++;
@@ -271,7 +273,14 @@ static void start_follower(tail_run_t *t, const target_t *tg, const char *asked,
     f->started = pthread_create(&f->th, NULL, follow_thread, f) == 0;
 }
 
-/* Expands the specs; first time (tell = 1) a spec that matches nothing is
+/* A path followed already: a later look does not check it again. */
+static int tail_known(void *ctx, const char *path)
+{
+    tail_run_t *t = ctx;
+    return followset_has(&t->set, path);
+}
+
+/* Expands the specs; first time (tell = 1) a spec that gives no file is
  * reported as cat does, and files are followed from their end. */
 static void expand(tail_run_t *t, int tell)
 {
@@ -281,7 +290,7 @@ static void expand(tail_run_t *t, int tell)
     while ((got = session_next_spec(&p, &spec)) > 0) {
         target_list_t tl;
         target_list_init(&tl);
-        if (session_expand_spec(t->ss, spec, &tl, tell, "No file matches (yet)") && tell)
+        if (session_expand_spec(t->ss, spec, &tl, tell, tail_known, t) && tell)
             atomic_fetch_add(&t->failed, 1);
         for (size_t i = 0; i < tl.n; i++)
             start_follower(t, &tl.items[i], spec, !tell);

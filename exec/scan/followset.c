@@ -84,6 +84,16 @@ int followset_claim(followset_t *fs, const char *path)
     return copy != NULL;
 }
 
+int followset_has(followset_t *fs, const char *path)
+{
+    struct stat st;
+    int exists = stat(path, &st) == 0;
+    pthread_mutex_lock(&fs->mu);
+    int has = known_path(fs, path) || (exists && known_id(fs, &st));
+    pthread_mutex_unlock(&fs->mu);
+    return has;
+}
+
 void followset_note_current(followset_t *fs)
 {
     pthread_mutex_lock(&fs->mu);

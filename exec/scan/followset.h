@@ -24,6 +24,9 @@ void followset_free(followset_t *fs);
 /* 1 (and recorded) when neither path nor the file it names now is followed
  * yet: the caller starts a follower for it. 0 otherwise, or out of memory. */
 int followset_claim(followset_t *fs, const char *path);
+/* Whether followset_claim would refuse path (it or its file is followed),
+ * without recording anything. */
+int followset_has(followset_t *fs, const char *path);
 /* Records the files the followed paths name now; called before each
  * expansion, so a file later renamed to a matching name is known. */
 void followset_note_current(followset_t *fs);

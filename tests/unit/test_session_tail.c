@@ -1,7 +1,8 @@
 /* test_session_tail.c: TAIL requests over a socketpair (session_serve in a
  * thread, a collector thread reading the client's end): appended lines and
  * a 100k-line burst arrive whole; a rename rotation is followed; a file a
- * rotation swaps in that the rules deny is refused and told; a glob picks
+ * rotation swaps in that the rules deny is refused and told (as not found,
+ * as every refusal); a missing and a refused path are told alike; a glob picks
  * up a file created later; the request's timeout ends it with END; a
  * second request ends the tail and is served; the client's close ends the
  * session cleanly; a map query over followed files sends deltas. */
@@ -298,12 +299,47 @@ static void test_rotation_and_denied_swap(void **state)
     assert_int_equal(rename(path, rotated), 0);
     assert_int_equal(symlink(outside, path), 0);
     append(outside, "keep outside line\n");
-    assert_true(wait_status(&c, "2 ", WAIT_MS));
+    assert_true(wait_status(&c, "1 ", WAIT_MS));
     sleep_ms(500);   /* a negative check: the outside line must not come */
     assert_false(lines_hold(&c, "outside"));
     finish(&c);
     unlink(path);
     unlink(rotated);
+}
+
+/* A missing path, a refused one and a glob that matches only refused
+ * files are each told once, alike; then each waits as for a missing file,
+ * and a file that appears later is followed. */
+static void test_missing_and_refused_alike(void **state)
+{
+    (void)state;
+    char missing[512], outside[512], glob[512], files[2048], want[1024];
+    path_of(missing, sizeof missing, "allowed/later.log");
+    path_of(outside, sizeof outside, "outside/other.log");
+    path_of(glob, sizeof glob, "outside/*.log");
+    append(outside, "");
+    snprintf(files, sizeof files, "%s,%s,%s", missing, outside, glob);
+    wire_request_t rq = {.kind = WIRE_KIND_TAIL, .render = WIRE_RENDER_PLAIN, .files = files,
+                         .regex = "", .query = "", .timeout_s = 8};
+    client_t c;
+    start(&c, &rq, NULL);
+    snprintf(want, sizeof want, "1 %s|", glob);
+    assert_true(wait_status(&c, want, WAIT_MS));
+    snprintf(want, sizeof want, "1 %s|", missing);
+    assert_true(wait_status(&c, want, WAIT_MS));
+    snprintf(want, sizeof want, "1 %s|", outside);
+    assert_true(wait_status(&c, want, WAIT_MS));
+    append(missing, "came later\n");
+    assert_true(wait_lines(&c, "came later\n", 1));
+    assert_true(wait_end(&c, 1));   /* the timeout */
+    assert_int_equal(c.g.end[0], WIRE_END_PARTIAL);
+    /* Told once each (one FILE_STATUS ends with '|'). */
+    int told = 0;
+    for (const char *q = c.g.statuses; *q; q++)
+        told += *q == '|';
+    assert_int_equal(told, 3);
+    finish(&c);
+    unlink(missing);
 }
 
 static void test_glob_new_file_and_timeout(void **state)
@@ -403,6 +439,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_appended_lines_and_burst),
         cmocka_unit_test(test_rotation_and_denied_swap),
+        cmocka_unit_test(test_missing_and_refused_alike),
         cmocka_unit_test(test_glob_new_file_and_timeout),
         cmocka_unit_test(test_next_request_ends_tail),
         cmocka_unit_test(test_map_deltas),
