@@ -22,6 +22,7 @@ typedef struct perm_rule {
 struct perm_rules {
     perm_rule_t *rules;    /* in config order */
     size_t n;              /* count */
+    perm_secrets_t secrets; /* refused whatever the rules say */
 };
 
 static void rules_clear(perm_rules_t *r)
@@ -103,6 +104,7 @@ perm_rules_t *perm_rules_new(const config_t *cfg, const char *user, err_t *e)
         }
     }
     json_decref(root);
+    perm_secrets_init(&r->secrets, cfg);
     return r;
 fail:
     json_decref(root);
@@ -115,7 +117,7 @@ fail:
 static int check_list(const config_t *cfg, json_t *list, const char *user, err_t *e)
 {
     size_t n = json_array_size(list);
-    perm_rules_t r = {calloc(n ? n : 1, sizeof *r.rules), 0};
+    perm_rules_t r = {.rules = calloc(n ? n : 1, sizeof *r.rules)};   /* compiles only: opens nothing */
     if (!r.rules)
         return err_set(e, ERR_NOMEM, "out of memory checking Server.Permissions");
     int rc = 0;
@@ -223,25 +225,14 @@ int perm_os_may_read(const perm_user_t *u, const struct stat *st)
     return (st->st_mode & S_IROTH) != 0;
 }
 
-/* An absolute, lexically cleaned path for a file that does not exist
- * (so the rules can still decide whether to say "not found"). */
-static void lexical_absolute(const char *asked, char *out, size_t cap)
-{
-    char cwd[PATH_MAX] = "/";
-    if (asked[0] != '/' && !getcwd(cwd, sizeof cwd))
-        snprintf(cwd, sizeof cwd, "/");
-    snprintf(out, cap, "%s%s%s", asked[0] == '/' ? "" : cwd,
-             asked[0] == '/' || cwd[strlen(cwd) - 1] == '/' ? "" : "/", asked);
-}
-
 enum perm_result perm_open(const perm_rules_t *r, const perm_user_t *u, const char *asked,
                            int *fd, char *canonical, size_t cap, char *detail, size_t detail_cap)
 {
     *fd = -1;
-    char rp[PATH_MAX];
+    char rp[PATH_MAX], why[PATH_MAX + 256];
     if (!realpath(asked, rp)) {
         int err = errno;
-        lexical_absolute(asked, canonical, cap);
+        perm_absolute(asked, canonical, cap);
         snprintf(detail, detail_cap, "%s: %s", asked, strerror(err));
         if (err == ENOENT || err == ENOTDIR)
             return perm_rules_allow(r, canonical) ? PERM_NOT_FOUND : PERM_DENIED;
@@ -251,6 +242,17 @@ enum perm_result perm_open(const perm_rules_t *r, const perm_user_t *u, const ch
     if (!perm_rules_allow(r, rp)) {
         snprintf(detail, detail_cap, "%s: no rule of Server.Permissions allows %s", asked, rp);
         return PERM_DENIED;
+    }
+    if (perm_secret_path(&r->secrets, rp, why, sizeof why)) {
+        snprintf(detail, detail_cap, "%s: %s", asked, why);
+        return PERM_SECRET;
+    }
+    /* Opening a device can do something (a tape rewinds, a watchdog
+     * starts): what is not a regular file now is not opened at all. */
+    struct stat st;
+    if (stat(rp, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(detail, detail_cap, "%s: %s is not a regular file", asked, rp);
+        return PERM_NOT_REGULAR;
     }
     int f = open(rp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (f < 0) {
@@ -268,11 +270,15 @@ enum perm_result perm_open(const perm_rules_t *r, const perm_user_t *u, const ch
         close(f);
         return PERM_DENIED;
     }
-    struct stat st;
     if (fstat(f, &st) < 0) {
         snprintf(detail, detail_cap, "%s: fstat %s: %s", asked, rp, strerror(errno));
         close(f);
         return PERM_DENIED;
+    }
+    if (perm_secret_fd(&r->secrets, f, &st, actual, why, sizeof why)) {
+        snprintf(detail, detail_cap, "%s: %s", asked, why);
+        close(f);
+        return PERM_SECRET;
     }
     if (!perm_os_may_read_fd(u, f, &st)) {
         snprintf(detail, detail_cap, "%s: the user may not read %s (mode %04o and its ACL)",

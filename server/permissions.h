@@ -1,22 +1,30 @@
 /* permissions.h: may this SSH user read this file (shared reference §5.5)?
  *
- * Two checks, both must pass:
+ * All of these must pass:
  *  - the config rules: Server.Permissions.Users[user] if present, else
  *    Default; each `[readfiles:][!]REGEX` (PCRE2, unanchored unless the rule
  *    anchors itself) matched against the canonical (symlink-resolved,
  *    absolute) path; any matching deny rule rejects, otherwise at least one
  *    allow rule must match;
+ *  - it is none of dserver's secrets, whatever the rules say
+ *    (permissions_secrets.c): its host keys (and every name that starts
+ *    with the RSA key's), its CacheDir, its config file, compared by path
+ *    and by the identity (device, inode) of the opened file, so no link
+ *    leads there; nothing under /proc, /sys or /dev, by the kernel's path of
+ *    the opened file, the filesystems mounted there and the magic of the
+ *    file's filesystem (procfs, sysfs, devpts, debugfs... wherever mounted);
  *  - the operating system's answer for that user: owner, group (the user's
- *    primary and supplementary groups) and other read bits of the file.
- *    POSIX ACLs are not consulted yet (libacl is not in the build).
+ *    primary and supplementary groups) and other read bits of the file, or
+ *    its POSIX access ACL where it has one (permissions_acl.c).
  * Only regular files are served.
  *
- * perm_open does both and opens the file so that a symlink swapped in
+ * perm_open does all of it and opens the file so that a symlink swapped in
  * after the check cannot redirect it: the canonical path is opened with
  * O_NOFOLLOW and the kernel's path of the opened descriptor must equal the
  * path that was checked; the OS check runs on the descriptor's own fstat.
- * The client is never told which check refused a file, nor whether it
- * exists (session.c): the result says it for the server's log only. */
+ * A device, FIFO or directory is refused before it is opened. The client is
+ * never told which check refused a file, nor whether it exists (session.c):
+ * the result says it for the server's log only. */
 #ifndef DTAIL_SERVER_PERMISSIONS_H
 #define DTAIL_SERVER_PERMISSIONS_H
 
@@ -28,10 +36,43 @@
 
 typedef struct perm_rules perm_rules_t;
 
-/* Compiles the rules that apply to user. An invalid rule is an error
- * naming it (DTail: an invalid regex denies); dserver checks every rule at
- * start-up (perm_rules_check), so a session meets only out of memory here.
- * The message holds the rule: it is for the server's log, not a client. */
+/* The files dserver never serves (permissions_secrets.c). */
+typedef struct perm_file_id {
+    dev_t dev;
+    ino_t ino;
+} perm_file_id_t;
+
+typedef struct perm_secrets {
+    char cache_dir[4096];        /* canonical CacheDir, "" when unset */
+    char host_key[4096];         /* canonical RSA host key path: it, and every
+                                    path that starts with it (_ed25519, .pub) */
+    char config[4096];           /* canonical config file, "" when none */
+    perm_file_id_t files[8];     /* the host keys, their .pub, the config */
+    int n_files;
+    dev_t devs[64];              /* filesystems mounted at or under /proc,
+                                    /sys, /dev (mountinfo) */
+    int n_devs;
+} perm_secrets_t;
+
+/* Finds them for cfg (paths resolved from the working directory). Files
+ * that do not exist yet are still refused by path. */
+void perm_secrets_init(perm_secrets_t *s, const config_t *cfg);
+/* 1 (with why) when the canonical path is one of them, before opening. */
+int perm_secret_path(const perm_secrets_t *s, const char *canonical, char *why, size_t cap);
+/* 1 (with why) when the open file fd (st: its fstat; canonical: its
+ * kernel path) is one of them: by path, filesystem, or identity, also a
+ * hard link to a file in CacheDir. */
+int perm_secret_fd(const perm_secrets_t *s, int fd, const struct stat *st, const char *canonical,
+                   char *why, size_t cap);
+/* path made absolute: resolved (realpath) when it exists, else lexically
+ * from the working directory. */
+void perm_absolute(const char *path, char *out, size_t cap);
+
+/* Compiles the rules that apply to user, and finds cfg's secrets. An
+ * invalid rule is an error naming it (DTail: an invalid regex denies);
+ * dserver checks every rule at start-up (perm_rules_check), so a session
+ * meets only out of memory here. The message holds the rule: it is for the
+ * server's log, not a client. */
 perm_rules_t *perm_rules_new(const config_t *cfg, const char *user, err_t *e);
 /* Compiles every rule list of Server.Permissions (Default and each user's)
  * once: an invalid rule is an error naming the key, the rule's position
@@ -68,6 +109,7 @@ enum perm_result {
     PERM_NOT_FOUND,       /* allowed by rule, but no such file */
     PERM_DENIED,          /* by rule, by the OS check, or a swapped path */
     PERM_NOT_REGULAR,     /* a directory, device, fifo... */
+    PERM_SECRET,          /* one of dserver's secrets (perm_secrets_t) */
 };
 
 /* Checks and opens `asked` (relative to the server's working directory)

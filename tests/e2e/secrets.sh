@@ -1,7 +1,15 @@
-# That a dserver's refusals say nothing about a file's existence
-# (docs/dserver.md, Hardening): real dserver on loopback, real clients with
-# --servers (harness server_lib.sh).
+# What a dserver never serves, and that its refusals say nothing about a
+# file's existence (docs/dserver.md, Hardening): real dserver on loopback,
+# real clients with --servers (harness server_lib.sh).
 #
+#   secrets   default rules (^/.*) and the SSH user equal to the user
+#             dserver runs as (nobody when the suite runs as root, with the
+#             host keys handed to nobody as a dserver of its own would have
+#             them; else the current user): the host keys, a .pub beside
+#             them, the key cache, the config file, /proc (self, maps, the
+#             dserver's status), /sys, /dev/null, and the host key through a
+#             symlink and hardlinks, are each refused exactly as a missing
+#             file is: same stderr (but for the name), exit code and output.
 #   oracle    inside an allowed directory: a missing file, a file without
 #             read bits (chmod 000: the check is made for the SSH user, with
 #             no root override, so this holds when the suite runs as root
@@ -15,7 +23,16 @@
 #             nothing.
 #   glob_cap  Server.MaxGlobTargets' message counts only files that may be
 #             read.
-# Usage: bash secrets.sh oracle|glob|glob_cap
+#   mounts    (root only, in a mount namespace of its own) /proc and a
+#             directory of /dev/shm bind-mounted into an allowed directory
+#             are refused like missing files: by the filesystem of the open
+#             file, not by its path.
+# Usage: bash secrets.sh secrets|oracle|glob|glob_cap|mounts
+if [ "${1:-}" = mounts ] && [ "$(id -u)" -eq 0 ] && [ -z "${SECRETS_NS:-}" ] &&
+  command -v unshare >/dev/null; then
+  # Mounts made here vanish with the namespace, whatever ends the test.
+  SECRETS_NS=1 exec unshare --mount --propagation private bash "$0" "$@"
+fi
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/server_lib.sh"
 mode=${1:?mode}
@@ -24,6 +41,10 @@ need_bin dcat dgrep dmap
 IN=$T/in
 mkdir -p "$IN" || die "mkdir $IN"
 chmod 755 "$IN"
+
+# The SSH user: whom dserver runs as (the harness starts it as nobody when
+# the suite runs as root).
+if [ "$(id -u)" -eq 0 ]; then LOGIN=nobody; else LOGIN=$(id -un); fi
 
 # unname NAME: stdin to stdout with every NAME (a literal string) as @F@.
 unname() {
@@ -99,7 +120,58 @@ same_rows() {
   fi
 }
 
+# login_as_server_user: the client logs in as $LOGIN; as root, nobody gets
+# the test's key in the cache and dserver's host keys (created before it
+# dropped to nobody) become nobody's, as a dserver started as nobody has them.
+login_as_server_user() {
+  cp "$SERVER_KEY.pub" "$SRV/cache/$LOGIN.authorized_keys" && chmod 644 "$SRV/cache/$LOGIN.authorized_keys" ||
+    die "cannot authorize $LOGIN"
+  SERVER_CLIENT_FLAGS+=(--user "$LOGIN")
+}
+
 case $mode in
+secrets)
+  server_setup
+  server_start
+  login_as_server_user
+  K=$SRV/cache/ssh_host_key
+  [ -f "$K" ] && [ -f "${K}_ed25519" ] || die "dserver made no host keys in $SRV/cache"
+  [ "$(id -u)" -eq 0 ] && { chown nobody "$K" "${K}_ed25519" || die "chown the host keys"; }
+  # A companion public key, as ssh-keygen leaves one.
+  cp "$SERVER_KEY.pub" "$K.pub" && chmod 644 "$K.pub" || die "cannot write $K.pub"
+  ln -s "$K" "$IN/key.link" || die "symlink"
+  # Hardlinks (same filesystem): the host key, a cache file, the config.
+  hard=()
+  if ln "$K" "$IN/key.hard" 2>/dev/null; then hard+=("$IN/key.hard"); else note "no hardlink to $K here"; fi
+  ln "$SRV/cache/$LOGIN.authorized_keys" "$IN/keys.hard" 2>/dev/null && hard+=("$IN/keys.hard")
+  ln "$SERVER_CFG" "$IN/cfg.hard" 2>/dev/null && hard+=("$IN/cfg.hard")
+  chmod 644 "$SERVER_CFG"
+  echo "plain line" >"$IN/ok.log" && chmod 644 "$IN/ok.log"
+  # The server serves this user at all (else every refusal would match).
+  ask ok dcat "$IN/ok.log" --plain
+  expect_rc ok 0
+  expect_contains ok "$OUT" "plain line"
+  ask missing dcat "$IN/none.log" --plain
+  expect_rc missing 1
+  expect_empty missing "$OUT"
+  expect_contains missing "$ERR" "No permission to read file, or it does not exist|$IN/none.log"
+  sysf=
+  for f in /sys/kernel/uevent_seqnum /sys/kernel/kexec_loaded /sys/kernel/profiling /sys/power/state; do
+    [ -r "$f" ] && [ -f "$f" ] && { sysf=$f; break; }
+  done
+  [ -n "$sysf" ] || note "no readable file under /sys/kernel here"
+  refused_like missing "$K" "${K}_ed25519" "$K.pub" "$SRV/cache/$LOGIN.authorized_keys" \
+    "$SERVER_CFG" /proc/self/environ /proc/self/maps "/proc/$SERVER_CHILD/status" /proc/version \
+    ${sysf:+"$sysf"} /dev/null "$IN/key.link" "${hard[@]}"
+  # The same key through a relative name from dserver's working directory.
+  cwd=$(readlink "/proc/$SERVER_CHILD/cwd") || die "no working directory of dserver"
+  ask rel dcat "$(realpath -m --relative-to="$cwd" "$SRV")/../srv/cache/ssh_host_key" --plain
+  same_as rel missing "dcat of the host key by a relative name"
+  grep -q 'PRIVATE KEY' "$T"/*.out && fail "a private key reached a client"
+  expect_log refusals "ssh_host_key"
+  server_alive
+  server_stop
+  ;;
 oracle)
   command -v sqlite3 >/dev/null || die "the sqlite3 CLI is missing (scripts/deps.sh installs it)"
   A=$IN/a
@@ -196,6 +268,25 @@ glob|glob_cap)
     same_as mnoneG mnoneH "dmap glob of refused files only"
     same_rows mnoneG mnoneH
   fi
+  server_alive
+  server_stop
+  ;;
+mounts)
+  [ "$(id -u)" -eq 0 ] || skip "needs root to bind-mount"
+  [ -n "${SECRETS_NS:-}" ] || skip "needs unshare for a mount namespace of its own"
+  SHM=$(mktemp -d /dev/shm/dtail-secrets.XXXXXX) || skip "no /dev/shm"
+  echo "shared memory line" >"$SHM/s.log" && chmod 755 "$SHM" && chmod 644 "$SHM/s.log"
+  mkdir -p "$IN/p" "$IN/shm"
+  # Unmounted before the harness removes $T (rm -rf must not reach them).
+  trap 'umount -l "$IN/p" "$IN/shm" 2>/dev/null; rm -rf "$SHM"; server_cleanup' EXIT
+  mount --bind /proc "$IN/p" && mount --bind "$SHM" "$IN/shm" || skip "bind mounts fail here"
+  server_setup
+  server_start
+  ask missing dcat "$IN/none.log" --plain
+  expect_rc missing 1
+  refused_like missing "$IN/p/self/status" "$IN/p/version" "$IN/shm/s.log"
+  expect_log procfs "kernel filesystem"
+  expect_log shm "mounted under /proc, /sys or /dev"
   server_alive
   server_stop
   ;;

@@ -32,6 +32,16 @@ static void write_file(const char *path, mode_t mode)
     chmod(path, mode);
 }
 
+/* A hard link; the test is skipped where the filesystem has none. */
+static int link_or_skip(const char *from, const char *to)
+{
+    if (link(from, to) < 0) {
+        print_message("SKIP: no hard links in %s\n", dir);
+        skip();
+    }
+    return 0;
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -198,21 +208,30 @@ static enum perm_result try_open(const perm_rules_t *r, const perm_user_t *u, co
     return pr;
 }
 
+/* The user running the test, as the SSH user; returns its name. */
+static const char *me(perm_user_t *u)
+{
+    static char name[256];
+    struct passwd *pw = getpwuid(getuid());
+    assert_non_null(pw);
+    snprintf(name, sizeof name, "%s", pw->pw_name);
+    perm_user_lookup(name, u);
+    assert_true(u->known);
+    return name;
+}
+
 static void test_open(void **state)
 {
     (void)state;
-    struct passwd *pw = getpwuid(getuid());
-    assert_non_null(pw);
     perm_user_t u;
-    perm_user_lookup(pw->pw_name, &u);
-    assert_true(u.known);
+    const char *name = me(&u);
     char allowed[512], outside[512], path[1024], json[1024], detail[1024];
     snprintf(allowed, sizeof allowed, "%s/allowed", dir);
     snprintf(outside, sizeof outside, "%s/outside", dir);
     mkdir(allowed, 0755);
     mkdir(outside, 0755);
     snprintf(json, sizeof json, "{\"Default\":[\"^%s/\"]}", allowed);
-    perm_rules_t *r = rules_for(json, pw->pw_name);
+    perm_rules_t *r = rules_for(json, name);
 
     snprintf(path, sizeof path, "%s/ok.log", allowed);
     write_file(path, 0644);
@@ -271,6 +290,61 @@ static void test_open(void **state)
     perm_rules_free(r);
 }
 
+/* dserver's own files and the kernel's, whatever the rules say (here
+ * "^/": everything), by path, through links, and by what the open file is. */
+static void test_secrets(void **state)
+{
+    (void)state;
+    perm_user_t u;
+    const char *name = me(&u);
+    char cache[512], key[600], cfgp[600], path[1024], link[1024], detail[1024];
+    snprintf(cache, sizeof cache, "%s/cache", dir);
+    mkdir(cache, 0755);
+    snprintf(key, sizeof key, "%s/ssh_host_key", cache);
+    write_file(key, 0600);
+    snprintf(path, sizeof path, "%s_ed25519", key);
+    write_file(path, 0600);
+    snprintf(cfgp, sizeof cfgp, "%s/dtail.json", dir);
+    write_file(cfgp, 0644);
+    config_t c;
+    config_defaults(&c);
+    snprintf(c.cache_dir, sizeof c.cache_dir, "%s", cache);
+    snprintf(c.path, sizeof c.path, "%s", cfgp);
+    snprintf(c.permissions, sizeof c.permissions, "{\"Default\":[\"^/\"]}");
+    err_t e;
+    perm_rules_t *r = perm_rules_new(&c, name, &e);
+    assert_non_null(r);
+    assert_int_equal(try_open(r, &u, key, detail), PERM_SECRET);
+    assert_int_equal(try_open(r, &u, path, detail), PERM_SECRET);
+    assert_int_equal(try_open(r, &u, cfgp, detail), PERM_SECRET);
+    snprintf(path, sizeof path, "%s/%s.authorized_keys", cache, name);
+    write_file(path, 0644);
+    assert_int_equal(try_open(r, &u, path, detail), PERM_SECRET);
+    /* Through another name: a symlink, hard links. */
+    snprintf(link, sizeof link, "%s/key.link", dir);
+    assert_int_equal(symlink(key, link), 0);
+    assert_int_equal(try_open(r, &u, link, detail), PERM_SECRET);
+    snprintf(link, sizeof link, "%s/key.hard", dir);
+    assert_int_equal(link_or_skip(key, link), 0);
+    assert_int_equal(try_open(r, &u, link, detail), PERM_SECRET);
+    assert_non_null(strstr(detail, "another name"));
+    snprintf(link, sizeof link, "%s/keys.hard", dir);
+    assert_int_equal(link_or_skip(path, link), 0);
+    assert_int_equal(try_open(r, &u, link, detail), PERM_SECRET);
+    assert_non_null(strstr(detail, "hard link"));
+    snprintf(link, sizeof link, "%s/cfg.hard", dir);
+    assert_int_equal(link_or_skip(cfgp, link), 0);
+    assert_int_equal(try_open(r, &u, link, detail), PERM_SECRET);
+    /* The kernel's trees. */
+    assert_int_equal(try_open(r, &u, "/proc/self/status", detail), PERM_SECRET);
+    assert_int_equal(try_open(r, &u, "/dev/null", detail), PERM_SECRET);
+    /* An ordinary file beside them is served. */
+    snprintf(path, sizeof path, "%s/plain.log", dir);
+    write_file(path, 0644);
+    assert_int_equal(try_open(r, &u, path, detail), PERM_OK);
+    perm_rules_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -279,6 +353,7 @@ int main(void)
         cmocka_unit_test(test_os_bits),
         cmocka_unit_test(test_os_acl),
         cmocka_unit_test(test_open),
+        cmocka_unit_test(test_secrets),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
