@@ -211,7 +211,7 @@ int perm_user_in_group(const perm_user_t *u, gid_t g)
     return 0;
 }
 
-int perm_os_may_read(const perm_user_t *u, const struct stat *st)
+int perm_os_mode_allows(const perm_user_t *u, const struct stat *st, unsigned want)
 {
     if (!u->known)
         return 0;
@@ -219,10 +219,15 @@ int perm_os_may_read(const perm_user_t *u, const struct stat *st)
      * class for members, other for the rest (no root override: dserver
      * answers for the user, whatever its own privileges). */
     if (st->st_uid == u->uid)
-        return (st->st_mode & S_IRUSR) != 0;
+        return ((st->st_mode >> 6) & want) == want;
     if (perm_user_in_group(u, st->st_gid))
-        return (st->st_mode & S_IRGRP) != 0;
-    return (st->st_mode & S_IROTH) != 0;
+        return ((st->st_mode >> 3) & want) == want;
+    return (st->st_mode & want) == want;
+}
+
+int perm_os_may_read(const perm_user_t *u, const struct stat *st)
+{
+    return perm_os_mode_allows(u, st, PERM_WANT_READ);
 }
 
 enum perm_result perm_open(const perm_rules_t *r, const perm_user_t *u, const char *asked,
@@ -279,6 +284,11 @@ enum perm_result perm_open(const perm_rules_t *r, const perm_user_t *u, const ch
         snprintf(detail, detail_cap, "%s: %s", asked, why);
         close(f);
         return PERM_SECRET;
+    }
+    if (!perm_os_may_reach(u, rp, why, sizeof why)) {
+        snprintf(detail, detail_cap, "%s: the user may not reach %s: %s", asked, rp, why);
+        close(f);
+        return PERM_DENIED;
     }
     if (!perm_os_may_read_fd(u, f, &st)) {
         snprintf(detail, detail_cap, "%s: the user may not read %s (mode %04o and its ACL)",

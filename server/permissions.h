@@ -13,9 +13,12 @@
  *    leads there; nothing under /proc, /sys or /dev, by the kernel's path of
  *    the opened file, the filesystems mounted there and the magic of the
  *    file's filesystem (procfs, sysfs, devpts, debugfs... wherever mounted);
- *  - the operating system's answer for that user: owner, group (the user's
- *    primary and supplementary groups) and other read bits of the file, or
- *    its POSIX access ACL where it has one (permissions_acl.c).
+ *  - the operating system's answer for that user: search permission on
+ *    every directory above the file, as the kernel's path walk asks, and
+ *    read permission on the file itself, both by the POSIX access ACL where
+ *    there is one (permissions_acl.c), else by the owner, group (the user's
+ *    primary and supplementary groups) and other bits. No root override:
+ *    dserver answers for the user, whatever its own privileges.
  * Only regular files are served.
  *
  * perm_open does all of it and opens the file so that a symlink swapped in
@@ -96,11 +99,19 @@ typedef struct perm_user {
 void perm_user_lookup(const char *user, perm_user_t *u);
 /* Whether g is u's primary or one of its supplementary groups. */
 int perm_user_in_group(const perm_user_t *u, gid_t g);
+/* Whether u has the permissions want (PERM_WANT_*, as the bits of one
+ * class of a mode) on a file with this stat by its mode bits. */
+enum { PERM_WANT_SEARCH = 1, PERM_WANT_READ = 4 };
+int perm_os_mode_allows(const perm_user_t *u, const struct stat *st, unsigned want);
 /* Whether u may read a file with this stat by its mode bits. */
 int perm_os_may_read(const perm_user_t *u, const struct stat *st);
 /* The same for the open file fd, by its POSIX access ACL where it has
  * extended entries (permissions_acl.c), else by its mode bits. */
 int perm_os_may_read_fd(const perm_user_t *u, int fd, const struct stat *st);
+/* Whether u may search every directory above the canonical path (by each
+ * one's access ACL or mode bits), as the kernel asks before it opens the
+ * file for u; else 0 and the first directory it may not search in why. */
+int perm_os_may_reach(const perm_user_t *u, const char *canonical, char *why, size_t cap);
 
 /* Why perm_open refused, for the server's log and the tail's follower; the
  * client hears the same for all of them. */

@@ -23,11 +23,13 @@
 #             nothing.
 #   glob_cap  Server.MaxGlobTargets' message counts only files that may be
 #             read.
+#   search    (root only) a readable file in a directory the user may not
+#             search is refused like a missing one, as the kernel refuses it.
 #   mounts    (root only, in a mount namespace of its own) /proc and a
 #             directory of /dev/shm bind-mounted into an allowed directory
 #             are refused like missing files: by the filesystem of the open
 #             file, not by its path.
-# Usage: bash secrets.sh secrets|oracle|glob|glob_cap|mounts
+# Usage: bash secrets.sh secrets|oracle|glob|glob_cap|search|mounts
 if [ "${1:-}" = mounts ] && [ "$(id -u)" -eq 0 ] && [ -z "${SECRETS_NS:-}" ] &&
   command -v unshare >/dev/null; then
   # Mounts made here vanish with the namespace, whatever ends the test.
@@ -268,6 +270,24 @@ glob|glob_cap)
     same_as mnoneG mnoneH "dmap glob of refused files only"
     same_rows mnoneG mnoneH
   fi
+  server_alive
+  server_stop
+  ;;
+search)
+  [ "$(id -u)" -eq 0 ] || skip "needs root: a directory dserver may search but the SSH user may not"
+  # dserver runs as nobody, the SSH user is root, who gets no override: a
+  # 0644 file in nobody's 0700 directory is one root may not reach here.
+  mkdir -p "$IN/priv" && echo "private line" >"$IN/priv/p.log" && chmod 644 "$IN/priv/p.log"
+  chown -R nobody "$IN/priv" && chmod 700 "$IN/priv"
+  server_setup
+  server_start
+  ask missing dcat "$IN/none.log" --plain
+  expect_rc missing 1
+  refused_like missing "$IN/priv/p.log"
+  ask g_priv dcat "$IN/priv/*.log" --plain
+  ask g_none dcat "$IN/none/*.log" --plain
+  expect_rc g_none 1
+  same_as g_priv g_none "glob in a directory the user may not search"
   server_alive
   server_stop
   ;;

@@ -150,6 +150,16 @@ static void test_os_bits(void **state)
     assert_false(perm_os_may_read(&u, &st));
 }
 
+/* Sets the access ACL text on path; 0, or -1 when the file system takes none. */
+static int set_acl(const char *path, const char *text)
+{
+    acl_t acl = acl_from_text(text);
+    assert_non_null(acl);
+    int rc = acl_set_file(path, ACL_TYPE_ACCESS, acl);
+    acl_free(acl);
+    return rc;
+}
+
 /* ACL text applied to a fresh file owned by the test's user; returns the
  * answer for u, or -1 when the file system takes no ACLs. */
 static int acl_case(const perm_user_t *u, const char *text)
@@ -157,11 +167,7 @@ static int acl_case(const perm_user_t *u, const char *text)
     char path[512];
     snprintf(path, sizeof path, "%s/acl.log", dir);
     write_file(path, 0600);
-    acl_t acl = acl_from_text(text);
-    assert_non_null(acl);
-    int set = acl_set_file(path, ACL_TYPE_ACCESS, acl);
-    acl_free(acl);
-    if (set < 0)
+    if (set_acl(path, text) < 0)
         return -1;
     int fd = open(path, O_RDONLY);
     assert_true(fd >= 0);
@@ -290,9 +296,39 @@ static void test_open(void **state)
     perm_rules_free(r);
 }
 
+/* Search permission on the directories above a file, by mode bits and by
+ * ACL: a named user entry lets in whom the bits would not, the mask limits
+ * it. */
+static void test_reach(void **state)
+{
+    (void)state;
+    perm_user_t u = {.uid = 4242, .gid = 4242, .groups = {4242}, .n_groups = 1, .known = 1};
+    char sub[512], file[600], why[1024];
+    snprintf(sub, sizeof sub, "%s/reach", dir);
+    snprintf(file, sizeof file, "%s/x.log", sub);
+    assert_int_equal(mkdir(sub, 0711), 0);
+    struct stat top;
+    assert_int_equal(stat(dir, &top), 0);
+    assert_int_equal(chmod(dir, 0711), 0);
+    assert_true(perm_os_may_reach(&u, file, why, sizeof why));
+    assert_int_equal(chmod(sub, 0700), 0);
+    assert_false(perm_os_may_reach(&u, file, why, sizeof why));
+    assert_non_null(strstr(why, sub));
+    if (set_acl(sub, "u::rwx,u:4242:--x,g::---,m::--x,o::---") == 0) {
+        assert_true(perm_os_may_reach(&u, file, why, sizeof why));
+        assert_int_equal(set_acl(sub, "u::rwx,u:4242:--x,g::---,m::---,o::---"), 0);
+        assert_false(perm_os_may_reach(&u, file, why, sizeof why));
+    } else {
+        print_message("no ACLs in %s: the ACL cases are not run\n", dir);
+    }
+    assert_int_equal(chmod(dir, top.st_mode & 07777), 0);
+    assert_int_equal(rmdir(sub), 0);
+}
+
 /* dserver's own files and the kernel's, whatever the rules say (here
- * "^/": everything), by path, through links, and by what the open file is. */
-static void test_secrets(void **state)
+ * "^/": everything), by path, through links, and by what the open file is;
+ * and the search permission on the directories above a file. */
+static void test_secrets_and_reach(void **state)
 {
     (void)state;
     perm_user_t u;
@@ -342,6 +378,17 @@ static void test_secrets(void **state)
     snprintf(path, sizeof path, "%s/plain.log", dir);
     write_file(path, 0644);
     assert_int_equal(try_open(r, &u, path, detail), PERM_OK);
+    /* No search permission on a directory above it: as the kernel, no. */
+    snprintf(path, sizeof path, "%s/closed", dir);
+    mkdir(path, 0755);
+    snprintf(link, sizeof link, "%s/closed/in.log", dir);
+    write_file(link, 0644);
+    assert_int_equal(chmod(path, 0600), 0);
+    assert_int_equal(try_open(r, &u, link, detail), PERM_DENIED);
+    if (getuid() == 0)   /* dserver (root here) opens it; the check refuses */
+        assert_non_null(strstr(detail, "no search permission on"));
+    assert_int_equal(chmod(path, 0755), 0);
+    assert_int_equal(try_open(r, &u, link, detail), PERM_OK);
     perm_rules_free(r);
 }
 
@@ -353,7 +400,8 @@ int main(void)
         cmocka_unit_test(test_os_bits),
         cmocka_unit_test(test_os_acl),
         cmocka_unit_test(test_open),
-        cmocka_unit_test(test_secrets),
+        cmocka_unit_test(test_secrets_and_reach),
+        cmocka_unit_test(test_reach),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
