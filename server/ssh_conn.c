@@ -44,8 +44,9 @@ static void auth_failed(conn_t *c, const char *user, const char *reason)
         c->auth_cut = 1;
     /* auth.c's messages start with "user|": the user is logged apart. */
     const char *bar = strchr(reason, '|');
-    authlog_failure(c->authlog, c->entry->source, auth_user_name_ok(user) ? user : "?",
-                    bar ? bar + 1 : reason);
+    /* The log escapes the name, so even one that is not allowed (a
+     * newline in it) is shown as it came. */
+    authlog_failure(c->authlog, c->entry->source, user, bar ? bar + 1 : reason);
 }
 
 static int on_pubkey(ssh_session s, const char *user, struct ssh_key_struct *key,

@@ -197,6 +197,12 @@ static void accept_one(ssh_server_t *s)
         peer_source(&sa, sl, cs->entry.source, sizeof cs->entry.source);
         cs->entry.fd = fd;
         conn_table_add_preauth(s->table, &cs->entry);
+        /* SSH clients send their banner without waiting for ours: often
+         * it is there already, and the connection counts as talking
+         * before its thread has even started. */
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
+        if (poll(&pf, 1, 0) > 0)
+            atomic_store(&cs->entry.spoke, 1);
     }
     if (!cs || pthread_create(&cs->th, NULL, conn_thread, cs) != 0) {
         LOG_ERROR("cannot start a connection thread");
