@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""halfopen.py HOST PORT N SECONDS: holds N TCP connections to an SSH server
+"""halfopen.py HOST PORT N SECONDS [SOURCE]: holds N TCP connections to an SSH server
 that never say anything, and opens a new one for each the server drops,
 until SECONDS have passed (or it is killed). Prints "holding N" once N are
 open, and at the end "reconnects R" (how many the server dropped).
+With SOURCE the sockets are bound to that local address first (e.g.
+127.0.0.2, an attacker at another address than the clients).
 For the dserver hardening tests: an attacker renewing half-open sockets."""
 import selectors
 import socket
@@ -12,6 +14,7 @@ import time
 
 def main():
     host, port, n, seconds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+    source = sys.argv[5] if len(sys.argv) > 5 else None
     sel = selectors.DefaultSelector()
     reconnects = 0
 
@@ -19,6 +22,8 @@ def main():
         while True:
             s = socket.socket()
             try:
+                if source:
+                    s.bind((source, 0))
                 s.connect((host, port))
             except OSError:
                 s.close()
