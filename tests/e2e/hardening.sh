@@ -18,6 +18,7 @@
 #   health        dtailhealth WARNING while the sessions are all busy
 #   refused_retry a follow refused at MaxConnections retries with backoff
 #   protocol      extension frames skipped; a bad HELLO answered
+#   example_config docs/examples/dtail.json starts a dserver
 #   authtries     more key attempts than MaxAuthTries on one connection are
 #                 cut off, and logged as one summary line
 . "$(dirname "$0")/lib.sh"
@@ -264,6 +265,24 @@ protocol)
     -i "$SERVER_KEY" -p "$SERVER_PORT" "$SERVER_USER@127.0.0.1"
   unset RUN_STDIN
   expect_contains badhello "$OUT" "protocol error: "
+  server_alive
+  server_stop
+  ;;
+example_config)
+  # docs/examples/dtail.json is a config dserver starts with (paths moved
+  # into the test's directory, a 2048-bit RSA key to be quick, the port
+  # and logger by flags).
+  server_setup
+  ex=$(dirname "$0")/../../docs/examples/dtail.json
+  [ -f "$ex" ] || die "$ex is missing"
+  sed -e "s#/var/lib/dserver/cache#$SRV/cache#g" -e "s#/var/log/dserver#$SRV/log#" \
+    -e 's#"HostKeyBits": 4096#"HostKeyBits": 2048#' "$ex" >"$SRV/example.json"
+  cmp -s <(grep -v 'cache\|LogDir\|HostKeyBits' "$ex") <(grep -v 'cache\|LogDir\|HostKeyBits' "$SRV/example.json") ||
+    fail "the copy of the example differs beyond its paths"
+  SERVER_CFG=$SRV/example.json
+  server_start
+  run health "$DTAIL_BIN/dtailhealth" --server "$SERVER" --connectTimeout 30000
+  expect_rc health 0
   server_alive
   server_stop
   ;;
