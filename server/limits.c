@@ -130,7 +130,7 @@ static void unlink_waiter(server_limits_t *l, enum limit_kind k, waiter_t *w)
 }
 
 int server_limits_acquire(server_limits_t *l, enum limit_kind k, const char *owner,
-                          const volatile int *stopping)
+                          const volatile int *stopping, long long deadline_ms)
 {
     pthread_mutex_lock(&l->mu);
     waiter_t w = {.owner = owner_ref(l, owner), .seq = l->next_seq++};
@@ -138,13 +138,14 @@ int server_limits_acquire(server_limits_t *l, enum limit_kind k, const char *own
     l->waiters[k] = &w;
     l->waiting[k]++;
     while (l->used[k] >= l->max[k] || !is_next(l, k, &w)) {
-        if (stopping && *stopping) {
+        int stop = stopping && *stopping;
+        if (stop || (deadline_ms > 0 && clock_now_ms() >= deadline_ms)) {
             unlink_waiter(l, k, &w);
             l->waiting[k]--;
             owner_unref(l, w.owner);
             pthread_cond_broadcast(&l->cv);   /* the next one may be another now */
             pthread_mutex_unlock(&l->mu);
-            return -1;
+            return stop ? -1 : -2;
         }
         /* Wake now and then to notice a shutdown. */
         struct timespec until;

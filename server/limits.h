@@ -19,10 +19,11 @@ void server_limits_free(server_limits_t *l);
 enum limit_kind { LIMIT_CAT = 0, LIMIT_TAIL = 1 };
 
 /* Waits for a slot for owner (the SSH user); returns 0 with the slot
- * taken, or -1 when *stopping became non-zero while waiting (no slot
- * taken). stopping may be NULL. */
+ * taken, -1 when *stopping became non-zero while waiting, or -2 when
+ * clock_now_ms() reached deadline_ms (0: none) first; no slot is taken
+ * then. stopping may be NULL. */
 int server_limits_acquire(server_limits_t *l, enum limit_kind k, const char *owner,
-                          const volatile int *stopping);
+                          const volatile int *stopping, long long deadline_ms);
 /* Gives back a slot that owner took. */
 void server_limits_release(server_limits_t *l, enum limit_kind k, const char *owner);
 

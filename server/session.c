@@ -161,7 +161,19 @@ static uint8_t serve_target(session_t *ss, const target_t *t, const char *asked,
                             file_fn_t fn, void *ctx)
 {
     const session_env_t *env = ss->env;
-    if (env->limits && server_limits_acquire(env->limits, LIMIT_CAT, env->user, env->stopping) < 0)
+    int got = env->limits ? server_limits_acquire(env->limits, LIMIT_CAT, env->user, env->stopping,
+                                                  ss->deadline_ms)
+                          : 0;
+    if (got == -2) {
+        /* The request's timeout passed while the file waited for a read
+         * slot: it is not read, and the request's end says its result
+         * covers only what was read until then. */
+        ss->deadline_hit = 1;
+        LOG_INFO("Not read: timeout reached while waiting for a read slot|%s", t->path);
+        send_file_counts(ss, WIRE_FILE_OK, t->path, "", (file_counts_t){0, 0});
+        return WIRE_FILE_OK;
+    }
+    if (got < 0)
         return WIRE_FILE_ERROR;
     if (env->limits) {
         pthread_mutex_lock(&ss->slot_mu);
@@ -239,7 +251,7 @@ static void session_on_stall(void *owner, int stalled)
     unsigned gen = ss->slot_gen;
     ss->yielded = 0;
     pthread_mutex_unlock(&ss->slot_mu);
-    if (!take || server_limits_acquire(l, LIMIT_CAT, ss->env->user, ss->env->stopping) < 0)
+    if (!take || server_limits_acquire(l, LIMIT_CAT, ss->env->user, ss->env->stopping, 0) < 0)
         return;
     pthread_mutex_lock(&ss->slot_mu);
     if (ss->slot_gen == gen)
@@ -590,6 +602,8 @@ static int run_map(session_t *ss, const wire_request_t *rq, err_t *e)
     map_opts_t mo;
     session_map_opts(ss, mc.plan, &zone, session_n_cpus(), &mo);
     mo.deadline_ms = rq->timeout_s ? clock_now_ms() + rq->timeout_s * 1000LL : 0;
+    ss->deadline_ms = mo.deadline_ms;
+    ss->deadline_hit = 0;
     if (mapscan_init(&mc.ms, &mo, e) < 0) {
         mapscan_free(&mc.ms);
         query_free(q);
@@ -600,6 +614,9 @@ static int run_map(session_t *ss, const wire_request_t *rq, err_t *e)
                            send_interim, ss);
     int failed = for_each_file(ss, rq->files, map_file, &mc);
     mapscan_reporter_stop(&rep);
+    if (ss->deadline_hit)
+        mc.cut = 1;
+    ss->deadline_ms = 0;
     int rc;
     if (mc.ms.result.failed)
         session_send_message(ss, LOG_ERROR, "out of memory: the result is incomplete");

@@ -41,6 +41,10 @@ typedef struct session {
     int cat_slot;                /* the slot is held */
     int yielded;                 /* given up by a stalled write */
     unsigned slot_gen;           /* bumped when a file's slot is released */
+    /* The running map request's deadline (clock_now_ms, 0: none): a file
+     * still waiting for a read slot then is not read (deadline_hit). */
+    long long deadline_ms;
+    int deadline_hit;
 } session_t;
 
 int session_send_file_status(session_t *ss, uint8_t st, const char *name, const char *detail);

@@ -165,7 +165,7 @@ static void *follow_thread(void *arg)
     follower_t *f = arg;
     tail_run_t *t = f->t;
     const session_env_t *env = t->ss->env;
-    if (env->limits && server_limits_acquire(env->limits, LIMIT_TAIL, env->user, &t->stop) < 0)
+    if (env->limits && server_limits_acquire(env->limits, LIMIT_TAIL, env->user, &t->stop, 0) < 0)
         return NULL;
     err_t e;
     err_clear(&e);

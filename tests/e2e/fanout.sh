@@ -359,11 +359,10 @@ large)
   # too: a run that passes it ends with the table of what was read (exit 0,
   # the warning). And a result of 400k groups (over 16 MiB serialized, the
   # frame limit) arrives in parts and equals serverless dmap's.
-  # The slow run is slow by construction: its only file slot
-  # (MaxConcurrentCats 1) is held by a dcat that cannot finish (its stdout
-  # is a FIFO nobody reads, so the server's sending blocks on a file far
-  # larger than every buffer) until the deadline has surely passed. The
-  # server cannot read a FIFO itself (only regular files).
+  # The slow run waits for its only file slot (MaxConcurrentCats 1),
+  # held by a dcat that cannot finish (its stdout is a FIFO nobody reads,
+  # so the server's sending blocks on a file far larger than every
+  # buffer); a file still waiting at the deadline is not read.
   SERVER_CFG_EXTRA='"MaxConcurrentCats": 1, "MaxGlobTargets": 1'
   fanout_start_n 1
   gen 7 400000 >"$SRV/s0/data.log"
@@ -392,8 +391,18 @@ large)
   took=$((SECONDS - start))
   expect_rc slow 0
   [ "$took" -le 15 ] || fail "dmap --timeout 1 through a server took $took s"
-  expect_contains slow "$ERR" "timeout reached: the result covers only what was read until then"
-  grep -qx ' *0 *' "$OUT" || fail "slow: a file was read after the deadline: $(tail -n 1 "$OUT")"
+  # The holder's writes stall, and a stalled request gives its read slot
+  # up after 1 s (docs/dserver.md, "Stalled readers"), so the slot may come
+  # free before or after the deadline: the server's log says which, and
+  # the answer must match it.
+  if grep -q 'Not read: timeout reached while waiting for a read slot' "${FANOUT_LOGS[0]}"; then
+    expect_contains slow "$ERR" "timeout reached: the result covers only what was read until then"
+    grep -qx ' *0 *' "$OUT" || fail "slow: a file was read after the deadline: $(tail -n 1 "$OUT")"
+  else
+    note "slow: the holder yielded its slot before the deadline"
+    grep -q 'Start reading|.*slow' "${FANOUT_LOGS[0]}" || fail "slow: the file was neither read nor cut"
+    grep -qx ' *1 *' "$OUT" || fail "slow: the file read before the deadline was not counted: $(tail -n 1 "$OUT")"
+  fi
   Q="from STATS select seq, grp, count(\$line), sum(lat), max(lat) group by seq, grp"
   RUN_TIMEOUT=60 run local dmap --noColor --files "$SRV/s0/data.log" --query "$Q outfile $T/local.csv"
   expect_rc local 0

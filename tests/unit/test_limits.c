@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/config.h"
 #include "server/limits.h"
 
@@ -21,7 +22,7 @@ typedef struct taker {
 static void *take(void *arg)
 {
     taker_t *t = arg;
-    if (server_limits_acquire(t->l, LIMIT_CAT, t->owner, NULL) == 0)
+    if (server_limits_acquire(t->l, LIMIT_CAT, t->owner, NULL, 0) == 0)
         atomic_store(&t->got, 1);
     return NULL;
 }
@@ -54,8 +55,8 @@ static void test_freed_slot_goes_to_the_user_holding_fewest(void **state)
     err_t e;
     server_limits_t *l = server_limits_create(&cfg, &e);
     assert_non_null(l);
-    assert_int_equal(server_limits_acquire(l, LIMIT_CAT, "alice", NULL), 0);
-    assert_int_equal(server_limits_acquire(l, LIMIT_CAT, "alice", NULL), 0);
+    assert_int_equal(server_limits_acquire(l, LIMIT_CAT, "alice", NULL, 0), 0);
+    assert_int_equal(server_limits_acquire(l, LIMIT_CAT, "alice", NULL, 0), 0);
     taker_t a3 = {.l = l, .owner = "alice"}, b1 = {.l = l, .owner = "bob"};
     pthread_create(&a3.th, NULL, take, &a3);
     wait_waiting(l, 1);
@@ -87,7 +88,7 @@ static void test_equal_holders_go_in_arrival_order(void **state)
     cfg.max_concurrent_cats = 1;
     err_t e;
     server_limits_t *l = server_limits_create(&cfg, &e);
-    assert_int_equal(server_limits_acquire(l, LIMIT_CAT, "carol", NULL), 0);
+    assert_int_equal(server_limits_acquire(l, LIMIT_CAT, "carol", NULL, 0), 0);
     taker_t first = {.l = l, .owner = "alice"}, second = {.l = l, .owner = "bob"};
     pthread_create(&first.th, NULL, take, &first);
     wait_waiting(l, 1);
@@ -105,11 +106,32 @@ static void test_equal_holders_go_in_arrival_order(void **state)
     server_limits_free(l);
 }
 
+static void test_deadline_ends_the_wait(void **state)
+{
+    (void)state;
+    config_t cfg;
+    config_defaults(&cfg);
+    cfg.max_concurrent_cats = 1;
+    err_t e;
+    server_limits_t *l = server_limits_create(&cfg, &e);
+    assert_int_equal(server_limits_acquire(l, LIMIT_CAT, "a", NULL, 0), 0);
+    long long t0 = clock_now_ms();
+    assert_int_equal(server_limits_acquire(l, LIMIT_CAT, "b", NULL, t0 + 200), -2);
+    assert_true(clock_now_ms() - t0 >= 200);
+    limit_state_t st;
+    server_limits_state(l, LIMIT_CAT, &st);
+    assert_int_equal(st.waiting, 0);
+    assert_int_equal(st.used, 1);
+    server_limits_release(l, LIMIT_CAT, "a");
+    server_limits_free(l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_freed_slot_goes_to_the_user_holding_fewest),
         cmocka_unit_test(test_equal_holders_go_in_arrival_order),
+        cmocka_unit_test(test_deadline_ends_the_wait),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
