@@ -30,7 +30,6 @@ struct server_limits {
     pthread_cond_t cv;     /* a slot was released */
     int max[2];            /* per enum limit_kind */
     int used[2];           /* taken now */
-    int waiting[2];        /* waiting for a slot */
     long long last_release_ms[2];
     waiter_t *waiters[2];  /* unordered; seq orders them */
     owner_t *owners;
@@ -136,12 +135,10 @@ int server_limits_acquire(server_limits_t *l, enum limit_kind k, const char *own
     waiter_t w = {.owner = owner_ref(l, owner), .seq = l->next_seq++};
     w.next = l->waiters[k];
     l->waiters[k] = &w;
-    l->waiting[k]++;
     while (l->used[k] >= l->max[k] || !is_next(l, k, &w)) {
         int stop = stopping && *stopping;
         if (stop || (deadline_ms > 0 && clock_now_ms() >= deadline_ms)) {
             unlink_waiter(l, k, &w);
-            l->waiting[k]--;
             owner_unref(l, w.owner);
             pthread_cond_broadcast(&l->cv);   /* the next one may be another now */
             pthread_mutex_unlock(&l->mu);
@@ -153,7 +150,6 @@ int server_limits_acquire(server_limits_t *l, enum limit_kind k, const char *own
         pthread_cond_timedwait(&l->cv, &l->mu, &until);
     }
     unlink_waiter(l, k, &w);
-    l->waiting[k]--;
     l->used[k]++;
     if (w.owner)
         w.owner->held[k]++;   /* its reference now stands for the slot */
@@ -186,7 +182,9 @@ void server_limits_state(server_limits_t *l, enum limit_kind k, limit_state_t *s
     pthread_mutex_lock(&l->mu);
     st->used = l->used[k];
     st->max = l->max[k];
-    st->waiting = l->waiting[k];
+    st->waiting = 0;
+    for (const waiter_t *w = l->waiters[k]; w; w = w->next)
+        st->waiting++;
     st->last_release_ms = l->last_release_ms[k];
     pthread_mutex_unlock(&l->mu);
 }

@@ -146,10 +146,8 @@ int session_next_spec(const char **pp, char **spec)
     return *spec ? 1 : -1;
 }
 
-uint8_t session_report_refusal(session_t *ss, enum perm_result pr, const char *asked,
-                               const char *detail)
+uint8_t session_report_refusal(session_t *ss, const char *asked, const char *detail)
 {
-    (void)pr;   /* the log's detail says which */
     log_refusal(ss, LOG_WARN, asked, detail);
     session_send_file_status(ss, WIRE_FILE_NOT_FOUND, asked, session_refused_text);
     return WIRE_FILE_NOT_FOUND;
@@ -188,7 +186,7 @@ static uint8_t serve_target(session_t *ss, const target_t *t, const char *asked,
     err_t e;
     err_clear(&e);
     if (pr != PERM_OK) {
-        st = session_report_refusal(ss, pr, asked, detail);
+        st = session_report_refusal(ss, asked, detail);
     } else {
         /* Reopening the descriptor's magic link gives the exec/ input the
          * very file that was checked, whatever happens to the path. */

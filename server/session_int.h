@@ -59,12 +59,11 @@ int session_send_message(session_t *ss, enum log_level level, const char *text);
  * as DTail tells it. */
 int session_expand_spec(session_t *ss, const char *spec, target_list_t *tl, int tell,
                         int (*known)(void *ctx, const char *path), void *known_ctx);
-/* Tells the client that perm_open refused a file (pr is not PERM_OK), by
- * the name it asked for (asked: the spec), as every refusal is told: as not
- * found, in words that do not say whether it exists; the log gets perm_open's
- * detail. Returns the FILE_STATUS sent. */
-uint8_t session_report_refusal(session_t *ss, enum perm_result pr, const char *asked,
-                               const char *detail);
+/* Tells the client that perm_open refused a file, by the name it asked
+ * for (asked: the spec), as every refusal is told: as not found, in words
+ * that do not say whether it exists; the log gets perm_open's detail, which
+ * says why. Returns the FILE_STATUS sent. */
+uint8_t session_report_refusal(session_t *ss, const char *asked, const char *detail);
 /* AGGREGATE with t serialized. */
 int session_send_table(session_t *ss, const agg_table_t *t, int final);
 

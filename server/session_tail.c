@@ -97,7 +97,7 @@ static int tail_open(void *ctx, const char *path)
     if (!f->refused && !(pr == PERM_NOT_FOUND && f->opened)) {
         f->refused = 1;
         t->failed++;
-        session_report_refusal(ss, pr, f->asked, detail);
+        session_report_refusal(ss, f->asked, detail);
     }
     errno = ENOENT;
     return -1;
