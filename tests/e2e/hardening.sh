@@ -146,6 +146,14 @@ stalled|write_timeout)
     eval "READER$i=$!"
   done
   stopped() { grep -q '^State:.*T' "/proc/$1/status" 2>/dev/null; }
+  # resume_reader I: lets stalled reader I read to its end; rc is its dcat's
+  # exit status.
+  resume_reader() {
+    local r=READER$1
+    kill -CONT "${!r}"
+    wait "${!r}"
+    rc=$(cat "$T/stall$1.rc")
+  }
   poll 60 stopped "$READER1" && poll 60 stopped "$READER2" || fail "the readers did not stop"
   if [ "$CASE" = write_timeout ]; then
     # The server ends both requests; the clients, blocked on their full
@@ -153,10 +161,7 @@ stalled|write_timeout)
     poll 60 eval '[ "$(grep -c "stopped reading for 2 s (WriteTimeoutSeconds)" "$SERVER_LOG")" -ge 2 ]' ||
       fail "the server did not end both stalled requests after WriteTimeoutSeconds"
     for i in 1 2; do
-      r=READER$i
-      kill -CONT "${!r}"
-      wait "${!r}"
-      rc=$(cat "$T/stall$i.rc")
+      resume_reader "$i"
       [ "$rc" -ne 0 ] || fail "stalled reader $i exited 0 though its request was cut"
       # The cut may fall inside a frame, so the client can only say that
       # the connection ended early; the reason is in the server's log.
@@ -180,10 +185,7 @@ stalled|write_timeout)
   [ $((t1 - t0)) -le 5000 ] || fail "dgrep and dmap beside two stalled readers took $((t1 - t0)) ms (bound 5000)"
   # Now read them: nothing was lost while they waited.
   for i in 1 2; do
-    r=READER$i
-    kill -CONT "${!r}"
-    wait "${!r}"
-    rc=$(cat "$T/stall$i.rc")
+    resume_reader "$i"
     [ "$rc" -eq 0 ] || fail "stalled reader $i exited $rc: $(head -n 3 "$T/stall$i.err")"
     n=$(grep -c 'of the big file' "$T/stall$i.out")
     [ "$n" -eq $big_lines ] || fail "stalled reader $i got $n of $big_lines lines"
@@ -201,17 +203,13 @@ health)
   run ok1 "$H" --server "$SERVER" --connectTimeout 30000
   expect_rc ok1 0
   printf 'old line\n' >"$T/f.log"
-  for i in 1 2; do
-    "$DTAIL_BIN/dtail" "${SERVER_CLIENT_FLAGS[@]}" --timeout 60 --files "$T/f.log" >"$T/f$i.out" 2>&1 &
-    HELPERS+=($!)
-    eval "F$i=$!"
-  done
-  poll 60 eval '[ "$(grep -c "Request|.*|tail|" "$SERVER_LOG")" -ge 2 ]' || fail "the follows never started"
+  follows_in_flight 2 "$T/f.log" || fail "the follows never started"
+  HELPERS+=("${FOLLOW_PIDS[@]}")
   run busy "$H" --server "$SERVER" --connectTimeout 30000
   expect_rc busy 1
   expect_contains busy "$OUT" "WARNING: DTail server at $SERVER is at a limit: 2 of MaxConnections=3 sessions have a request in flight"
-  kill "$F1" "$F2" 2>/dev/null
-  wait "$F1" "$F2" 2>/dev/null
+  kill "${FOLLOW_PIDS[@]}" 2>/dev/null
+  wait "${FOLLOW_PIDS[@]}" 2>/dev/null
   poll 30 eval '"$H" --server "$SERVER" --connectTimeout 30000 >/dev/null' || fail "health never OK again"
   run ok2 "$H" --server "$SERVER" --connectTimeout 30000
   expect_rc ok2 0
@@ -225,12 +223,8 @@ refused_retry)
   server_setup
   server_start
   printf 'old line\n' >"$T/f.log"
-  for i in 1 2; do
-    "$DTAIL_BIN/dtail" "${SERVER_CLIENT_FLAGS[@]}" --timeout 90 --files "$T/f.log" >"$T/f$i.out" 2>&1 &
-    HELPERS+=($!)
-    eval "F$i=$!"
-  done
-  poll 60 eval '[ "$(grep -c "Request|.*|tail|" "$SERVER_LOG")" -ge 2 ]' || fail "the follows never started"
+  follows_in_flight 2 "$T/f.log" || fail "the follows never started"
+  HELPERS+=("${FOLLOW_PIDS[@]}")
   E2E_RUNS=$((E2E_RUNS + 1))
   "$DTAIL_BIN/dtail" "${SERVER_CLIENT_FLAGS[@]}" --timeout 90 --files "$T/f.log" >"$T/third.out" 2>"$T/third.err" &
   THIRD=$!
@@ -239,12 +233,12 @@ refused_retry)
     fail "the refused follow did not say which limit"
   # A second refusal comes after the backoff, not at once.
   poll 60 eval '[ "$(grep -c "Refusing session" "$SERVER_LOG")" -ge 2 ]' || fail "the refused follow did not retry"
-  kill "$F1" 2>/dev/null
-  wait "$F1" 2>/dev/null
+  kill "${FOLLOW_PIDS[0]}" 2>/dev/null
+  wait "${FOLLOW_PIDS[0]}" 2>/dev/null
   poll 90 eval '[ "$(grep -c "Request|.*|tail|" "$SERVER_LOG")" -ge 3 ]' || fail "the refused follow never got a slot"
   sleep_until_line() { printf 'new line\n' >>"$T/f.log"; grep -q 'new line' "$T/third.out"; }
   poll 60 sleep_until_line || fail "the follow that got a slot late printed no new line"
-  kill "$F2" "$THIRD" 2>/dev/null
+  kill "${FOLLOW_PIDS[1]}" "$THIRD" 2>/dev/null
   server_alive
   server_stop
   ;;

@@ -109,17 +109,13 @@ maxconn)
   # Two sessions with a request in flight (follows) hold both slots: a
   # third is refused, in words that name the limit.
   printf 'old line\n' >"$T/f.log"
-  for i in 1 2; do
-    "$DTAIL_BIN/dtail" "${SERVER_CLIENT_FLAGS[@]}" --timeout 60 --files "$T/f.log" >"$T/f$i.out" 2>&1 &
-    eval "F$i=$!"
-  done
-  poll 60 eval '[ "$(grep -c "Request|.*|tail|" "$SERVER_LOG")" -ge 2 ]' || fail "the follows never started"
+  follows_in_flight 2 "$T/f.log" || fail "the follows never started"
   run refused dcat "${SERVER_CLIENT_FLAGS[@]}" "$T/f.log"
   expect_rc refused 1
   expect_contains refused "$ERR" "dserver at MaxConnections=2"
   expect_log log "Refusing session|dserver at MaxConnections=2"
-  kill "$F1" "$F2" 2>/dev/null
-  wait "$F1" "$F2" 2>/dev/null
+  kill "${FOLLOW_PIDS[@]}" 2>/dev/null
+  wait "${FOLLOW_PIDS[@]}" 2>/dev/null
   # Once the server has seen them go (health says WARNING while their
   # sessions still count as busy), connections work again.
   poll 30 eval '"$H" --server "$SERVER" "${HT[@]}" >/dev/null' ||

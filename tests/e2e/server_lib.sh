@@ -18,6 +18,11 @@
 #   SERVER_CLIENT_FLAGS      (array) --key, --trustAllHosts, --noColor for
 #                            dcat/dgrep/dmap; server_start adds --servers
 #
+#   follows_in_flight N FILE  N dtail follows of FILE through the server in
+#                            the background (pids in FOLLOW_PIDS, output in
+#                            $T/followI.out); returns once the server has
+#                            their N tail requests, non-zero after 60 s
+#
 # Knobs (set before server_setup): SERVER_MAX_CONNECTIONS (default 10),
 # SERVER_CFG_EXTRA (more "Server" keys, e.g. '"MaxConcurrentCats": 1'),
 # SERVER_LOG_LEVEL (default info). Started as root, dserver refuses to run
@@ -120,4 +125,15 @@ dserver_stop() {
 server_stop() {
   dserver_stop "$SERVER_PID" "$SERVER_PID" "$SERVER_LOG" dserver
   SERVER_PID=
+}
+
+follows_in_flight() {
+  local i want
+  want=$(($(grep -c 'Request|.*|tail|' "$SERVER_LOG") + $1))
+  FOLLOW_PIDS=()
+  for ((i = 1; i <= $1; i++)); do
+    "$DTAIL_BIN/dtail" "${SERVER_CLIENT_FLAGS[@]}" --timeout 90 --files "$2" >"$T/follow$i.out" 2>&1 &
+    FOLLOW_PIDS+=($!)
+  done
+  poll 60 eval '[ "$(grep -c "Request|.*|tail|" "$SERVER_LOG")" -ge '"$want"' ]'
 }

@@ -46,22 +46,34 @@ static void wait_got(taker_t *t)
     assert_true(atomic_load(&t->got));
 }
 
-static void test_freed_slot_goes_to_the_user_holding_fewest(void **state)
+/* Limits with n read slots. */
+static server_limits_t *cats(int n)
 {
-    (void)state;
     config_t cfg;
     config_defaults(&cfg);
-    cfg.max_concurrent_cats = 2;
+    cfg.max_concurrent_cats = n;
     err_t e;
     server_limits_t *l = server_limits_create(&cfg, &e);
     assert_non_null(l);
+    return l;
+}
+
+/* Starts t taking a slot, and waits until it is the n-th waiter. */
+static void start_taker(taker_t *t, int n)
+{
+    pthread_create(&t->th, NULL, take, t);
+    wait_waiting(t->l, n);
+}
+
+static void test_freed_slot_goes_to_the_user_holding_fewest(void **state)
+{
+    (void)state;
+    server_limits_t *l = cats(2);
     assert_int_equal(server_limits_acquire(l, LIMIT_CAT, "alice", NULL, 0), 0);
     assert_int_equal(server_limits_acquire(l, LIMIT_CAT, "alice", NULL, 0), 0);
     taker_t a3 = {.l = l, .owner = "alice"}, b1 = {.l = l, .owner = "bob"};
-    pthread_create(&a3.th, NULL, take, &a3);
-    wait_waiting(l, 1);
-    pthread_create(&b1.th, NULL, take, &b1);
-    wait_waiting(l, 2);
+    start_taker(&a3, 1);
+    start_taker(&b1, 2);
     /* alice waited first, but holds one slot still; bob holds none. */
     server_limits_release(l, LIMIT_CAT, "alice");
     wait_got(&b1);
@@ -83,17 +95,11 @@ static void test_freed_slot_goes_to_the_user_holding_fewest(void **state)
 static void test_equal_holders_go_in_arrival_order(void **state)
 {
     (void)state;
-    config_t cfg;
-    config_defaults(&cfg);
-    cfg.max_concurrent_cats = 1;
-    err_t e;
-    server_limits_t *l = server_limits_create(&cfg, &e);
+    server_limits_t *l = cats(1);
     assert_int_equal(server_limits_acquire(l, LIMIT_CAT, "carol", NULL, 0), 0);
     taker_t first = {.l = l, .owner = "alice"}, second = {.l = l, .owner = "bob"};
-    pthread_create(&first.th, NULL, take, &first);
-    wait_waiting(l, 1);
-    pthread_create(&second.th, NULL, take, &second);
-    wait_waiting(l, 2);
+    start_taker(&first, 1);
+    start_taker(&second, 2);
     server_limits_release(l, LIMIT_CAT, "carol");
     wait_got(&first);
     usleep(100000);
@@ -109,11 +115,7 @@ static void test_equal_holders_go_in_arrival_order(void **state)
 static void test_deadline_ends_the_wait(void **state)
 {
     (void)state;
-    config_t cfg;
-    config_defaults(&cfg);
-    cfg.max_concurrent_cats = 1;
-    err_t e;
-    server_limits_t *l = server_limits_create(&cfg, &e);
+    server_limits_t *l = cats(1);
     assert_int_equal(server_limits_acquire(l, LIMIT_CAT, "a", NULL, 0), 0);
     long long t0 = clock_now_ms();
     assert_int_equal(server_limits_acquire(l, LIMIT_CAT, "b", NULL, t0 + 200), -2);
