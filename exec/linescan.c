@@ -299,6 +299,80 @@ int linescan_run(linescan_t *ls, input_t *in, const char *name,
     return rc;
 }
 
+struct linescan_stream {
+    linescan_t ls;            /* reader and context ring */
+    scan_t s;                 /* the state between steps */
+    int general;              /* context, --max or --invert */
+    int warned;               /* the long-line warning was given */
+};
+
+linescan_stream_t *linescan_stream_new(const linescan_opts_t *o, input_t *in, err_t *e)
+{
+    linescan_stream_t *st = calloc(1, sizeof *st);
+    if (!st) {
+        err_set(e, ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (linescan_init(&st->ls, o, e) < 0) {
+        free(st);
+        return NULL;
+    }
+    reader_set_block(&st->ls.reader, 64 * 1024);
+    reader_reset(&st->ls.reader, in, 0);
+    st->s.o = &st->ls.o;
+    st->s.m = st->ls.o.matcher;
+    st->s.ring = st->ls.ring;
+    st->general = st->ls.o.invert || st->ls.o.before || st->ls.o.after || st->ls.o.max;
+    return st;
+}
+
+void linescan_stream_free(linescan_stream_t *st)
+{
+    if (!st)
+        return;
+    linescan_free(&st->ls);
+    free(st);
+}
+
+int linescan_stream_step(linescan_stream_t *st, line_sink_t *sink, const char *name,
+                         size_t budget, err_t *e)
+{
+    scan_t *s = &st->s;
+    reader_t *r = &st->ls.reader;
+    s->sink = sink;
+    s->numbers = line_sink_numbers(sink);
+    unsigned long long start = r->bytes_read;
+    while (!s->stop && !sink->out->failed) {
+        region_t reg;
+        int got = reader_next(r, &reg, e);
+        if (got != 1)
+            return got;
+        if (r->n_split && !st->warned) {
+            st->warned = 1;
+            LOG_WARN("%s|Long log line, splitting into multiple lines", name);
+        }
+        if (st->general)
+            scan_region_general(s, reg.p, reg.p + reg.len);
+        else
+            scan_region_fast(s, reg.p, reg.p + reg.len);
+        if (r->bytes_read - start >= budget)
+            return s->stop ? 0 : 1;
+    }
+    return 0;
+}
+
+void linescan_stream_stats(const linescan_stream_t *st, linescan_stats_t *out)
+{
+    out->lines_selected = st->s.n_selected;
+    out->lines_split = st->ls.reader.n_split;
+    out->bytes_read = st->ls.reader.bytes_read;
+}
+
+unsigned long long linescan_stream_cut(const linescan_stream_t *st)
+{
+    return st->ls.reader.n_cut;
+}
+
 int linescan_run_auto(linescan_t *ls, input_t *in, const char *name, line_sink_t *sink,
                       int n_threads, linescan_stats_t *stats, err_t *e)
 {

@@ -47,6 +47,25 @@ void linescan_free(linescan_t *ls);
 int linescan_run(linescan_t *ls, input_t *in, const char *name,
                  line_sink_t *sink, linescan_stats_t *stats, err_t *e);
 
+/* The plan over an input read in steps: a followed file
+ * (exec/follow_run.h) whose reads return INPUT_AGAIN when it has nothing
+ * now. The state between steps (the unfinished line, context, --max
+ * count) lives here; reads are 64 KiB at a time, so an idle stream holds
+ * little memory. */
+typedef struct linescan_stream linescan_stream_t;
+linescan_stream_t *linescan_stream_new(const linescan_opts_t *o, input_t *in, err_t *e);
+void linescan_stream_free(linescan_stream_t *st);
+/* Runs the plan over what in has now, writing to sink: 2 when in has
+ * nothing more for now, 1 when budget bytes were read and more may be
+ * there (another file's turn), 0 when the input ended or --max was
+ * reached, -1 on an error (e set). */
+int linescan_stream_step(linescan_stream_t *st, line_sink_t *sink, const char *name,
+                         size_t budget, err_t *e);
+/* Counts so far (lines_selected, lines_split, bytes_read). */
+void linescan_stream_stats(const linescan_stream_t *st, linescan_stats_t *out);
+/* Unfinished lines dropped at truncations (INPUT_CUT). */
+unsigned long long linescan_stream_cut(const linescan_stream_t *st);
+
 /* Whether linescan_run_parallel can take this plan and input: the fast path
  * (no context, max or invert) over a plain regular file large enough to be
  * worth splitting, except plain cat (a copy from the mapping is cheaper). */

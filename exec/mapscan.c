@@ -320,7 +320,7 @@ static int scan_reader(map_worker_t *w, long long stop, err_t *e)
         if (mapscan_stopped(w->ms))
             return err_set(e, ERR_INPUT, mapscan_timed_out(w->ms) ? "timed out" : "cancelled");
         int got = reader_next(&w->reader, &reg, e);
-        if (got <= 0)
+        if (got != 1)
             return got;
         int last = 0;
         const char *end = stop >= 0 ? range_cut(&w->reader, &reg, stop, &last) : reg.p + reg.len;
@@ -585,27 +585,10 @@ static int fold_workers(mapscan_t *ms, err_t *e)
     return rc;
 }
 
-int mapscan_run(mapscan_t *ms, input_t *in, const char *name, const char *source_id,
-                unsigned file_index, err_t *e)
+/* The end of one input: the shrink check, the input's name in the error,
+ * the workers' tables folded into the result, a spill error told once. */
+static int finish_input(mapscan_t *ms, input_t *in, const char *name, int rc, err_t *e)
 {
-    for (int i = 0; i < ms->o.n_threads; i++) {
-        ms->workers[i].file_index = file_index;
-        extractor_begin_source(ms->workers[i].x, source_id);
-    }
-    int rc;
-    int parallel = ms->o.n_threads > 1 && input_kind(in) == INPUT_PLAIN &&
-                   input_plain_size(in) >= MAP_MIN_PARALLEL &&
-                   strcmp(ms->o.plan->logformat->name, "csv") != 0;
-    if (parallel) {
-        rc = run_parallel(ms, in, e);
-    } else {
-        map_worker_t *w = &ms->workers[0];
-        reader_reset(&w->reader, in, 0);
-        rc = scan_guarded(w, -1, e);
-        w->stats.bytes_read += w->reader.bytes_read;
-        w->reader.bytes_read = 0;
-        reader_reset(&w->reader, NULL, 0);
-    }
     if (rc == 0)
         rc = input_check_not_shrunk(in, name, e);
     if (rc < 0 && e->msg[0] && !strstr(e->msg, name)) {
@@ -630,6 +613,49 @@ int mapscan_run(mapscan_t *ms, input_t *in, const char *name, const char *source
     }
     pthread_mutex_unlock(&ms->spill_mu);
     return rc;
+}
+
+int mapscan_run(mapscan_t *ms, input_t *in, const char *name, const char *source_id,
+                unsigned file_index, err_t *e)
+{
+    for (int i = 0; i < ms->o.n_threads; i++) {
+        ms->workers[i].file_index = file_index;
+        extractor_begin_source(ms->workers[i].x, source_id);
+    }
+    int rc;
+    int parallel = ms->o.n_threads > 1 && input_kind(in) == INPUT_PLAIN &&
+                   input_plain_size(in) >= MAP_MIN_PARALLEL &&
+                   strcmp(ms->o.plan->logformat->name, "csv") != 0;
+    if (parallel) {
+        rc = run_parallel(ms, in, e);
+    } else {
+        map_worker_t *w = &ms->workers[0];
+        reader_reset(&w->reader, in, 0);
+        rc = scan_guarded(w, -1, e);
+        w->stats.bytes_read += w->reader.bytes_read;
+        w->reader.bytes_read = 0;
+        reader_reset(&w->reader, NULL, 0);
+    }
+    return finish_input(ms, in, name, rc, e);
+}
+
+int mapscan_step(mapscan_t *ms, input_t *in, const char *name, const char *source_id,
+                 err_t *e)
+{
+    map_worker_t *w = &ms->workers[0];
+    if (w->reader.in != in) {
+        w->file_index = 0;
+        extractor_begin_source(w->x, source_id);
+        reader_reset(&w->reader, in, 0);
+        reader_set_block(&w->reader, 64 * 1024);
+    }
+    int rc = scan_guarded(w, -1, e);
+    w->stats.bytes_read += w->reader.bytes_read;
+    w->reader.bytes_read = 0;
+    if (rc == 2)
+        return 2;
+    reader_reset(&w->reader, NULL, 0);
+    return finish_input(ms, in, name, rc, e);
 }
 
 /* Merges everything folded so far into `into`, emptying it when take is

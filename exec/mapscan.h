@@ -83,6 +83,13 @@ void mapscan_free(mapscan_t *ms);
  * last(). Returns 0, or -1 with e set (what was read is still folded). */
 int mapscan_run(mapscan_t *ms, input_t *in, const char *name, const char *source_id,
                 unsigned file_index, err_t *e);
+/* Folds what in has now into the scan, for an input read in steps (a
+ * followed file, whose reads return INPUT_AGAIN): the reader of the first
+ * worker stays on in between calls. 2: nothing more for now; 0: the input
+ * ended; -1: e set. One thread steps a scan at a time; snapshots and takes
+ * are safe meanwhile. */
+int mapscan_step(mapscan_t *ms, input_t *in, const char *name, const char *source_id,
+                 err_t *e);
 /* Merged copy of everything folded so far (for interval reports); into must
  * be initialised with the same specs. Safe while mapscan_run runs. */
 int mapscan_snapshot(mapscan_t *ms, agg_table_t *into);

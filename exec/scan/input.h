@@ -32,8 +32,13 @@ input_t *input_open_until(const char *path, long long deadline_ms, err_t *e);
  * e.g. a memfd holding an input kept in memory; name is for messages. */
 input_t *input_open_fd(int fd, const char *name, err_t *e);
 /* Bytes produced by code rather than read from a descriptor: a followed
- * file (exec/scan/follow.h). read blocks until bytes are there; it returns
- * the count, 0 at the end, or -1 with e set. close frees ctx. */
+ * file (exec/scan/follow.h). read returns the count, 0 at the end, or -1
+ * with e set; a source that does not block may also return INPUT_AGAIN
+ * (nothing now, ask again later) or INPUT_CUT (the bytes after the last
+ * '\n' handed out are void: the file was truncated under an unfinished
+ * line, whose start must not be shown as a line). close frees ctx. */
+#define INPUT_AGAIN (-2)
+#define INPUT_CUT (-3)
 typedef struct input_source {
     void *ctx;
     ssize_t (*read)(void *ctx, char *buf, size_t cap, err_t *e);
@@ -41,7 +46,8 @@ typedef struct input_source {
 } input_source_t;
 /* An input over src (a stream: never mapped, never split into ranges). */
 input_t *input_open_source(const input_source_t *src, const char *name, err_t *e);
-/* Reads up to cap bytes; returns bytes read, 0 at end, -1 on error (e set). */
+/* Reads up to cap bytes; returns bytes read, 0 at end, -1 on error (e set),
+ * or from a source, INPUT_AGAIN or INPUT_CUT. */
 ssize_t input_read(input_t *in, char *buf, size_t cap, err_t *e);
 enum input_kind input_kind(const input_t *in);
 /* Size in bytes for a plain regular file, -1 otherwise (stream or compressed). */

@@ -16,6 +16,7 @@ int reader_init(reader_t *r, input_t *in, size_t max_line_len, long long start_o
     r->in = in;
     r->max_line_len = max_line_len ? max_line_len : 1;
     r->cap = READER_BLOCK + r->max_line_len + 1;
+    r->block = READER_BLOCK;
     r->own_buf = r->buf = malloc(r->cap + READER_SLACK);
     r->piece = malloc(r->max_line_len + 1 + READER_SLACK);
     r->fd = -1;
@@ -91,6 +92,12 @@ static int map_next_window(reader_t *r, err_t *e)
     if (at + (long long)len >= r->file_size)
         r->eof = 1;
     return 0;
+}
+
+void reader_set_block(reader_t *r, size_t block)
+{
+    if (block > 0 && block <= READER_BLOCK)
+        r->block = block;
 }
 
 void reader_free(reader_t *r)
@@ -187,7 +194,19 @@ int reader_next(reader_t *r, region_t *out, err_t *e)
         r->len = carry;
         r->pos = 0;
         size_t room = r->cap - r->len;
-        ssize_t n = input_read(r->in, r->buf + r->len, room < READER_BLOCK ? room : READER_BLOCK, e);
+        ssize_t n = input_read(r->in, r->buf + r->len, room < r->block ? room : r->block, e);
+        if (n == INPUT_AGAIN)
+            return 2;
+        if (n == INPUT_CUT) {
+            /* The unfinished line is void: it is neither shown nor
+             * joined to what the source reads next. */
+            if (r->len || r->in_split)
+                r->n_cut++;
+            r->buf_off += (long long)r->len;
+            r->len = 0;
+            r->in_split = 0;
+            continue;
+        }
         if (n < 0)
             return -1;
         if (n == 0)

@@ -43,6 +43,7 @@ typedef struct reader {
     size_t window;        /* window size for mapping */
     map_guard_t guard;    /* covers the current window */
     size_t cap;           /* READER_BLOCK + max_line_len + 1 */
+    size_t block;         /* bytes asked of each read (READER_BLOCK) */
     size_t len;           /* valid bytes in buf */
     size_t pos;           /* first byte not yet handed out */
     int eof;              /* input returned 0 */
@@ -52,6 +53,7 @@ typedef struct reader {
     unsigned long long n_split;   /* lines that were split */
     unsigned long long bytes_read;/* input bytes handed out in regions (decoded;
                                      a '\n' the reader added is not one) */
+    unsigned long long n_cut;     /* unfinished lines dropped (INPUT_CUT) */
 } reader_t;
 
 /* start_off is the input offset of the first byte the input will return. */
@@ -59,7 +61,12 @@ int reader_init(reader_t *r, input_t *in, size_t max_line_len, long long start_o
 /* Points an initialised reader at another input, keeping its buffers. */
 void reader_reset(reader_t *r, input_t *in, long long start_off);
 void reader_free(reader_t *r);
-/* 1: *out holds a region; 0: end of input; -1: read error (e set). */
+/* Reads at most block bytes at a time (a followed file: small reads keep
+ * the memory of many idle followers small). */
+void reader_set_block(reader_t *r, size_t block);
+/* 1: *out holds a region; 0: end of input; -1: read error (e set); 2: the
+ * input has nothing now (INPUT_AGAIN): call again later, an unfinished
+ * line is kept. */
 int reader_next(reader_t *r, region_t *out, err_t *e);
 /* The guard to arm (sigsetjmp + map_guard_set) around scans of regions. */
 static inline map_guard_t *reader_guard(reader_t *r) { return &r->guard; }
