@@ -2,6 +2,7 @@
 #include "base/fdio.h"
 
 #include <errno.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 int fdio_write_all(int fd, const void *p, size_t n)
@@ -20,4 +21,13 @@ int fdio_write_all(int fd, const void *p, size_t n)
         n -= (size_t)w;
     }
     return 0;
+}
+
+void fdio_raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
 }

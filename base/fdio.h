@@ -1,4 +1,5 @@
-/* fdio.h: writing a whole buffer to a file descriptor. */
+/* fdio.h: writing a whole buffer to a file descriptor, and the process's
+ * descriptor limit. */
 #ifndef DTAIL_BASE_FDIO_H
 #define DTAIL_BASE_FDIO_H
 
@@ -7,5 +8,10 @@
 /* Writes [p, p+n) to fd, going on after short writes and EINTR. 0, or -1
  * with errno set (EIO when a write took nothing). */
 int fdio_write_all(int fd, const void *p, size_t n);
+
+/* Raises the soft limit on open descriptors to the hard one: a follow of
+ * a thousand files, or a fan-out to a thousand servers, holds a
+ * descriptor each, past the usual soft limit of 1024. */
+void fdio_raise_nofile(void);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/fdio.h"
 #include "base/log.h"
 #include "base/term.h"
 
@@ -62,6 +63,7 @@ int client_usage_error(const char *tool, const err_t *e)
 int client_setup(const cli_opts_t *o, config_t *cfg, char *host, size_t host_cap, err_t *e)
 {
     term_setup(o->raw_terminal);
+    fdio_raise_nofile();
     cli_host_name(host, host_cap);
     log_set_host(host);
     config_defaults(cfg);

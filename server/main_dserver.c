@@ -11,6 +11,7 @@
 
 #include <libssh/libssh.h>
 
+#include "base/fdio.h"
 #include "base/clock.h"
 #include "base/config.h"
 #include "base/err.h"
@@ -182,6 +183,7 @@ int main(int argc, char **argv)
         puts(WIRE_VERSION_LINE);
         return 0;
     }
+    fdio_raise_nofile();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
