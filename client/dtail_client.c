@@ -2,12 +2,13 @@
  * the lines that match (the cat/grep plan over followed inputs), or run a
  * mapreduce query over them with a report every interval.
  *
- * One thread per followed file, each with its own plan state and output
- * block; blocks go to stdout whole, under one lock, when a file has nothing
- * more to read for now (never per line). A watcher re-expands the file
- * specs every second and follows files that appear later from their start.
- * The run ends on --timeout, --shutdownAfter, or a signal (a first Ctrl-C
- * only prints a hint, as DTail). */
+ * The files are followed by exec's follow run (exec/follow_run.h), the
+ * same supervisor dserver's TAIL uses: one thread reads every file, the
+ * output goes to stdout in blocks after each round of reads (never per
+ * line), rotations and truncations are told on stderr as tail -F does, and
+ * the specs are expanded again every second (files that appear later are
+ * followed from their start). The run ends on --timeout, --shutdownAfter,
+ * or a signal (a first Ctrl-C only prints a hint, as DTail). */
 #include "client/dtail_client.h"
 
 #include <errno.h>
@@ -31,14 +32,13 @@
 #include "client/interactive.h"
 #include "client/interrupt.h"
 #include "client/remote.h"
+#include "exec/follow_plan.h"
+#include "exec/follow_run.h"
 #include "exec/linescan.h"
-#include "exec/scan/follow.h"
-#include "exec/scan/followset.h"
 #include "exec/scan/targets.h"
 #include "exec/sink/lines.h"
 
 #define OUTPUT_BLOCK (256 * 1024)
-#define RESCAN_MS 1000
 
 /* ---- the colour table -------------------------------------------------- */
 
@@ -89,31 +89,25 @@ typedef struct shared_out {
     int failed;             /* stdout is gone (EPIPE): everything stops */
 } shared_out_t;
 
-typedef struct tail_run tail_run_t;
-
-typedef struct follower {
-    tail_run_t *run;        /* the whole run */
-    char *path;             /* the followed path */
-    char *source_id;        /* shown in REMOTE lines */
-    int from_start;         /* appeared after the start */
-    pthread_t thread;
-    int started;
-} follower_t;
-
-struct tail_run {
+typedef struct tail_run {
     const cli_opts_t *o;
     long long deadline_ms;  /* --timeout or --shutdownAfter (clock_now_ms()) */
     const config_t *cfg;
     const char *host;
     enum line_format format;
-    shared_out_t out;
+    shared_out_t so;
     client_run_t rs;
-    pthread_mutex_t rs_mu;  /* guards rs */
-    follower_t **followers;
-    size_t n_followers, cap_followers;
-    followset_t set;        /* which paths and files are followed */
+    pthread_mutex_t rs_mu;  /* guards rs (the query's reporter reports too) */
     dtail_query_t *query;   /* --query: the mapreduce side, else NULL */
-};
+    /* the follow run and its cat/grep plan */
+    follow_run_t *run;
+    follow_plan_t plan;
+    matcher_t m;
+    outbuf_t out;
+    line_sink_t sink;
+    follow_file_t **files;
+    size_t n_files, cap_files;
+} tail_run_t;
 
 static int write_stdout(void *ctx, const char *p, size_t n, int *err)
 {
@@ -130,11 +124,6 @@ static int write_stdout(void *ctx, const char *p, size_t n, int *err)
     return failed ? -1 : 0;
 }
 
-static void flush_idle(void *ctx)
-{
-    outbuf_flush(ctx);
-}
-
 static void report(tail_run_t *t, const err_t *e)
 {
     pthread_mutex_lock(&t->rs_mu);
@@ -142,144 +131,141 @@ static void report(tail_run_t *t, const err_t *e)
     pthread_mutex_unlock(&t->rs_mu);
 }
 
-/* The cat/grep plan over one input (a followed file, or a piped stdin),
- * its output flushed whenever the input waits. */
-static void scan_lines(tail_run_t *t, const char *path, const char *source_id, int from_start)
+/* A piped stdin is read to its end, as a cat stream, through the same
+ * cat/grep plan. */
+static void scan_stdin(tail_run_t *t)
 {
     err_t e;
     err_clear(&e);
-    outbuf_t out;
-    if (outbuf_init_sink(&out, OUTPUT_BLOCK, write_stdout, &t->out, &e) < 0) {
-        report(t, &e);
-        return;
-    }
-    out.escape_data = term_escapes(STDOUT_FILENO);
-    /* A matcher per thread: PCRE2's match data is not shared. */
-    matcher_t m;
-    if (matcher_init(&m, t->o->regex ? t->o->regex : "", &e) < 0) {
-        outbuf_free(&out);
-        report(t, &e);
-        return;
-    }
-    line_sink_t sink;
     linescan_t scan;
-    linescan_opts_t lo = {
-        .matcher = &m,
-        .invert = t->o->invert,
-        .before = linescan_context(t->o->before),
-        .after = linescan_context(t->o->after),
-        .max = (unsigned long long)t->o->max,
-        .max_line_len = t->cfg->max_line_len,
-    };
-    if (line_sink_init(&sink, &out, t->format, t->host) < 0) {
-        matcher_free(&m);
-        outbuf_free(&out);
-        err_set(&e, ERR_NOMEM, "out of memory");
-        report(t, &e);
-        return;
-    }
-    line_sink_set_source(&sink, source_id);
-    follow_opts_t fo = {.from_start = from_start, .stop = &interrupt_stop,
-                        .idle = flush_idle, .idle_ctx = &out};
     input_t *in = NULL;
-    if (linescan_init(&scan, &lo, &e) == 0) {
-        in = strcmp(path, "-") == 0 ? input_open_until("-", t->deadline_ms, &e)
-                                    : follow_open(path, &fo, &e);
+    if (linescan_init(&scan, &t->plan.lo, &e) == 0) {
+        in = input_open_until("-", t->deadline_ms, &e);
         linescan_stats_t stats = {0};
-        if (!in || linescan_run(&scan, in, path, &sink, &stats, &e) < 0)
+        if (!in || linescan_run(&scan, in, "-", &t->sink, &stats, &e) < 0)
             report(t, &e);
         linescan_free(&scan);
     } else {
         report(t, &e);
     }
     input_close(in);
-    outbuf_flush(&out);
-    line_sink_free(&sink);
-    outbuf_free(&out);
-    matcher_free(&m);
+    outbuf_flush(&t->out);
 }
 
-static void *follow_lines(void *arg)
+/* follow.h's notice hook: tail -F's messages, after the lines before them. */
+static void notice(void *ctx, const char *path, const char *what)
 {
-    follower_t *f = arg;
-    scan_lines(f->run, f->path, f->source_id, f->from_start);
-    return NULL;
+    tail_run_t *t = ctx;
+    if (!t->query)
+        outbuf_flush(&t->out);
+    if (log_level >= LOG_WARN)
+        term_fprintf(stderr, "dtail: %s: %s\n", path, what);
 }
 
-static void *follow_query(void *arg)
+static void file_failed(void *ctx, const char *path, const err_t *e)
 {
-    follower_t *f = arg;
-    err_t e;
-    err_clear(&e);
-    follow_opts_t fo = {.from_start = f->from_start, .stop = &interrupt_stop};
-    input_t *in = follow_open(f->path, &fo, &e);
-    if (!in || dtail_query_follow(f->run->query, in, f->path, f->source_id, &e) < 0)
-        report(f->run, &e);
-    input_close(in);
-    return NULL;
+    (void)path;   /* the follow source names it in e */
+    report(ctx, e);
 }
 
-/* Starts following target tg unless its path or its file is followed. */
+/* Follows target tg unless its path or its file is followed. */
 static void start_follower(tail_run_t *t, const target_t *tg, int from_start)
 {
-    if (!followset_claim(&t->set, tg->path))
+    if (follow_run_has(t->run, tg->path))
         return;
-    if (t->n_followers == t->cap_followers) {
-        size_t cap = t->cap_followers ? t->cap_followers * 2 : 16;
-        follower_t **fs = realloc(t->followers, cap * sizeof *fs);
-        if (!fs)
+    err_t e;
+    err_clear(&e);
+    if (t->n_files == t->cap_files) {
+        size_t cap = t->cap_files ? t->cap_files * 2 : 16;
+        follow_file_t **fs = realloc(t->files, cap * sizeof *fs);
+        if (!fs) {
+            err_set(&e, ERR_NOMEM, "out of memory following %s", tg->path);
+            report(t, &e);
             return;
-        t->followers = fs;
-        t->cap_followers = cap;
+        }
+        t->files = fs;
+        t->cap_files = cap;
     }
-    follower_t *f = calloc(1, sizeof *f);
-    if (!f || !(f->path = strdup(tg->path)) || !(f->source_id = strdup(tg->source_id))) {
-        if (f)
-            free(f->path);
-        free(f);
+    mapscan_t *ms = NULL;
+    if (t->query && !(ms = dtail_query_scan(t->query, &e))) {
+        report(t, &e);
         return;
     }
-    f->run = t;
-    f->from_start = from_start;
-    f->started = pthread_create(&f->thread, NULL, t->query ? follow_query : follow_lines, f) == 0;
-    t->followers[t->n_followers++] = f;
+    follow_file_t *ff = follow_file_new(&t->plan, tg->path, tg->source_id, ms, &e);
+    follow_opts_t fo = {.from_start = from_start, .notice = notice, .notice_ctx = t};
+    int added = ff ? follow_run_add(t->run, tg->path, &fo, &follow_file_ops, ff, &e) : -1;
+    if (added <= 0) {
+        if (added < 0)
+            report(t, &e);
+        follow_file_free(ff);
+        return;
+    }
+    t->files[t->n_files++] = ff;
 }
 
 /* Which files the specs name now; unmatched globs are quiet after the
  * start (report_missing 0). */
-static void expand(tail_run_t *t, target_list_t *tl, int report_missing)
+static void expand(tail_run_t *t, int report_missing, int from_start)
 {
     err_t e;
+    target_list_t tl;
+    target_list_init(&tl);
     pthread_mutex_lock(&t->rs_mu);
-    if (client_targets(t->o, -1, report_missing, tl, &t->rs, &e) < 0)
+    if (client_targets(t->o, -1, report_missing, &tl, &t->rs, &e) < 0)
         client_report(&t->rs, &e);
     pthread_mutex_unlock(&t->rs_mu);
+    for (size_t i = 0; i < tl.n; i++)
+        if (strcmp(tl.items[i].path, "-") != 0)
+            start_follower(t, &tl.items[i], from_start);
+    target_list_free(&tl);
 }
 
-/* Watches the specs until the run ends. */
-static void supervise(tail_run_t *t, long long deadline_ms)
+static void rescan(void *ctx, follow_run_t *r)
 {
-    long long next_scan = clock_now_ms() + RESCAN_MS;
-    while (!interrupt_stop) {
-        if (interrupt_take_stats_request())
-            interrupt_print_hint();
-        long long now = clock_now_ms();
-        if (deadline_ms > 0 && now >= deadline_ms)
-            break;
-        if (now >= next_scan) {
-            followset_note_current(&t->set);
-            target_list_t tl;
-            target_list_init(&tl);
-            expand(t, &tl, 0);
-            for (size_t i = 0; i < tl.n; i++)
-                if (strcmp(tl.items[i].path, "-") != 0)
-                    start_follower(t, &tl.items[i], 1);
-            target_list_free(&tl);
-            next_scan = now + RESCAN_MS;
-        }
-        clock_sleep_ms(50);
-    }
-    interrupt_stop = 1;
+    (void)r;
+    expand(ctx, 0, 1);
+}
+
+static int tick(void *ctx)
+{
+    (void)ctx;
+    if (interrupt_take_stats_request())
+        interrupt_print_hint();
+    return interrupt_stop;
+}
+
+static void flush(void *ctx)
+{
+    tail_run_t *t = ctx;
+    if (!t->query)
+        outbuf_flush(&t->out);
+}
+
+/* The cat/grep plan's parts: one matcher, sink and output block for every
+ * file of the run (one thread reads them all). */
+static int plan_init(tail_run_t *t, err_t *e)
+{
+    if (outbuf_init_sink(&t->out, OUTPUT_BLOCK, write_stdout, &t->so, e) < 0)
+        return -1;
+    t->out.escape_data = term_escapes(STDOUT_FILENO);
+    if (matcher_init(&t->m, t->o->regex ? t->o->regex : "", e) < 0)
+        return -1;
+    if (line_sink_init(&t->sink, &t->out, t->format, t->host) < 0)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    t->plan = (follow_plan_t){
+        .sink = &t->sink,
+        .lo = {
+            .matcher = &t->m,
+            .invert = t->o->invert,
+            .before = linescan_context(t->o->before),
+            .after = linescan_context(t->o->after),
+            .max = (unsigned long long)t->o->max,
+            .max_line_len = t->cfg->max_line_len,
+        },
+        .failed = file_failed,
+        .ctx = t,
+    };
+    return 0;
 }
 
 int dtail_client_main(int argc, char **argv)
@@ -309,66 +295,57 @@ int dtail_client_main(int argc, char **argv)
         return client_usage_error("dtail", &e);
     }
     tail_run_t t = {.o = &o, .cfg = &cfg, .host = host, .rs = {"dtail", 0}};
-    pthread_mutex_init(&t.out.mu, NULL);
+    pthread_mutex_init(&t.so.mu, NULL);
     pthread_mutex_init(&t.rs_mu, NULL);
-    followset_init(&t.set);
-    matcher_t m;   /* the pattern checked once (exit 2); each follower compiles its own */
+    matcher_t m;   /* the pattern checked once (exit 2) */
     if (matcher_init(&m, o.regex ? o.regex : "", &e) < 0) {
         cli_free(&o);
         return client_usage_error("dtail", &e);
     }
+    matcher_free(&m);
     if (remote_wanted(&o)) {   /* the pattern was checked here, it runs there */
         status = remote_tail_main(&o, &cfg, &t.rs);
-        matcher_free(&m);
         cli_free(&o);
         return status;
     }
     t.format = client_line_format(&o, &cfg);
     if (o.query && dtail_query_open(&t.query, &o, &cfg, host, &interrupt_stop, &e) < 0) {
-        matcher_free(&m);
         cli_free(&o);
         return client_usage_error("dtail", &e);
     }
     interrupt_install();
-    long long deadline = clock_now_ms() + client_follow_limit_s(&o) * 1000;
-    t.deadline_ms = deadline;
-
-    if (!client_files_given(&o, -1)) {
+    t.deadline_ms = clock_now_ms() + client_follow_limit_s(&o) * 1000;
+    follow_run_hooks_t hooks = {.ctx = &t, .rescan = rescan, .tick = tick, .flush = flush};
+    if (plan_init(&t, &e) < 0 || !(t.run = follow_run_new(&hooks, &interrupt_stop, &e))) {
+        client_report(&t.rs, &e);
+    } else if (!client_files_given(&o, -1)) {
         /* No file: a piped stdin is read to its end, as a cat stream. */
         if (isatty(STDIN_FILENO)) {
             err_set(&e, ERR_USAGE, "no files to follow: give --files or file arguments");
             client_report(&t.rs, &e);
         } else if (t.query) {
-            input_t *in = input_open_until("-", deadline, &e);
+            input_t *in = input_open_until("-", t.deadline_ms, &e);
             if (!in || dtail_query_follow(t.query, in, "-", "-", &e) < 0)
                 client_report(&t.rs, &e);
             input_close(in);
         } else {
-            scan_lines(&t, "-", "-", 1);
+            scan_stdin(&t);
         }
     } else {
-        target_list_t tl;
-        target_list_init(&tl);
-        expand(&t, &tl, 1);
-        for (size_t i = 0; i < tl.n; i++)
-            start_follower(&t, &tl.items[i], 0);
-        target_list_free(&tl);
-        supervise(&t, deadline);
+        expand(&t, 1, 0);
+        follow_run_loop(t.run, t.deadline_ms);
+        outbuf_flush(&t.out);
     }
     interrupt_stop = 1;
-    for (size_t i = 0; i < t.n_followers; i++) {
-        follower_t *f = t.followers[i];
-        if (f->started)
-            pthread_join(f->thread, NULL);
-        free(f->path);
-        free(f->source_id);
-        free(f);
-    }
     if (t.query)
         dtail_query_close(t.query, &t.rs);
-    free(t.followers);
-    followset_free(&t.set);
-    matcher_free(&m);
+    follow_run_free(t.run);
+    for (size_t i = 0; i < t.n_files; i++)
+        follow_file_free(t.files[i]);
+    free(t.files);
+    line_sink_free(&t.sink);
+    outbuf_free(&t.out);
+    matcher_free(&t.m);
     cli_free(&o);
     return t.rs.status;
 }

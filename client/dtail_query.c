@@ -178,16 +178,17 @@ int dtail_query_open(dtail_query_t **out, const cli_opts_t *o, const config_t *c
     return 0;
 }
 
-int dtail_query_follow(dtail_query_t *d, input_t *in, const char *name, const char *source_id,
-                       err_t *e)
+mapscan_t *dtail_query_scan(dtail_query_t *d, err_t *e)
 {
     mapscan_t *ms = calloc(1, sizeof *ms);
-    if (!ms)
-        return err_set(e, ERR_NOMEM, "out of memory");
+    if (!ms) {
+        err_set(e, ERR_NOMEM, "out of memory");
+        return NULL;
+    }
     if (mapscan_init(ms, &d->mo, e) < 0) {
         mapscan_free(ms);
         free(ms);
-        return -1;
+        return NULL;
     }
     /* No group by: the empty group of the result would show a zero row
      * in every report; the lines read make the rows. */
@@ -200,14 +201,22 @@ int dtail_query_follow(dtail_query_t *d, input_t *in, const char *name, const ch
             pthread_mutex_unlock(&d->mu);
             mapscan_free(ms);
             free(ms);
-            return err_set(e, ERR_NOMEM, "out of memory");
+            err_set(e, ERR_NOMEM, "out of memory");
+            return NULL;
         }
         d->scans = s;
         d->cap_scans = cap;
     }
     d->scans[d->n_scans++] = ms;
     pthread_mutex_unlock(&d->mu);
-    return mapscan_run(ms, in, name, source_id, 0, e);
+    return ms;
+}
+
+int dtail_query_follow(dtail_query_t *d, input_t *in, const char *name, const char *source_id,
+                       err_t *e)
+{
+    mapscan_t *ms = dtail_query_scan(d, e);
+    return ms ? mapscan_run(ms, in, name, source_id, 0, e) : -1;
 }
 
 int dtail_query_add_delta(dtail_query_t *d, const unsigned char *p, size_t len, err_t *e)

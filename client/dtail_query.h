@@ -11,6 +11,7 @@
 #include "base/err.h"
 #include "client/cli.h"
 #include "client/client_common.h"
+#include "exec/mapscan.h"
 #include "exec/scan/input.h"
 
 typedef struct dtail_query dtail_query_t;
@@ -19,8 +20,10 @@ typedef struct dtail_query dtail_query_t;
  * usage errors (exit 2) with the caret. */
 int dtail_query_open(dtail_query_t **out, const cli_opts_t *o, const config_t *cfg,
                      const char *host, const volatile int *stop, err_t *e);
-/* Folds one input until it ends (a followed file ends when the run stops).
- * Safe to call from one thread per input. */
+/* A scan of the query's plan whose tables the reports take (one per
+ * followed file, stepped by a follow run); q owns it. */
+mapscan_t *dtail_query_scan(dtail_query_t *q, err_t *e);
+/* Folds one input until it ends (a piped stdin). */
 int dtail_query_follow(dtail_query_t *q, input_t *in, const char *name, const char *source_id,
                        err_t *e);
 /* Adds a server's delta (a serialized table: what its followed files gave

@@ -26,7 +26,7 @@ void health_judge(const health_inputs_t *in, char *out, size_t cap)
         return;
     }
     if (saturated(&in->tails)) {
-        snprintf(out, cap, "WARNING|all MaxConcurrentTails=%d follow slots taken, %d files waiting",
+        snprintf(out, cap, "WARNING|all MaxConcurrentTails=%d follow slots taken, %d follow requests waiting",
                  in->tails.max, in->tails.waiting);
         return;
     }

@@ -6,6 +6,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -16,7 +17,7 @@
 #define FOLLOW_POLL_MS 250
 /* Without inotify, looks come this often at the least. */
 #define FOLLOW_POLL_NO_INOTIFY_MS 100
-/* A rotated-away file is left once it has not grown for this long: a
+/* A rotated-away file is left once it has not changed for this long: a
  * writer may still finish its last lines there before it reopens. */
 #define FOLLOW_GRACE_MS 300
 #define FOLLOW_GRACE_POLL_MS 50
@@ -28,8 +29,27 @@
  * or past the old offset leaves the size as it was, and only the content
  * shows that the file was rewritten. */
 #define FOLLOW_TAIL_CHECK 64
+/* Files held for reading after the current one: rotations that came
+ * before it was finished. Beyond this many the path waits for a look. */
+#define FOLLOW_MAX_HELD 64
+/* Files finished lately, so one seen again under its rotated name is not
+ * read a second time. */
+#define FOLLOW_RECENT 16
+/* Bytes read this lately before a truncation: a writer was busy, and may
+ * have written what the truncation destroyed before it could be read. */
+#define FOLLOW_BUSY_WRITER_MS 1000
 
-typedef struct follow {
+typedef struct held {
+    int fd;
+    dev_t dev;
+    ino_t ino;
+    unsigned long long ord;   /* arrivals counted when it left the path
+                                 (its place in the path's history);
+                                 ULLONG_MAX while it may still be there */
+    unsigned long long seq;   /* order in which it was found */
+} held_t;
+
+struct follow {
     char *path;               /* the followed path */
     follow_opts_t o;          /* options */
     int fd;                   /* the file being read; -1 while waiting for one */
@@ -37,20 +57,31 @@ typedef struct follow {
     ino_t ino;
     long long pos;            /* bytes read from fd */
     char last;                /* last byte handed out */
-    int owe_newline;          /* a '\n' ends a cut line before new bytes */
-    int inotify_fd;           /* directory watch; -1 without inotify */
-    int next_fd;              /* the file now at the path, once it names
-                                 another file (rotation); -1 if none */
-    dev_t next_dev;           /* its identity */
-    ino_t next_ino;
+    int owe_newline;          /* a '\n' ends a rotated file's last line */
+    int owe_cut;              /* INPUT_CUT is due: a truncation cut a line */
+    int inotify_fd;           /* blocking: directory watch; -1 without */
+    held_t held[FOLLOW_MAX_HELD]; /* files to read after fd, oldest first */
+    size_t n_held;
+    unsigned long long seq;   /* files found so far */
+    /* Finished files that still had a name: a rename of one that an
+     * event tells late is not a new file. A finished file without a name
+     * is not kept: its inode number is free for the next file created. */
+    struct { dev_t dev; ino_t ino; struct timespec born; } recent[FOLLOW_RECENT];
+    size_t n_recent;
     int rotating;             /* at the end of the old file with a next
-                                 one waiting: the grace runs */
+                                 one held: the grace runs */
     struct timespec rotated;  /* when the grace began */
     struct timespec looked;   /* when the path was last looked at */
     char tail[FOLLOW_TAIL_CHECK];  /* the last bytes read from fd, ending at pos */
     size_t tail_len;
     int woke;                 /* a wait ended: check fd before reading on */
-} follow_t;
+    struct timespec got;      /* when bytes were last read */
+    int missing_told;         /* "no file yet" was told */
+    int ever_opened;          /* a file was read */
+    unsigned long long arrivals;   /* files an event saw arrive at the path */
+    unsigned long long found;      /* files found at the path after the start */
+    follow_stats_t stats;
+};
 
 static long long ms_since(const struct timespec *t)
 {
@@ -64,16 +95,128 @@ static int stopping(const follow_t *f)
     return f->o.stop && *f->o.stop;
 }
 
-static int open_path(const follow_t *f)
+static void tell(follow_t *f, const char *fmt, unsigned long long n)
 {
-    return f->o.open ? f->o.open(f->o.open_ctx, f->path) : open(f->path, O_RDONLY | O_CLOEXEC);
+    if (!f->o.notice)
+        return;
+    char what[256];
+    snprintf(what, sizeof what, fmt, n);
+    f->o.notice(f->o.notice_ctx, f->path, what);
+}
+
+static int open_path(const follow_t *f, const char *path)
+{
+    return f->o.open ? f->o.open(f->o.open_ctx, path) : open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/* Creation time (statx), zero where the filesystem keeps none: with it an
+ * inode number used again for a new file is told from the old file. */
+static struct timespec birth_time(int fd)
+{
+    struct timespec t = {0, 0};
+#ifdef STATX_BTIME
+    struct statx sx;
+    if (statx(fd, "", AT_EMPTY_PATH, STATX_BTIME, &sx) == 0 && (sx.stx_mask & STATX_BTIME)) {
+        t.tv_sec = (time_t)sx.stx_btime.tv_sec;
+        t.tv_nsec = (long)sx.stx_btime.tv_nsec;
+    }
+#else
+    (void)fd;
+#endif
+    return t;
+}
+
+static int same_birth(struct timespec a, struct timespec b)
+{
+    int a_known = a.tv_sec || a.tv_nsec, b_known = b.tv_sec || b.tv_nsec;
+    return !a_known || !b_known || (a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec);
+}
+
+/* Whether the file (dev, ino) is one this source reads or holds: their
+ * descriptors are open, so their inode numbers are theirs alone. */
+static int held_or_read(const follow_t *f, dev_t dev, ino_t ino)
+{
+    if (f->fd >= 0 && f->dev == dev && f->ino == ino)
+        return 1;
+    for (size_t i = 0; i < f->n_held; i++)
+        if (f->held[i].dev == dev && f->held[i].ino == ino)
+            return 1;
+    return 0;
+}
+
+/* ... or one it finished (born: the candidate's creation time). */
+static int known(const follow_t *f, dev_t dev, ino_t ino, struct timespec born)
+{
+    if (held_or_read(f, dev, ino))
+        return 1;
+    for (size_t i = 0; i < f->n_recent; i++)
+        if (f->recent[i].dev == dev && f->recent[i].ino == ino &&
+            same_birth(f->recent[i].born, born))
+            return 1;
+    return 0;
+}
+
+static void remember_finished(follow_t *f)
+{
+    struct stat st;
+    if (fstat(f->fd, &st) < 0 || st.st_nlink == 0)
+        return;
+    if (f->n_recent == FOLLOW_RECENT) {
+        memmove(f->recent, f->recent + 1, (FOLLOW_RECENT - 1) * sizeof f->recent[0]);
+        f->n_recent--;
+    }
+    f->recent[f->n_recent].dev = f->dev;
+    f->recent[f->n_recent].ino = f->ino;
+    f->recent[f->n_recent].born = birth_time(f->fd);
+    f->n_recent++;
+}
+
+/* Whether a comes before b at the path: a file that left it came before
+ * every file that left it later and before the one still there; files
+ * whose leaving no event told are in the order looks found them. */
+static int held_before(const held_t *a, const held_t *b)
+{
+    return a->ord != b->ord ? a->ord < b->ord : a->seq < b->seq;
+}
+
+static void place(follow_t *f, size_t i)
+{
+    held_t h = f->held[i];
+    memmove(f->held + i, f->held + i + 1, (f->n_held - i - 1) * sizeof h);
+    size_t at = f->n_held - 1;
+    while (at > 0 && held_before(&h, &f->held[at - 1]))
+        at--;
+    memmove(f->held + at + 1, f->held + at, (f->n_held - 1 - at) * sizeof h);
+    f->held[at] = h;
+}
+
+/* Opens path and, if it is a regular file this source does not know,
+ * holds it for reading after the current one. Returns 1 when held. */
+static int hold(follow_t *f, const char *path, unsigned long long ord)
+{
+    if (f->n_held == FOLLOW_MAX_HELD)
+        return 0;
+    int fd = open_path(f, path);
+    if (fd < 0)
+        return 0;
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+        known(f, st.st_dev, st.st_ino, birth_time(fd))) {
+        close(fd);
+        return 0;
+    }
+    f->held[f->n_held++] = (held_t){.fd = fd, .dev = st.st_dev, .ino = st.st_ino,
+                                    .ord = ord, .seq = f->seq++};
+    place(f, f->n_held - 1);
+    f->found++;
+    return 1;
 }
 
 /* Opens the path as the file to read; from_start or at its end. Returns 1
  * when opened, 0 when there is no regular file there (yet), -1 on error. */
 static int open_current(follow_t *f, int from_start, err_t *e)
 {
-    int fd = open_path(f);
+    int fd = open_path(f, f->path);
     if (fd < 0) {
         if (errno == ENOENT)
             return 0;
@@ -89,14 +232,13 @@ static int open_current(follow_t *f, int from_start, err_t *e)
         close(fd);
         return err_set(e, ERR_INPUT, "%s: not a regular file, cannot be followed", f->path);
     }
-    if (f->fd >= 0)
-        close(f->fd);
     f->fd = fd;
     f->dev = st.st_dev;
     f->ino = st.st_ino;
     f->pos = 0;
     f->tail_len = 0;
     f->rotating = 0;
+    f->seq++;
     if (!from_start) {
         off_t end = lseek(fd, 0, SEEK_END);
         f->pos = end > 0 ? (long long)end : 0;
@@ -104,44 +246,38 @@ static int open_current(follow_t *f, int from_start, err_t *e)
     return 1;
 }
 
-/* Opens the file the path names now, if it is not the one being read, as
- * the next file: it is opened as soon as it is seen, so a second rotation
- * before the old file is finished cannot take it away. */
+/* Holds the file the path names now if it is not one this source knows:
+ * opened as soon as it is seen, so a second rotation before the old file
+ * is finished cannot take it away. */
 static void note_path(follow_t *f)
 {
     clock_gettime(CLOCK_MONOTONIC, &f->looked);
-    if (f->fd < 0 || f->next_fd >= 0)
+    if (f->fd < 0)
         return;
     struct stat st;
-    if (stat(f->path, &st) < 0 || (st.st_dev == f->dev && st.st_ino == f->ino))
+    if (stat(f->path, &st) < 0 || held_or_read(f, st.st_dev, st.st_ino))
         return;
-    int fd = open_path(f);
-    struct stat fst;
-    if (fd < 0)
-        return;
-    if (fstat(fd, &fst) < 0 || !S_ISREG(fst.st_mode) ||
-        (fst.st_dev == f->dev && fst.st_ino == f->ino)) {
-        close(fd);
-        return;
-    }
-    f->next_fd = fd;
-    f->next_dev = fst.st_dev;
-    f->next_ino = fst.st_ino;
+    hold(f, f->path, ULLONG_MAX);
 }
 
-/* Leaves the old file for the next one, read from its start. */
+/* Leaves the old file for the oldest held one, read from its start. */
 static void switch_to_next(follow_t *f)
 {
+    remember_finished(f);
     close(f->fd);
-    f->fd = f->next_fd;
-    f->dev = f->next_dev;
-    f->ino = f->next_ino;
-    f->next_fd = -1;
+    held_t h = f->held[0];
+    memmove(f->held, f->held + 1, (f->n_held - 1) * sizeof h);
+    f->n_held--;
+    f->fd = h.fd;
+    f->dev = h.dev;
+    f->ino = h.ino;
     f->pos = 0;
     f->tail_len = 0;
     f->rotating = 0;
     if (f->last != '\n')
         f->owe_newline = 1;
+    f->stats.rotations++;
+    tell(f, "file rotated; following the new file", 0);
 }
 
 /* Remembers the last bytes of a read: they end at f->pos. */
@@ -161,7 +297,7 @@ static void keep_tail(follow_t *f, const char *buf, size_t n)
 /* Was the open file truncated since the last read: is it shorter than
  * what was read, or are the bytes before f->pos no longer those read
  * (truncated and written again past the old offset)? Then reading starts
- * again at its start, after a '\n' for a cut line. Returns 1 when it
+ * again at its start; a line it cut is dropped. Returns 1 when it
  * restarted, 0 when the file is as it was, -1 on an error. */
 static int restart_if_truncated(follow_t *f, err_t *e)
 {
@@ -181,11 +317,44 @@ static int restart_if_truncated(follow_t *f, err_t *e)
         return 0;
     if (lseek(f->fd, 0, SEEK_SET) < 0)
         return err_set(e, ERR_INPUT, "%s: %s", f->path, strerror(errno));
+    long long was = f->pos;
     f->pos = 0;
     f->tail_len = 0;
-    if (f->last != '\n')
-        f->owe_newline = 1;
+    f->stats.truncations++;
+    char what[256];
+    int n = snprintf(what, sizeof what, "file truncated");
+    if (f->last != '\n') {
+        f->owe_cut = 1;
+        f->last = '\n';
+        f->stats.cut_lines++;
+        n += snprintf(what + n, sizeof what - (size_t)n, "; its unfinished last line was dropped");
+    }
+    /* A writer was busy right before: what it wrote after the last read
+     * and before the truncation is gone (a copytruncate keeps it in the
+     * copy, but for what came during the copy), and no one can say how
+     * much. Said, not hidden. */
+    if (ms_since(&f->got) < FOLLOW_BUSY_WRITER_MS)
+        snprintf(what + n, sizeof what - (size_t)n,
+                 "; anything written after byte %lld before the truncation was lost", was);
+    if (f->o.notice)
+        f->o.notice(f->o.notice_ctx, f->path, what);
     return 1;
+}
+
+/* Whether the old file has not changed for the grace period: by its
+ * modification time (a file finished long ago is left at once), or since
+ * the source found itself at its end with a next file held. */
+static int grace_over(follow_t *f)
+{
+    if (ms_since(&f->rotated) >= FOLLOW_GRACE_MS)
+        return 1;
+    struct stat st;
+    struct timespec now;
+    if (fstat(f->fd, &st) < 0 || clock_gettime(CLOCK_REALTIME, &now) < 0)
+        return 0;
+    long long idle = (long long)(now.tv_sec - st.st_mtim.tv_sec) * 1000 +
+                     (now.tv_nsec - st.st_mtim.tv_nsec) / 1000000;
+    return idle >= FOLLOW_GRACE_MS;
 }
 
 /* The file at the end: what changed at the path? Returns 1 when reading
@@ -195,16 +364,28 @@ static int look(follow_t *f, err_t *e)
     if (f->fd < 0) {
         int rc = open_current(f, 1, e);
         clock_gettime(CLOCK_MONOTONIC, &f->looked);
+        if (rc > 0) {
+            f->found++;
+            if (f->ever_opened || f->missing_told)
+                tell(f, "file appeared; following it", 0);
+            f->ever_opened = 1;
+        }
         return rc;
     }
     note_path(f);
-    if (f->next_fd >= 0) {
+    if (f->n_held > 0) {
         if (!f->rotating) {
             f->rotating = 1;
             clock_gettime(CLOCK_MONOTONIC, &f->rotated);
-            return 0;
         }
-        if (ms_since(&f->rotated) < FOLLOW_GRACE_MS)
+        /* What the writer put there since the read that found the end. */
+        int rc = restart_if_truncated(f, e);
+        if (rc != 0)
+            return rc;
+        struct stat st;
+        if (fstat(f->fd, &st) == 0 && (long long)st.st_size > f->pos)
+            return 1;
+        if (!grace_over(f))
             return 0;
         switch_to_next(f);
         return 1;
@@ -239,6 +420,10 @@ static ssize_t follow_read(void *ctx, char *buf, size_t cap, err_t *e)
     for (;;) {
         if (stopping(f))
             return 0;
+        if (f->owe_cut) {
+            f->owe_cut = 0;
+            return INPUT_CUT;
+        }
         if (f->owe_newline) {
             f->owe_newline = 0;
             f->last = '\n';
@@ -260,6 +445,7 @@ static ssize_t follow_read(void *ctx, char *buf, size_t cap, err_t *e)
             if (n > 0) {
                 f->pos += n;
                 f->last = buf[n - 1];
+                clock_gettime(CLOCK_MONOTONIC, &f->got);
                 keep_tail(f, buf, (size_t)n);
                 f->rotating = 0;   /* the old file still grows: the grace restarts */
                 /* A busy file is never at its end: look at the path now
@@ -278,6 +464,10 @@ static ssize_t follow_read(void *ctx, char *buf, size_t cap, err_t *e)
             return -1;
         if (rc > 0)
             continue;
+        if (f->o.nonblocking) {
+            f->woke = 1;
+            return INPUT_AGAIN;
+        }
         if (f->o.idle)
             f->o.idle(f->o.idle_ctx);
         if (stopping(f))
@@ -292,8 +482,8 @@ static void follow_close(void *ctx)
     follow_t *f = ctx;
     if (f->fd >= 0)
         close(f->fd);
-    if (f->next_fd >= 0)
-        close(f->next_fd);
+    for (size_t i = 0; i < f->n_held; i++)
+        close(f->held[i].fd);
     if (f->inotify_fd >= 0)
         close(f->inotify_fd);
     free(f->path);
@@ -316,7 +506,68 @@ static void watch_directory(follow_t *f)
     free(copy);
 }
 
-input_t *follow_open(const char *path, const follow_opts_t *o, err_t *e)
+void follow_arrived(follow_t *f)
+{
+    f->arrivals++;
+    note_path(f);
+}
+
+void follow_departed(follow_t *f, const char *now)
+{
+    if (f->fd < 0)
+        return;
+    struct stat st;
+    if (stat(now, &st) < 0)
+        return;   /* gone already: follow_settle counts it */
+    for (size_t i = 0; i < f->n_held; i++)
+        if (f->held[i].dev == st.st_dev && f->held[i].ino == st.st_ino) {
+            f->held[i].ord = f->arrivals;
+            place(f, i);
+            return;
+        }
+    hold(f, now, f->arrivals);
+}
+
+int follow_wants_ms(const follow_t *f)
+{
+    if (f->owe_cut || f->owe_newline)
+        return 0;
+    if (f->rotating || f->n_held > 0)
+        return FOLLOW_GRACE_POLL_MS;
+    return -1;
+}
+
+void follow_resync(follow_t *f)
+{
+    f->arrivals = f->found;
+}
+
+void follow_settle(follow_t *f)
+{
+    /* Each arrival an event saw is a file; each file found at the path
+     * since the start is one of them. More arrivals than files found:
+     * files came and went between two looks. */
+    if (f->arrivals > f->found) {
+        unsigned long long lost = f->arrivals - f->found;
+        if (lost > f->stats.files_lost) {
+            tell(f, "%llu rotated file(s) lost: deleted or replaced before they could be "
+                    "opened; their lines were not read", lost - f->stats.files_lost);
+            f->stats.files_lost = lost;
+        }
+    }
+}
+
+const follow_stats_t *follow_stats(const follow_t *f)
+{
+    return &f->stats;
+}
+
+const char *follow_path(const follow_t *f)
+{
+    return f->path;
+}
+
+input_t *follow_open(const char *path, const follow_opts_t *o, follow_t **out, err_t *e)
 {
     follow_t *f = calloc(1, sizeof *f);
     if (!f || !(f->path = strdup(path))) {
@@ -326,18 +577,25 @@ input_t *follow_open(const char *path, const follow_opts_t *o, err_t *e)
     }
     f->o = *o;
     f->fd = -1;
-    f->next_fd = -1;
     f->inotify_fd = -1;
     f->last = '\n';
-    if (open_current(f, o->from_start, e) < 0) {
+    int rc = open_current(f, o->from_start, e);
+    if (rc < 0) {
         follow_close(f);
         return NULL;
     }
+    f->ever_opened = rc > 0;
+    f->missing_told = rc == 0 && !o->from_start;   /* reported by whoever named it */
     clock_gettime(CLOCK_MONOTONIC, &f->looked);
-    watch_directory(f);
+    if (!o->nonblocking)
+        watch_directory(f);
     input_source_t src = {f, follow_read, follow_close};
     input_t *in = input_open_source(&src, f->path, e);
-    if (!in)
+    if (!in) {
         follow_close(f);
+        return NULL;
+    }
+    if (out)
+        *out = f;
     return in;
 }

@@ -21,6 +21,9 @@
 #   example_config docs/examples/dtail.json starts a dserver
 #   authtries     more key attempts than MaxAuthTries on one connection are
 #                 cut off, and logged as one summary line
+#   follow_many   a dtail of 1000 files through one dserver: a bounded
+#                 number of threads and one follow slot; every file's new
+#                 line arrives, and a second dtail still gets its lines
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/server_lib.sh"
 CASE=${1:?case}
@@ -301,6 +304,42 @@ authtries)
   server_stop
   # 3 attempts: one logged, 2 counted in the summary written at the stop.
   expect_contains summary "$SERVER_LOG" "Authentication failures|127.0.0.1|2 more in 60 s"
+  ;;
+follow_many)
+  IN=$T/in
+  server_setup
+  mkdir -p "$IN/many"
+  for i in $(seq 1 1000); do echo "old $i" >"$IN/many/f$i.log"; done
+  echo "old other" >"$IN/other.log"
+  chmod -R a+rX "$IN"
+  server_start
+  base=$(threads)
+  "$DTAIL_BIN/dtail" --plain "${SERVER_CLIENT_FLAGS[@]}" --files "$IN/many/*.log" \
+    >"$T/many.out" 2>"$T/many.err" </dev/null &
+  MANY=$!
+  HELPERS+=($MANY)
+  poll 60 holds_file "$SERVER_CHILD" "$IN/many/f999.log" end ||
+    fail "dserver never followed the last file (f999.log, in glob order)"
+  n=$(threads)
+  # The accept loop, housekeeping, the session and its watcher: a thread
+  # per file (1000) or per slot (50) exceeds this bound.
+  note "dserver threads: $base idle, $n following 1000 files"
+  [ "$n" -le $((base + 8)) ] || fail "dserver ran $n threads to follow 1000 files (bound $((base + 8)))"
+  for i in $(seq 1 1000); do echo "new $i" >>"$IN/many/f$i.log"; done
+  poll 30 has_lines 1000 "$T/many.out" || fail "got $(wc -l <"$T/many.out") of the 1000 new lines"
+  seq 1 1000 | sed 's/^/new /' | sort >"$T/many.want"
+  sort "$T/many.out" | cmp -s - "$T/many.want" || fail "the 1000 followed files' new lines differ"
+  # The first request holds one follow slot, not MaxConcurrentTails=50.
+  bg_start dtail --plain "${SERVER_CLIENT_FLAGS[@]}" --files "$IN/other.log"
+  wait_following "$SERVER_CHILD" "$IN/other.log"
+  echo "new other" >>"$IN/other.log"
+  wait_lines 1 5
+  expect_contains "second dtail" "$T/bg.out" "new other"
+  bg_stop TERM 30
+  kill -TERM "$MANY" 2>/dev/null
+  wait "$MANY"
+  server_alive
+  server_stop
   ;;
 *)
   die "unknown case $CASE"

@@ -54,14 +54,20 @@ static char *follow_all(const char *path, const step_fn *steps, size_t n)
                        .poll_ms = 20};
     err_t e;
     err_clear(&e);
-    input_t *in = follow_open(path, &o, &e);
+    input_t *in = follow_open(path, &o, NULL, &e);
     assert_non_null(in);
     size_t cap = 1 << 16, len = 0;
     char *out = malloc(cap);
     assert_non_null(out);
     ssize_t r;
-    while ((r = input_read(in, out + len, cap - 1 - len, &e)) > 0)
+    while ((r = input_read(in, out + len, cap - 1 - len, &e)) > 0 || r == INPUT_CUT) {
+        if (r == INPUT_CUT) {   /* what a reader does: the unfinished line is void */
+            while (len > 0 && out[len - 1] != '\n')
+                len--;
+            continue;
+        }
         len += (size_t)r;
+    }
     assert_int_equal(r, 0);
     out[len] = 0;
     input_close(in);
@@ -131,8 +137,8 @@ static void test_truncate_then_grow(void **state)
     write_file(file, "a1\nhalf", O_TRUNC);
     const step_fn steps[] = {truncate_only, write_z};
     char *got = follow_all(file, steps, 2);
-    /* The cut line is ended before the new content. */
-    assert_string_equal(got, "a1\nhalf\nz\n");
+    /* The line the truncation cut is dropped, never shown as a line. */
+    assert_string_equal(got, "a1\nz\n");
     free(got);
 }
 

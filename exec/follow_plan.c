@@ -1,0 +1,58 @@
+/* follow_plan.c: see follow_plan.h. */
+#include "exec/follow_plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes of one file read before the next file's turn: a busy file cannot
+ * hold back the others. */
+#define FOLLOW_SHARE (1024 * 1024)
+
+follow_file_t *follow_file_new(follow_plan_t *plan, const char *path, const char *source_id,
+                               mapscan_t *ms, err_t *e)
+{
+    follow_file_t *ff = calloc(1, sizeof *ff);
+    if (!ff || !(ff->path = strdup(path)) || !(ff->source_id = strdup(source_id))) {
+        if (ff)
+            free(ff->path);
+        free(ff);
+        err_set(e, ERR_NOMEM, "out of memory following %s", path);
+        return NULL;
+    }
+    ff->plan = plan;
+    ff->ms = ms;
+    return ff;
+}
+
+void follow_file_free(follow_file_t *ff)
+{
+    if (!ff)
+        return;
+    linescan_stream_free(ff->st);
+    free(ff->path);
+    free(ff->source_id);
+    free(ff);
+}
+
+static int file_step(void *ctx, input_t *in, err_t *e)
+{
+    follow_file_t *ff = ctx;
+    if (ff->ms)
+        return mapscan_step(ff->ms, in, ff->path, ff->source_id, e);
+    if (!ff->st && !(ff->st = linescan_stream_new(&ff->plan->lo, in, e)))
+        return -1;
+    line_sink_set_source(ff->plan->sink, ff->source_id);
+    unsigned long long cut = linescan_stream_cut(ff->st);
+    int rc = linescan_stream_step(ff->st, ff->plan->sink, ff->path, FOLLOW_SHARE, e);
+    ff->plan->cut_lines += linescan_stream_cut(ff->st) - cut;
+    return rc;
+}
+
+static void file_failed(void *ctx, const err_t *e)
+{
+    follow_file_t *ff = ctx;
+    if (ff->plan->failed)
+        ff->plan->failed(ff->plan->ctx, ff->path, e);
+}
+
+const follow_plan_ops_t follow_file_ops = {file_step, file_failed};
