@@ -338,13 +338,19 @@ static void finish_channel(conn_t *c, int status)
     if (!ssh_channel_is_closed(c->chan)) {
         ssh_channel_send_eof(c->chan);
         ssh_channel_request_send_exit_status(c->chan, status);
-        /* Reads return at once after the client's EOF without processing
-         * packets, so poll the session itself to see its close. */
+        /* CLOSE goes out at once, as sshd sends it when its command ends:
+         * OpenSSH's client answers a CLOSE at once, but sends one of its
+         * own only after its stdin ended, so waiting for the client's
+         * close first held every OpenSSH session for the whole bound. */
+        ssh_channel_close(c->chan);
+        /* Then the client reads what is left and goes; disconnecting
+         * before it has would make a libssh client drop data it has not
+         * read yet. Reads do not process packets on a closed channel, so
+         * poll the session itself. */
         long long deadline = clock_now_ms() + 2000;
         ssh_event ev = ssh_event_new();
         if (ev && ssh_event_add_session(ev, c->sess) == SSH_OK) {
-            while (!ssh_channel_is_closed(c->chan) && ssh_is_connected(c->sess) &&
-                   clock_now_ms() < deadline) {
+            while (ssh_is_connected(c->sess) && clock_now_ms() < deadline) {
                 if (ssh_event_dopoll(ev, 100) == SSH_ERROR)
                     break;
             }
@@ -352,7 +358,6 @@ static void finish_channel(conn_t *c, int status)
         }
         if (ev)
             ssh_event_free(ev);
-        ssh_channel_close(c->chan);
     }
     pthread_mutex_unlock(&c->mu);
 }

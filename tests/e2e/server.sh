@@ -171,6 +171,32 @@ openssh)
   expect_log log "Creating new server handler"
   expect_log log "Good bye Mister!"
   ;;
+openssh_end)
+  # A session ends when dserver is done, not when the client's stdin
+  # ends: OpenSSH's ssh sends its CLOSE only after its own EOF, so a
+  # server that waits for the client's close first holds the session
+  # (2 s, its bound) while the client's stdin stays open.
+  server_setup
+  server_start
+  command -v ssh >/dev/null || skip "OpenSSH client not installed"
+  mkfifo "$T/ossh.in"
+  # shellcheck disable=SC2046
+  timeout 15 ssh $(ssh_opts) -i "$SERVER_KEY" "$SERVER_USER@127.0.0.1" <"$T/ossh.in" >"$T/ossh.out" 2>"$T/ossh.err" &
+  pid=$!
+  exec 4>"$T/ossh.in"   # held open: ssh's stdin does not end
+  printf 'not a frame\n' >&4
+  t0=$(date +%s%N)
+  wait "$pid"
+  t1=$(date +%s%N)
+  exec 4>&-
+  E2E_RUNS=$((E2E_RUNS + 1))
+  expect_contains "protocol error told" "$T/ossh.out" "protocol error"
+  ms=$(((t1 - t0) / 1000000))
+  note "ssh ended after $ms ms"
+  [ "$ms" -lt 1500 ] || fail "the OpenSSH session ended after $ms ms, not at once (bound 1500 ms)"
+  server_alive
+  server_stop
+  ;;
 sigterm)
   server_setup
   server_start
