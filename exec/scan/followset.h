@@ -10,12 +10,21 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* A file's identity: its inode, and its creation time where the
+ * filesystem keeps one, so an inode number freed by a deleted file and
+ * given to a new one does not make the new file look followed. */
+struct followset_id {
+    dev_t dev;
+    ino_t ino;
+    long long born_s;
+    long born_ns;
+};
+
 typedef struct followset {
     pthread_mutex_t mu;
     char **paths;            /* paths followed */
     size_t n_paths, cap_paths;
-    dev_t *dev;              /* identities followed, or rotated away */
-    ino_t *ino;
+    struct followset_id *ids; /* identities followed, or rotated away */
     size_t n_ids, cap_ids;
 } followset_t;
 
