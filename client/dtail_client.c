@@ -226,11 +226,22 @@ static void rescan(void *ctx, follow_run_t *r)
     expand(ctx, 0, 1);
 }
 
+static void print_summary(tail_run_t *t)
+{
+    char sum[512];
+    follow_run_summary(t->run, sum, sizeof sum);
+    term_fprintf(stderr, "dtail: %s\n", sum);
+}
+
 static int tick(void *ctx)
 {
-    (void)ctx;
-    if (interrupt_take_stats_request())
+    tail_run_t *t = ctx;
+    if (interrupt_take_stats_request()) {   /* a first Ctrl-C: the stats, and the hint */
+        if (!t->query)
+            outbuf_flush(&t->out);
+        print_summary(t);
         interrupt_print_hint();
+    }
     return interrupt_stop;
 }
 
@@ -239,6 +250,13 @@ static void flush(void *ctx)
     tail_run_t *t = ctx;
     if (!t->query)
         outbuf_flush(&t->out);
+}
+
+static void run_warn(void *ctx, const char *msg)
+{
+    (void)ctx;
+    if (log_level >= LOG_WARN)
+        term_fprintf(stderr, "dtail: warning: %s\n", msg);
 }
 
 /* The cat/grep plan's parts: one matcher, sink and output block for every
@@ -315,7 +333,8 @@ int dtail_client_main(int argc, char **argv)
     }
     interrupt_install();
     t.deadline_ms = clock_now_ms() + client_follow_limit_s(&o) * 1000;
-    follow_run_hooks_t hooks = {.ctx = &t, .rescan = rescan, .tick = tick, .flush = flush};
+    follow_run_hooks_t hooks = {.ctx = &t, .rescan = rescan, .tick = tick, .flush = flush,
+                                .warn = run_warn};
     if (plan_init(&t, &e) < 0 || !(t.run = follow_run_new(&hooks, &interrupt_stop, &e))) {
         client_report(&t.rs, &e);
     } else if (!client_files_given(&o, -1)) {
@@ -335,6 +354,10 @@ int dtail_client_main(int argc, char **argv)
         expand(&t, 1, 0);
         follow_run_loop(t.run, t.deadline_ms);
         outbuf_flush(&t.out);
+        char sum[512];
+        /* What could not be read is said at the end too, once, as a total. */
+        if (follow_run_summary(t.run, sum, sizeof sum) && log_level >= LOG_WARN)
+            term_fprintf(stderr, "dtail: %s\n", sum);
     }
     interrupt_stop = 1;
     if (t.query)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -55,7 +56,16 @@ struct follow_run {
     pending_move_t moves[PENDING_MOVES];
     size_t n_moves;
     followset_t set;
+    int ino_errno;            /* why there is no inotify instance */
+    int told_no_ino;          /* ... told */
+    int unwatched;            /* directories inotify could not watch */
 };
+
+static void warn(follow_run_t *r, const char *msg)
+{
+    if (r->h.warn)
+        r->h.warn(r->h.ctx, msg);
+}
 
 follow_run_t *follow_run_new(const follow_run_hooks_t *h, const volatile int *stop, err_t *e)
 {
@@ -67,6 +77,7 @@ follow_run_t *follow_run_new(const follow_run_hooks_t *h, const volatile int *st
     r->h = *h;
     r->stop = stop;
     r->ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    r->ino_errno = r->ino < 0 ? errno : 0;
     followset_init(&r->set);
     return r;
 }
@@ -179,8 +190,29 @@ static int add_dir(follow_run_t *r, const char *dir, size_t len, size_t *out)
     /* A directory inotify cannot watch (too many watches, a filesystem
      * without it) is swept like every other, only not woken early. */
     d->wd = r->ino >= 0 ? inotify_add_watch(r->ino, copy, WATCH_MASK) : -1;
+    if (r->ino < 0 && !r->told_no_ino) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "no inotify instance (%s; see fs.inotify.max_user_instances): "
+                 "files are looked at every 0.1 s instead, and a file rotated away faster than "
+                 "that is missed without being counted", strerror(r->ino_errno));
+        r->told_no_ino = 1;
+        warn(r, msg);
+    } else if (d->wd < 0 && r->ino >= 0) {
+        char msg[4400];
+        snprintf(msg, sizeof msg, "cannot watch %s with inotify (%s; see "
+                 "fs.inotify.max_user_watches): its files are looked at every 0.25 s, and a "
+                 "file rotated away faster than that is missed without being counted",
+                 copy, strerror(errno));
+        r->unwatched++;
+        warn(r, msg);
+    }
     *out = r->n_dirs++;
     return 0;
+}
+
+int follow_run_watching(const follow_run_t *r)
+{
+    return r->ino >= 0 && r->unwatched == 0;
 }
 
 int follow_run_has(follow_run_t *r, const char *path)
@@ -414,4 +446,23 @@ void follow_run_stats(const follow_run_t *r, follow_stats_t *out)
 size_t follow_run_files(const follow_run_t *r)
 {
     return r->n_files;
+}
+
+int follow_run_summary(const follow_run_t *r, char *out, size_t cap)
+{
+    follow_stats_t st;
+    follow_run_stats(r, &st);
+    size_t n = r->n_files;
+    int len = snprintf(out, cap, "followed %zu file%s, %llu rotation%s, %llu truncation%s", n,
+                       n == 1 ? "" : "s", st.rotations, st.rotations == 1 ? "" : "s",
+                       st.truncations, st.truncations == 1 ? "" : "s");
+    if (len > 0 && (size_t)len < cap && st.files_lost)
+        len += snprintf(out + len, cap - (size_t)len,
+                        ", %llu rotated file%s lost before %s could be opened (lines not read)",
+                        st.files_lost, st.files_lost == 1 ? "" : "s",
+                        st.files_lost == 1 ? "it" : "they");
+    if (len > 0 && (size_t)len < cap && st.cut_lines)
+        snprintf(out + len, cap - (size_t)len, ", %llu unfinished line%s dropped at truncations",
+                 st.cut_lines, st.cut_lines == 1 ? "" : "s");
+    return st.files_lost > 0 || st.cut_lines > 0;
 }

@@ -48,6 +48,11 @@ typedef struct follow_run_hooks {
     /* After a round of reads, before the run waits: output goes out here,
      * in blocks, never per line. */
     void (*flush)(void *ctx);
+    /* The run cannot watch with inotify (no instance left: the per-user
+     * fs.inotify.max_user_instances; a directory it cannot watch): it
+     * looks every 0.1 s instead, and a file that comes and goes faster is
+     * missed without being counted. Told once per cause. NULL: not told. */
+    void (*warn)(void *ctx, const char *msg);
 } follow_run_hooks_t;
 
 follow_run_t *follow_run_new(const follow_run_hooks_t *h, const volatile int *stop, err_t *e);
@@ -59,6 +64,8 @@ void follow_run_free(follow_run_t *r);
  * file is followed already, -1 with e set. */
 int follow_run_add(follow_run_t *r, const char *path, const follow_opts_t *fo,
                    const follow_plan_ops_t *ops, void *file_ctx, err_t *e);
+/* Whether every file added so far is watched by inotify. */
+int follow_run_watching(const follow_run_t *r);
 /* Whether path or the file it names is followed (for the rescan). */
 int follow_run_has(follow_run_t *r, const char *path);
 
@@ -69,5 +76,10 @@ void follow_run_loop(follow_run_t *r, long long deadline_ms);
 /* What the follow sources saw over the run, summed over files. */
 void follow_run_stats(const follow_run_t *r, follow_stats_t *out);
 size_t follow_run_files(const follow_run_t *r);
+/* The run's stats in words for the user ("50 files, 12 rotations, 1
+ * rotated file lost before it could be opened, ..."), into out. Returns
+ * whether anything was lost (files, or unfinished lines at truncations):
+ * then the run summary says it even when nobody asked. */
+int follow_run_summary(const follow_run_t *r, char *out, size_t cap);
 
 #endif

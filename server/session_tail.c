@@ -350,6 +350,13 @@ static void flush(void *ctx)
         outbuf_flush(&t->out);
 }
 
+static void run_warn(void *ctx, const char *msg)
+{
+    tail_run_t *t = ctx;
+    LOG_WARN("Follow degraded|%s", msg);
+    session_send_message(t->ss, LOG_WARN, msg);
+}
+
 static int map_setup(tail_run_t *t, query_t **q, err_t *e)
 {
     int parsed = session_parse_query(t->ss, t->rq->query, q);
@@ -404,7 +411,8 @@ int session_run_tail(session_t *ss, const wire_request_t *rq, err_t *e)
         run_free(&t);
         return session_send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;
     }
-    follow_run_hooks_t hooks = {.ctx = &t, .rescan = rescan, .tick = tick, .flush = flush};
+    follow_run_hooks_t hooks = {.ctx = &t, .rescan = rescan, .tick = tick, .flush = flush,
+                                .warn = run_warn};
     if (!(t.run = follow_run_new(&hooks, &t.stop, e))) {
         run_free(&t);
         query_free(q);
@@ -432,6 +440,12 @@ int session_run_tail(session_t *ss, const wire_request_t *rq, err_t *e)
     int rc = 0;
     if (t.plan && !ss->broken && !closed)
         send_delta(&t, 1);
+    char sum[512];
+    if (follow_run_summary(t.run, sum, sizeof sum)) {
+        LOG_WARN("Follow summary|%s", sum);
+        if (!ss->broken && !closed)
+            session_send_message(ss, LOG_WARN, sum);
+    }
     if (!ss->broken && !closed && !atomic_load(&t.watched) && session_stopping(ss))
         rc = session_send_end(ss, WIRE_END_FAILED, "server is shutting down");
     else if (!ss->broken && !closed)
