@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/numfmt.h"
 
 /* The largest config file read: DTail's are a few KiB; the cap only keeps
  * a wrong --cfg (a log file, /dev/zero) from being read whole. */
@@ -58,6 +59,7 @@ void config_defaults(config_t *c)
     c->host_key_bits = 4096;
     c->max_command_frame_size = 1024 * 1024;
     c->max_glob_targets = 1000;
+    c->map_memory_limit = (size_t)1 << 30;
 }
 
 /* The integer and string keys, read from one table so each key is checked
@@ -71,6 +73,8 @@ typedef struct config_key {
 
 #define CK_INT(sec, name, field, lo, hi) {sec, name, offsetof(config_t, field), lo, hi, sizeof(int)}
 #define CK_SIZE(sec, name, field, lo, hi) {sec, name, offsetof(config_t, field), lo, hi, sizeof(size_t)}
+/* A memory size: integer bytes, or a string as --memory-limit takes it. */
+#define CK_MEM(sec, name, field) {sec, name, offsetof(config_t, field), 1, -1, sizeof(size_t)}
 #define CK_STR(sec, name, field) {sec, name, offsetof(config_t, field), 0, 0, sizeof(((config_t *)0)->field)}
 static const config_key_t config_keys[] = {
     CK_INT("Common", "SSHPort", ssh_port, 1, 65535),
@@ -92,6 +96,7 @@ static const config_key_t config_keys[] = {
     CK_SIZE("Server", "MaxCommandFrameSize", max_command_frame_size, 1024, 1024 * 1024 * 1024),
     CK_INT("Server", "MaxGlobTargets", max_glob_targets, 1, 100000000),
     CK_SIZE("Server", "MaxLineLength", max_line_len, 1, 64 * 1024 * 1024),
+    CK_MEM("Server", "MapMemoryLimit", map_memory_limit),
 };
 #define N_CONFIG_KEYS (sizeof config_keys / sizeof config_keys[0])
 
@@ -198,6 +203,17 @@ static int read_keys(config_t *c, json_t *root, const src_t *s, err_t *e)
                 return src_err(e, s, keys, "%s.%s must be a string of at most %zu bytes",
                                k->section, k->name, k->size - 1);
             memcpy(field, json_string_value(v), json_string_length(v) + 1);
+            continue;
+        }
+        if (k->max == -1) {
+            unsigned long long bytes = 0;
+            int ok = json_is_integer(v) ? json_integer_value(v) >= 1
+                                        : json_is_string(v) &&
+                                              numfmt_parse_size(json_string_value(v), &bytes) == 0;
+            if (!ok)
+                return src_err(e, s, keys, "%s.%s must be a size: bytes, or such as \"512M\" or "
+                                           "\"2G\"", k->section, k->name);
+            *(size_t *)field = json_is_integer(v) ? (size_t)json_integer_value(v) : (size_t)bytes;
             continue;
         }
         if (!json_is_integer(v) || json_integer_value(v) < k->min || json_integer_value(v) > k->max)

@@ -16,6 +16,9 @@
 
 typedef struct config {
     size_t max_line_len;     /* Server.MaxLineLength, default 1 MiB */
+    size_t map_memory_limit; /* Server.MapMemoryLimit: bytes a map request's
+                                group tables hold before they spill,
+                                default 1 GiB */
     int term_colors_enable;  /* Client.TermColorsEnable, default 1 */
     char log_level[32];      /* Common.LogLevel, "" when unset */
     char path[4096];         /* file loaded, "" when none */

@@ -1,7 +1,10 @@
 /* numfmt.c: see numfmt.h. */
 #include "base/numfmt.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Digits of v, most significant first, into tmp's end; returns the start. */
@@ -72,4 +75,35 @@ int numfmt_fixed6(char *buf, size_t cap, double v)
     memcpy(buf, p, n);
     buf[n] = '\0';
     return (int)n;
+}
+
+/* A size: bytes, or a number with K, M, G or T (powers of 1024, an
+ * optional trailing B or iB: 512M, 2GiB). At least 1. */
+int numfmt_parse_size(const char *v, unsigned long long *out)
+{
+    char *end;
+    if (*v < '0' || *v > '9')
+        return -1;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    if (errno)
+        return -1;
+    static const char units[] = "KMGT";
+    const char *u = *end ? strchr(units, *end & ~0x20) : NULL;
+    if (u) {
+        for (const char *k = units; k <= u; k++) {
+            if (n > ULLONG_MAX / 1024)
+                return -1;
+            n *= 1024;
+        }
+        end++;
+        if ((*end & ~0x20) == 'I' && (end[1] & ~0x20) == 'B')
+            end += 2;
+        else if ((*end & ~0x20) == 'B')
+            end++;
+    }
+    if (*end || n == 0)
+        return -1;
+    *out = n;
+    return 0;
 }

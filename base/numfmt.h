@@ -1,4 +1,4 @@
-/* numfmt.h: the number formats of results, byte for byte what printf
+/* numfmt.h: the number formats of results (and the one size syntax), byte for byte what printf
  * writes, without printf's cost (a million-row CSV spent a third of its
  * time in printf's %f).
  *
@@ -16,5 +16,9 @@
 int numfmt_fixed6(char *buf, size_t cap, double v);
 /* Writes v as "%llu". */
 int numfmt_u64(char *buf, size_t cap, uint64_t v);
+/* Reads a size as --memory-limit and Server.MapMemoryLimit take it:
+ * bytes, or a number with K, M, G or T (powers of 1024, an optional
+ * trailing B or iB: 512M, 2GiB); at least 1. 0, or -1 when it is none. */
+int numfmt_parse_size(const char *v, unsigned long long *out);
 
 #endif

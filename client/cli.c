@@ -1,6 +1,7 @@
 /* cli.c: the flag table and parser. */
 #include "client/cli.h"
 
+#include "base/numfmt.h"
 #include "base/flagparse.h"
 #include "wire/msg.h"
 
@@ -79,36 +80,6 @@ const char *cli_tool_name(enum cli_tool tool)
     return names[tool];
 }
 
-/* A size: bytes, or a number with K, M, G or T (powers of 1024, an
- * optional trailing B or iB: 512M, 2GiB). At least 1. */
-static int parse_size(const char *v, unsigned long long *out)
-{
-    char *end;
-    if (*v < '0' || *v > '9')
-        return -1;
-    errno = 0;
-    unsigned long long n = strtoull(v, &end, 10);
-    if (errno)
-        return -1;
-    static const char units[] = "KMGT";
-    const char *u = *end ? strchr(units, *end & ~0x20) : NULL;
-    if (u) {
-        for (const char *k = units; k <= u; k++) {
-            if (n > ULLONG_MAX / 1024)
-                return -1;
-            n *= 1024;
-        }
-        end++;
-        if ((*end & ~0x20) == 'I' && (end[1] & ~0x20) == 'B')
-            end += 2;
-        else if ((*end & ~0x20) == 'B')
-            end++;
-    }
-    if (*end || n == 0)
-        return -1;
-    *out = n;
-    return 0;
-}
 
 int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e)
 {
@@ -172,7 +143,7 @@ int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e
     }
     if (o->color && strcmp(o->color, "always") && strcmp(o->color, "never") && strcmp(o->color, "auto"))
         return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -color: use always, never or auto", o->color);
-    if (o->memory_limit && parse_size(o->memory_limit, &o->memory_limit_bytes) < 0)
+    if (o->memory_limit && numfmt_parse_size(o->memory_limit, &o->memory_limit_bytes) < 0)
         return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -memory-limit: "
                                      "use bytes or a size such as 512M or 2G", o->memory_limit);
     if (o->port > 65535)

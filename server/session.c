@@ -14,6 +14,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/outbuf.h"
+#include "exec/agg/spill.h"
 #include "exec/linescan.h"
 #include "exec/mapscan.h"
 #include "exec/scan/targets.h"
@@ -491,10 +492,10 @@ static void enc_aggregate(session_t *ss, void *a)
     wire_encode_aggregate(&ss->small, x->flags, x->p, x->len);
 }
 
-/* Sends table t: the whole result so far (it replaces the previous one),
- * in parts of at most SESSION_AGG_PART bytes, so that a table of many
- * groups stays under the frame limit (the client joins them). */
-int session_send_table(session_t *ss, const agg_table_t *t, int final)
+/* Sends table t in parts of at most SESSION_AGG_PART bytes, so that a
+ * table of many groups stays under the frame limit (the client joins
+ * them); more_after: parts of the same table follow in another call. */
+static int send_table_parts(session_t *ss, const agg_table_t *t, int final, int more_after)
 {
     size_t from = 0;
     int rc = 0;
@@ -504,11 +505,60 @@ int session_send_table(session_t *ss, const agg_table_t *t, int final)
         if (!p)
             return session_send_message(ss, LOG_ERROR, "out of memory serializing the result");
         uint8_t flags = (uint8_t)((final ? WIRE_AGG_FINAL : 0) |
-                                  (next < t->n_groups ? WIRE_AGG_MORE : 0));
+                                  (next < t->n_groups || more_after ? WIRE_AGG_MORE : 0));
         rc = send_small(ss, enc_aggregate, &(agg_args_t){p, len, flags});
         free(p);
         from = next;
     } while (rc == 0 && from < t->n_groups);
+    return rc;
+}
+
+/* Sends table t: the whole result so far (it replaces the previous one). */
+int session_send_table(session_t *ss, const agg_table_t *t, int final)
+{
+    return send_table_parts(ss, t, final, 0);
+}
+
+/* The final result of a map whose groups spilled (Server.MapMemoryLimit):
+ * the spill's runs merged key by key and sent a part at a time, so memory
+ * holds one part, never the whole result. */
+static int send_spilled(session_t *ss, mapscan_t *ms)
+{
+    err_t e;
+    err_clear(&e);
+    spill_t *sp = mapscan_spill_rest(ms, &e);
+    if (!sp)
+        return session_send_message(ss, LOG_ERROR, e.msg);
+    size_t n_specs;
+    const agg_spec_t *specs = spill_specs(sp, &n_specs);
+    agg_table_t part, acc;
+    int have_part = agg_table_init(&part, specs, n_specs, &e) == 0;
+    int have_acc = have_part && agg_table_init(&acc, specs, n_specs, &e) == 0;
+    spill_iter_t *it = have_acc ? spill_iter_open(sp, &e) : NULL;
+    int rc = 0, got = -1;
+    while (it && rc == 0 && (got = spill_iter_next(it, &acc, &e)) > 0) {
+        if (agg_table_merge(&part, &acc) < 0) {
+            err_set(&e, ERR_NOMEM, "out of memory sending the spilled result");
+            got = -1;
+            break;
+        }
+        /* What the part holds, not what it has allocated: a cleared
+         * table keeps its arrays, and clearing it for every key would
+         * wipe them each time. */
+        if (part.keys_len + part.n_groups * part.state_size >= SESSION_AGG_PART) {
+            rc = send_table_parts(ss, &part, 1, 1);
+            agg_table_clear(&part);
+        }
+    }
+    if (rc == 0 && got < 0)
+        rc = session_send_message(ss, LOG_ERROR, e.msg);
+    if (rc == 0 && have_part)
+        rc = send_table_parts(ss, &part, 1, 0);   /* the last part, maybe empty */
+    spill_iter_close(it);
+    if (have_acc)
+        agg_table_free(&acc);
+    if (have_part)
+        agg_table_free(&part);
     return rc;
 }
 
@@ -583,6 +633,9 @@ void session_map_opts(const session_t *ss, const plan_t *plan, session_zone_t *z
         .max_line_len = session_max_line_len(ss),
         .env = {.hostname = ss->env->hostname, .timezone = z->tz, .timeoffset = z->tzoff},
         .n_threads = n_threads,
+        /* Beyond it groups spill to a temporary SQLite database, and the
+         * final table is streamed from there (send_spilled). */
+        .memory_limit = ss->env->cfg ? ss->env->cfg->map_memory_limit : 0,
     };
 }
 
@@ -626,8 +679,12 @@ static int run_map(session_t *ss, const wire_request_t *rq, err_t *e)
     } else {
         /* The final table goes out even on shutdown: what was read counts. */
         rc = send_fields(ss, &mc.ms);
-        if (rc == 0)
+        if (rc == 0 && mapscan_spilled(&mc.ms)) {
+            LOG_INFO("Map spilled|%s|over Server.MapMemoryLimit", rq->files);
+            rc = send_spilled(ss, &mc.ms);
+        } else if (rc == 0) {
             rc = session_send_table(ss, &mc.ms.result, 1);
+        }
         if (rc == 0)
             rc = session_send_end(ss, failed < 0 ? WIRE_END_FAILED : failed ? WIRE_END_PARTIAL : WIRE_END_OK,
                           failed < 0 ? "server is shutting down" : "");

@@ -370,6 +370,9 @@ static int map_setup(tail_run_t *t, query_t **q, err_t *e)
     }
     eval_specs(t->plan, t->specs);
     session_map_opts(t->ss, t->plan, &t->zone, 1, &t->mo);
+    /* Each interval's delta is taken whole (mapscan_take), and a take
+     * loads spilled groups back: a tail's tables hold one interval. */
+    t->mo.memory_limit = 0;
     return 0;
 }
 
