@@ -237,7 +237,6 @@ int follow_run_add(follow_run_t *r, const char *path, const follow_opts_t *fo,
         return err_set(e, ERR_NOMEM, "out of memory following %s", path);
     follow_opts_t o = *fo;
     o.stop = r->stop;
-    o.nonblocking = 1;
     run_file_t rf = {.ops = ops, .ctx = file_ctx, .dirty = 1};
     rf.in = follow_open(path, &o, &rf.f, e);
     if (!rf.in)

@@ -59,8 +59,8 @@ follow_run_t *follow_run_new(const follow_run_hooks_t *h, const volatile int *st
 void follow_run_free(follow_run_t *r);
 
 /* Follows path with the plan ops over file_ctx (borrowed until
- * follow_run_free). fo's open and notice hooks are used; stop and
- * blocking are the run's. Returns 1 when added, 0 when the path or its
+ * follow_run_free). fo's open and notice hooks are used; stop is the
+ * run's. Returns 1 when added, 0 when the path or its
  * file is followed already, -1 with e set. */
 int follow_run_add(follow_run_t *r, const char *path, const follow_opts_t *fo,
                    const follow_plan_ops_t *ops, void *file_ctx, err_t *e);

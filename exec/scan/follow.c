@@ -3,23 +3,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#define FOLLOW_POLL_MS 250
-/* Without inotify, looks come this often at the least. */
-#define FOLLOW_POLL_NO_INOTIFY_MS 100
 /* A rotated-away file is left once it has not changed for this long: a
  * writer may still finish its last lines there before it reopens. */
 #define FOLLOW_GRACE_MS 300
+/* While the grace runs, the source wants a look this often. */
 #define FOLLOW_GRACE_POLL_MS 50
 /* While a file is read without reaching its end, the path is still looked
  * at this often. */
@@ -59,7 +54,6 @@ struct follow {
     char last;                /* last byte handed out */
     int owe_newline;          /* a '\n' ends a rotated file's last line */
     int owe_cut;              /* INPUT_CUT is due: a truncation cut a line */
-    int inotify_fd;           /* blocking: directory watch; -1 without */
     held_t held[FOLLOW_MAX_HELD]; /* files to read after fd, oldest first */
     size_t n_held;
     unsigned long long seq;   /* files found so far */
@@ -74,9 +68,9 @@ struct follow {
     struct timespec looked;   /* when the path was last looked at */
     char tail[FOLLOW_TAIL_CHECK];  /* the last bytes read from fd, ending at pos */
     size_t tail_len;
-    int woke;                 /* a wait ended: check fd before reading on */
+    int woke;                 /* INPUT_AGAIN was returned: check fd before reading on */
     struct timespec got;      /* when bytes were last read */
-    int missing_told;         /* "no file yet" was told */
+    int missing_at_start;     /* no file at the path when following began */
     int ever_opened;          /* a file was read */
     unsigned long long arrivals;   /* files an event saw arrive at the path */
     unsigned long long found;      /* files found at the path after the start */
@@ -366,7 +360,7 @@ static int look(follow_t *f, err_t *e)
         clock_gettime(CLOCK_MONOTONIC, &f->looked);
         if (rc > 0) {
             f->found++;
-            if (f->ever_opened || f->missing_told)
+            if (f->ever_opened || f->missing_at_start)
                 tell(f, "file appeared; following it", 0);
             f->ever_opened = 1;
         }
@@ -391,27 +385,6 @@ static int look(follow_t *f, err_t *e)
         return 1;
     }
     return restart_if_truncated(f, e);
-}
-
-static void wait_for_change(follow_t *f)
-{
-    int ms = f->o.poll_ms > 0 ? f->o.poll_ms : FOLLOW_POLL_MS;
-    if (f->rotating && ms > FOLLOW_GRACE_POLL_MS)
-        ms = FOLLOW_GRACE_POLL_MS;
-    if (f->inotify_fd < 0) {
-        if (ms > FOLLOW_POLL_NO_INOTIFY_MS)
-            ms = FOLLOW_POLL_NO_INOTIFY_MS;
-        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-        nanosleep(&ts, NULL);
-        return;
-    }
-    struct pollfd p = {.fd = f->inotify_fd, .events = POLLIN};
-    if (poll(&p, 1, ms) > 0) {
-        /* The events only wake us; what changed is looked up afresh. */
-        char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-        while (read(f->inotify_fd, ev, sizeof ev) > 0)
-            ;
-    }
 }
 
 static ssize_t follow_read(void *ctx, char *buf, size_t cap, err_t *e)
@@ -464,16 +437,8 @@ static ssize_t follow_read(void *ctx, char *buf, size_t cap, err_t *e)
             return -1;
         if (rc > 0)
             continue;
-        if (f->o.nonblocking) {
-            f->woke = 1;
-            return INPUT_AGAIN;
-        }
-        if (f->o.idle)
-            f->o.idle(f->o.idle_ctx);
-        if (stopping(f))
-            return 0;
-        wait_for_change(f);
         f->woke = 1;
+        return INPUT_AGAIN;
     }
 }
 
@@ -484,26 +449,8 @@ static void follow_close(void *ctx)
         close(f->fd);
     for (size_t i = 0; i < f->n_held; i++)
         close(f->held[i].fd);
-    if (f->inotify_fd >= 0)
-        close(f->inotify_fd);
     free(f->path);
     free(f);
-}
-
-/* Watches the directory, not the file: a rotation replaces the file. */
-static void watch_directory(follow_t *f)
-{
-    f->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    if (f->inotify_fd < 0)
-        return;
-    char *copy = strdup(f->path);
-    if (!copy || inotify_add_watch(f->inotify_fd, dirname(copy),
-                                   IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM |
-                                       IN_DELETE | IN_CLOSE_WRITE | IN_ATTRIB) < 0) {
-        close(f->inotify_fd);
-        f->inotify_fd = -1;
-    }
-    free(copy);
 }
 
 void follow_arrived(follow_t *f)
@@ -577,7 +524,6 @@ input_t *follow_open(const char *path, const follow_opts_t *o, follow_t **out, e
     }
     f->o = *o;
     f->fd = -1;
-    f->inotify_fd = -1;
     f->last = '\n';
     int rc = open_current(f, o->from_start, e);
     if (rc < 0) {
@@ -585,10 +531,8 @@ input_t *follow_open(const char *path, const follow_opts_t *o, follow_t **out, e
         return NULL;
     }
     f->ever_opened = rc > 0;
-    f->missing_told = rc == 0 && !o->from_start;   /* reported by whoever named it */
+    f->missing_at_start = rc == 0 && !o->from_start;   /* reported by whoever named it */
     clock_gettime(CLOCK_MONOTONIC, &f->looked);
-    if (!o->nonblocking)
-        watch_directory(f);
     input_source_t src = {f, follow_read, follow_close};
     input_t *in = input_open_source(&src, f->path, e);
     if (!in) {

@@ -1,12 +1,10 @@
 /* follow.h: a file followed as it grows (dtail, and dserver's tail), as an
  * input the cat/grep and mapreduce plans read like any other stream.
  *
- * Reads return bytes as they are appended. At the end of the file a
- * blocking source calls `idle` (the caller flushes its output there, never
- * per line), then waits for the file's directory to change (inotify) or at
- * most poll_ms, and looks again; a non-blocking one (a follow run,
- * exec/follow_run.h, which owns the waiting for many files) returns
- * INPUT_AGAIN instead. What a look finds:
+ * Reads return bytes as they are appended. At the end of the file the
+ * source looks at the path and returns INPUT_AGAIN: it never waits, the
+ * follow run (exec/follow_run.h) does the waiting for all its files and
+ * reads again when an event or its sweep says so. What a look finds:
  *  - rename-and-create rotation (the path names another file): that file
  *    is opened at once and held, and so is every file the path names
  *    later, however many rotations come before the old one is finished
@@ -37,13 +35,7 @@ typedef struct follow_opts {
                                      appeared after the start); else begin
                                      at the end, as tail -f */
     const volatile int *stop;     /* becomes non-zero: the input ends at
-                                     its next wait */
-    int nonblocking;              /* at the end, return INPUT_AGAIN instead
-                                     of waiting (no idle call, no inotify
-                                     of its own) */
-    void (*idle)(void *ctx);      /* blocking: called before each wait */
-    void *idle_ctx;
-    int poll_ms;                  /* blocking: longest wait between looks; 0: 250 */
+                                     its next read */
     /* Opens the path for reading (NULL: open(2)); returns a descriptor, or
      * -1 with errno set, ENOENT meaning no file there yet. Every file the
      * source reads is opened through it, also one a rotation brings:

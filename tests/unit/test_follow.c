@@ -1,7 +1,7 @@
 /* test_follow.c: the followed-file source (exec/scan/follow.c), driven
- * without threads or sleeps: the source calls its idle hook each time it is
- * at the end of the file and about to wait, and the test makes the next
- * change to the file right there. So every step happens at a known point of
+ * without threads or sleeps: each time the source is at the end of the
+ * file it returns INPUT_AGAIN, and the test makes the next change to the
+ * file right there. So every step happens at a known point of
  * the source's reading, however fast or slow the machine is. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,8 +18,8 @@
 #include "exec/scan/follow.h"
 #include "tests/support/tmpdir.h"
 
-/* A script of changes, one per time the source is idle; after the last,
- * the source is stopped. */
+/* A script of changes, one per INPUT_AGAIN; after the last, the source is
+ * stopped. */
 typedef void (*step_fn)(const char *path);
 
 typedef struct script {
@@ -29,9 +29,8 @@ typedef struct script {
     volatile int stop;
 } script_t;
 
-static void on_idle(void *ctx)
+static void next_step(script_t *s)
 {
-    script_t *s = ctx;
     if (s->next < s->n)
         s->steps[s->next++](s->path);
     else
@@ -50,8 +49,7 @@ static void write_file(const char *path, const char *text, int flags)
 static char *follow_all(const char *path, const step_fn *steps, size_t n)
 {
     script_t s = {.path = path, .steps = steps, .n = n};
-    follow_opts_t o = {.from_start = 1, .stop = &s.stop, .idle = on_idle, .idle_ctx = &s,
-                       .poll_ms = 20};
+    follow_opts_t o = {.from_start = 1, .stop = &s.stop};
     err_t e;
     err_clear(&e);
     input_t *in = follow_open(path, &o, NULL, &e);
@@ -60,7 +58,12 @@ static char *follow_all(const char *path, const step_fn *steps, size_t n)
     char *out = malloc(cap);
     assert_non_null(out);
     ssize_t r;
-    while ((r = input_read(in, out + len, cap - 1 - len, &e)) > 0 || r == INPUT_CUT) {
+    while ((r = input_read(in, out + len, cap - 1 - len, &e)) > 0 || r == INPUT_CUT ||
+           r == INPUT_AGAIN) {
+        if (r == INPUT_AGAIN) {
+            next_step(&s);
+            continue;
+        }
         if (r == INPUT_CUT) {   /* what a reader does: the unfinished line is void */
             while (len > 0 && out[len - 1] != '\n')
                 len--;
