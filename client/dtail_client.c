@@ -105,8 +105,6 @@ typedef struct tail_run {
     matcher_t m;
     outbuf_t out;
     line_sink_t sink;
-    follow_file_t **files;
-    size_t n_files, cap_files;
 } tail_run_t;
 
 static int write_stdout(void *ctx, const char *p, size_t n, int *err)
@@ -175,17 +173,6 @@ static void start_follower(tail_run_t *t, const target_t *tg, int from_start)
         return;
     err_t e;
     err_clear(&e);
-    if (t->n_files == t->cap_files) {
-        size_t cap = t->cap_files ? t->cap_files * 2 : 16;
-        follow_file_t **fs = realloc(t->files, cap * sizeof *fs);
-        if (!fs) {
-            err_set(&e, ERR_NOMEM, "out of memory following %s", tg->path);
-            report(t, &e);
-            return;
-        }
-        t->files = fs;
-        t->cap_files = cap;
-    }
     mapscan_t *ms = NULL;
     if (t->query && !(ms = dtail_query_scan(t->query, &e))) {
         report(t, &e);
@@ -194,13 +181,11 @@ static void start_follower(tail_run_t *t, const target_t *tg, int from_start)
     follow_file_t *ff = follow_file_new(&t->plan, tg->path, tg->source_id, ms, &e);
     follow_opts_t fo = {.from_start = from_start, .notice = notice, .notice_ctx = t};
     int added = ff ? follow_run_add(t->run, tg->path, &fo, &follow_file_ops, ff, &e) : -1;
-    if (added <= 0) {
+    if (added <= 0) {   /* else the run owns ff */
         if (added < 0)
             report(t, &e);
         follow_file_free(ff);
-        return;
     }
-    t->files[t->n_files++] = ff;
 }
 
 /* Which files the specs name now; unmatched globs are quiet after the
@@ -363,9 +348,6 @@ int dtail_client_main(int argc, char **argv)
     if (t.query)
         dtail_query_close(t.query, &t.rs);
     follow_run_free(t.run);
-    for (size_t i = 0; i < t.n_files; i++)
-        follow_file_free(t.files[i]);
-    free(t.files);
     line_sink_free(&t.sink);
     outbuf_free(&t.out);
     matcher_free(&t.m);

@@ -55,4 +55,13 @@ static void file_failed(void *ctx, const err_t *e)
         ff->plan->failed(ff->plan->ctx, ff->path, e);
 }
 
-const follow_plan_ops_t follow_file_ops = {file_step, file_failed};
+static void file_release(void *ctx)
+{
+    follow_file_t *ff = ctx;
+    if (ff->plan->release_file)
+        ff->plan->release_file(ff);
+    else
+        follow_file_free(ff);
+}
+
+const follow_plan_ops_t follow_file_ops = {file_step, file_failed, file_release};

@@ -10,30 +10,35 @@
 #include "exec/linescan.h"
 #include "exec/mapscan.h"
 
+typedef struct follow_file follow_file_t;
+
 typedef struct follow_plan {
     line_sink_t *sink;            /* lines: the run's sink (borrowed) */
     linescan_opts_t lo;           /* lines: the plan */
     /* A file could not be read on (after its first bytes, or never). */
     void (*failed)(void *ctx, const char *path, const err_t *e);
     void *ctx;
+    /* Frees a file the run is done with (NULL: follow_file_free); a
+     * caller whose files carry more (ff->user) frees that too. */
+    void (*release_file)(follow_file_t *ff);
     unsigned long long cut_lines; /* unfinished lines dropped at truncations */
 } follow_plan_t;
 
-typedef struct follow_file {
+struct follow_file {
     follow_plan_t *plan;
     char *path;                   /* as followed */
     char *source_id;              /* shown in REMOTE lines, $source */
     linescan_stream_t *st;        /* lines: made at the first read */
     mapscan_t *ms;                /* map: the file's scan (borrowed) */
     void *user;                   /* the caller's */
-} follow_file_t;
+};
 
 /* A file for plan; ms is the file's scan for a map, NULL for lines. */
 follow_file_t *follow_file_new(follow_plan_t *plan, const char *path, const char *source_id,
                                mapscan_t *ms, err_t *e);
 void follow_file_free(follow_file_t *ff);
 
-/* The ops that run a follow_file_t. */
+/* The ops that run a follow_file_t (release: plan->release_file). */
 extern const follow_plan_ops_t follow_file_ops;
 
 #endif

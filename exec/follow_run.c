@@ -86,8 +86,11 @@ void follow_run_free(follow_run_t *r)
 {
     if (!r)
         return;
-    for (size_t i = 0; i < r->n_files; i++)
+    for (size_t i = 0; i < r->n_files; i++) {
         input_close(r->files[i].in);
+        if (r->files[i].ops->release)
+            r->files[i].ops->release(r->files[i].ctx);
+    }
     for (size_t i = 0; i < r->n_dirs; i++)
         free(r->dirs[i].path);
     if (r->ino >= 0)
@@ -208,6 +211,12 @@ static int add_dir(follow_run_t *r, const char *dir, size_t len, size_t *out)
     }
     *out = r->n_dirs++;
     return 0;
+}
+
+void follow_run_each(follow_run_t *r, void (*fn)(void *file_ctx, void *arg), void *arg)
+{
+    for (size_t i = 0; i < r->n_files; i++)
+        fn(r->files[i].ctx, arg);
 }
 
 int follow_run_watching(const follow_run_t *r)

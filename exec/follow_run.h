@@ -35,6 +35,8 @@ typedef struct follow_plan_ops {
     int (*step)(void *file_ctx, input_t *in, err_t *e);
     /* The file failed (step returned -1, or it could not be followed). */
     void (*failed)(void *file_ctx, const err_t *e);
+    /* Frees file_ctx: the run owns it once follow_run_add took it. */
+    void (*release)(void *file_ctx);
 } follow_plan_ops_t;
 
 typedef struct follow_run_hooks {
@@ -58,12 +60,16 @@ typedef struct follow_run_hooks {
 follow_run_t *follow_run_new(const follow_run_hooks_t *h, const volatile int *stop, err_t *e);
 void follow_run_free(follow_run_t *r);
 
-/* Follows path with the plan ops over file_ctx (borrowed until
- * follow_run_free). fo's open and notice hooks are used; stop is the
+/* Follows path with the plan ops over file_ctx (the run's from then on:
+ * follow_run_free releases it; when 0 or -1 is returned it stays the
+ * caller's). fo's open and notice hooks are used; stop is the
  * run's. Returns 1 when added, 0 when the path or its
  * file is followed already, -1 with e set. */
 int follow_run_add(follow_run_t *r, const char *path, const follow_opts_t *fo,
                    const follow_plan_ops_t *ops, void *file_ctx, err_t *e);
+/* Calls fn on the file_ctx of every file added, in the order added (a
+ * map's interval report takes each file's table). */
+void follow_run_each(follow_run_t *r, void (*fn)(void *file_ctx, void *arg), void *arg);
 /* Whether every file added so far is watched by inotify. */
 int follow_run_watching(const follow_run_t *r);
 /* Whether path or the file it names is followed (for the rescan). */

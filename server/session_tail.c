@@ -50,8 +50,6 @@ struct tail_run {
     const wire_request_t *rq;    /* the request */
     volatile int stop;           /* the run ends */
     atomic_int failed;           /* files that could not be followed */
-    tail_file_t **fs;            /* files followed */
-    size_t n_fs, cap_fs;
     follow_run_t *run;           /* the supervisor */
     /* lines */
     follow_plan_t lines;         /* the cat/grep plan, shared by the files */
@@ -196,6 +194,12 @@ static void tail_file_free(tail_file_t *f)
     free(f);
 }
 
+/* follow_plan_t.release_file: the run is done with a file. */
+static void tail_release(follow_file_t *ff)
+{
+    tail_file_free(ff->user);
+}
+
 static tail_file_t *tail_file_new(tail_run_t *t, const target_t *tg, const char *asked, err_t *e)
 {
     tail_file_t *f = calloc(1, sizeof *f);
@@ -221,6 +225,7 @@ static tail_file_t *tail_file_new(tail_run_t *t, const target_t *tg, const char 
         tail_file_free(f);
         return NULL;
     }
+    f->ff->user = f;
     return f;
 }
 
@@ -231,16 +236,6 @@ static void start_follower(tail_run_t *t, const target_t *tg, const char *asked,
         return;
     err_t e;
     err_clear(&e);
-    if (t->n_fs == t->cap_fs) {
-        size_t cap = t->cap_fs ? t->cap_fs * 2 : 16;
-        tail_file_t **fs = realloc(t->fs, cap * sizeof *fs);
-        if (!fs) {
-            session_send_message(t->ss, LOG_ERROR, "out of memory");
-            return;
-        }
-        t->fs = fs;
-        t->cap_fs = cap;
-    }
     tail_file_t *f = tail_file_new(t, tg, asked, &e);
     if (!f) {
         session_send_message(t->ss, LOG_ERROR, e.msg);
@@ -249,13 +244,11 @@ static void start_follower(tail_run_t *t, const target_t *tg, const char *asked,
     follow_opts_t fo = {.from_start = from_start, .open = tail_open, .open_ctx = f,
                         .notice = tail_notice, .notice_ctx = f};
     int added = follow_run_add(t->run, tg->path, &fo, &follow_file_ops, f->ff, &e);
-    if (added <= 0) {
+    if (added <= 0) {   /* else the run owns f (tail_release) */
         if (added < 0)
             tail_failed(t, tg->path, &e);
         tail_file_free(f);
-        return;
     }
-    t->fs[t->n_fs++] = f;
 }
 
 /* A path followed already: a later look does not check it again. */
@@ -312,6 +305,18 @@ static void *watch_client(void *arg)
 
 /* ---- map: deltas every interval ------------------------------------------ */
 
+typedef struct take {
+    agg_table_t *into;
+    int rc;
+} take_t;
+
+static void take_file(void *file_ctx, void *arg)
+{
+    follow_file_t *ff = file_ctx;
+    take_t *tk = arg;
+    tk->rc |= mapscan_take(ff->ms, tk->into);
+}
+
 /* What every file read since the last call, as one table. */
 static int send_delta(tail_run_t *t, int final)
 {
@@ -319,10 +324,9 @@ static int send_delta(tail_run_t *t, int final)
     err_t e;
     if (agg_table_init(&d, t->specs, t->plan->n_select, &e) < 0)
         return session_send_message(t->ss, LOG_ERROR, e.msg);
-    int rc = 0;
-    for (size_t i = 0; i < t->n_fs; i++)
-        rc |= mapscan_take(t->fs[i]->ms, &d);
-    rc = rc < 0 ? session_send_message(t->ss, LOG_ERROR, "out of memory: a report is incomplete")
+    take_t tk = {&d, 0};
+    follow_run_each(t->run, take_file, &tk);
+    int rc = tk.rc < 0 ? session_send_message(t->ss, LOG_ERROR, "out of memory: a report is incomplete")
                 : session_send_table(t->ss, &d, final);
     agg_table_free(&d);
     return rc;
@@ -379,9 +383,6 @@ static int map_setup(tail_run_t *t, query_t **q, err_t *e)
 static void run_free(tail_run_t *t)
 {
     follow_run_free(t->run);
-    for (size_t i = 0; i < t->n_fs; i++)
-        tail_file_free(t->fs[i]);
-    free(t->fs);
     if (t->have_out) {
         line_sink_free(&t->sink);
         outbuf_free(&t->out);
@@ -414,6 +415,7 @@ int session_run_tail(session_t *ss, const wire_request_t *rq, err_t *e)
         run_free(&t);
         return session_send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;
     }
+    t.lines.release_file = tail_release;   /* the files carry a tail_file_t */
     follow_run_hooks_t hooks = {.ctx = &t, .rescan = rescan, .tick = tick, .flush = flush,
                                 .warn = run_warn};
     if (!(t.run = follow_run_new(&hooks, &t.stop, e))) {

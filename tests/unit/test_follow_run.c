@@ -123,7 +123,7 @@ static void run(const step_fn *steps, size_t n, const char *want, follow_stats_t
          * limit): what these tests show needs the events. */
         print_message("no inotify for the run: skipped\n");
         follow_run_free(r);
-        follow_file_free(ff);
+        /* ff: released by the run */
         matcher_free(&m);
         line_sink_free(&sink);
         outbuf_free(&out);
@@ -134,7 +134,7 @@ static void run(const step_fn *steps, size_t n, const char *want, follow_stats_t
     follow_run_stats(r, st);
     H.summary_lost = follow_run_summary(r, H.summary, sizeof H.summary);
     follow_run_free(r);
-    follow_file_free(ff);
+    /* ff: released by follow_run_free */
     matcher_free(&m);
     line_sink_free(&sink);
     outbuf_free(&out);
