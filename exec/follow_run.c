@@ -315,7 +315,6 @@ static void mark_all(follow_run_t *r)
 static void take_events(follow_run_t *r)
 {
     char buf[64 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
-    int touched = 0;
     for (;;) {
         ssize_t n = read(r->ino, buf, sizeof buf);
         if (n <= 0)
@@ -338,18 +337,13 @@ static void take_events(follow_run_t *r)
             run_file_t *rf = file_named(r, ev->wd, ev->name);
             if (!rf || rf->over)
                 continue;
-            rf->dirty = 1;
-            touched = 1;
+            rf->dirty = 1;   /* read_round steps it, then settles its arrivals */
             if (ev->mask & (IN_CREATE | IN_MOVED_TO))
                 follow_arrived(rf->f);
             if (ev->mask & IN_MOVED_FROM)
                 note_move_from(r, rf, ev->cookie);
         }
     }
-    if (touched)
-        for (size_t i = 0; i < r->n_files; i++)
-            if (!r->files[i].over)
-                follow_settle(r->files[i].f);
 }
 
 /* One round: every marked file is read until it has nothing more (or
