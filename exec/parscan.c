@@ -255,7 +255,7 @@ static int worker_init(par_worker_t *w, par_shared_t *sh, err_t *e)
 {
     memset(w, 0, sizeof *w);
     w->sh = sh;
-    if (matcher_init(&w->matcher, sh->o->matcher->pattern, e) < 0)
+    if (matcher_init_same(&w->matcher, sh->o->matcher, e) < 0)
         return -1;
     if (reader_init(&w->reader, NULL, sh->o->max_line_len, 0, e) < 0)
         return -1;

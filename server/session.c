@@ -36,17 +36,6 @@
 #define SESSION_AGG_PART (4u * 1024 * 1024)   /* bytes per AGGREGATE frame: a
                                                  quarter of the client's limit */
 
-/* What a file's work read of it, for its FILE_STATUS (WIRE_COUNT_NONE:
- * not counted). */
-typedef struct file_counts {
-    uint64_t bytes;              /* input bytes (decoded) */
-    uint64_t lines;              /* lines */
-} file_counts_t;
-
-/* Per-file work of a request. */
-typedef int (*file_fn_t)(session_t *ss, void *ctx, input_t *in, const target_t *t,
-                         unsigned index, file_counts_t *n, err_t *e);
-
 static int send_small(session_t *ss, void (*encode)(session_t *, void *), void *arg)
 {
     pthread_mutex_lock(&ss->send_mu);
@@ -65,13 +54,13 @@ typedef struct status_args {
     uint8_t status;              /* file status, end status or level */
     const char *name;            /* file name */
     const char *text;            /* detail or message */
-    file_counts_t n;             /* FILE_STATUS: what was read */
+    uint64_t bytes, lines;       /* FILE_STATUS: what was read */
 } status_args_t;
 
 static void enc_file_status(session_t *ss, void *a)
 {
     status_args_t *x = a;
-    wire_encode_file_status(&ss->small, x->status, x->name, x->text, x->n.bytes, x->n.lines);
+    wire_encode_file_status(&ss->small, x->status, x->name, x->text, x->bytes, x->lines);
 }
 
 static void enc_end(session_t *ss, void *a)
@@ -86,15 +75,15 @@ static void enc_message(session_t *ss, void *a)
     wire_encode_message(&ss->small, x->status, x->text);
 }
 
-static int send_file_counts(session_t *ss, uint8_t st, const char *name, const char *detail,
-                            file_counts_t n)
+int session_send_file_counts(session_t *ss, uint8_t st, const char *name, const char *detail,
+                             uint64_t bytes, uint64_t lines)
 {
-    return send_small(ss, enc_file_status, &(status_args_t){st, name, detail, n});
+    return send_small(ss, enc_file_status, &(status_args_t){st, name, detail, bytes, lines});
 }
 
 int session_send_file_status(session_t *ss, uint8_t st, const char *name, const char *detail)
 {
-    return send_file_counts(ss, st, name, detail, (file_counts_t){WIRE_COUNT_NONE, WIRE_COUNT_NONE});
+    return session_send_file_counts(ss, st, name, detail, WIRE_COUNT_NONE, WIRE_COUNT_NONE);
 }
 
 int session_send_end(session_t *ss, uint8_t st, const char *message)
@@ -107,20 +96,6 @@ int session_send_message(session_t *ss, enum log_level level, const char *text)
     return send_small(ss, enc_message, &(status_args_t){.status = (uint8_t)level, .text = text});
 }
 
-/* Every file the client may not have is told in these words, as "not
- * found", whatever the reason: missing, refused by a rule, by the OS check,
- * one of dserver's secrets, not a regular file. Different answers would
- * tell what exists where the user may not look (docs/dserver.md,
- * Hardening); the reason is in the server's log. */
-static const char session_refused_text[] = "No permission to read file, or it does not exist";
-
-/* The server's log keeps why. */
-static void log_refusal(session_t *ss, enum log_level level, const char *asked, const char *detail)
-{
-    LOG_AT(level, "No permission to read file|%s|%s@%s|%s", asked, ss->env->user,
-           ss->env->hostname, detail);
-}
-
 int session_stopping(const session_t *ss)
 {
     return ss->env->stopping && *ss->env->stopping;
@@ -131,9 +106,17 @@ int session_zlevel(const wire_request_t *rq)
     return (rq->flags & WIRE_REQ_ZSTD) ? ZSTD_LEVEL : 0;
 }
 
-size_t session_max_line_len(const session_t *ss)
+exec_env_t session_exec_env(const session_t *ss, int map_memory)
 {
-    return ss->env->cfg ? ss->env->cfg->max_line_len : 1024 * 1024;
+    const config_t *cfg = ss->env->cfg;
+    return (exec_env_t){
+        .host = ss->env->hostname,
+        .max_line_len = cfg ? cfg->max_line_len : 1024 * 1024,
+        /* Beyond it groups spill to a temporary SQLite database, and the
+         * final table is streamed from there (send_spilled). */
+        .memory_limit = map_memory && cfg ? cfg->map_memory_limit : 0,
+        .n_threads = session_n_cpus(),
+    };
 }
 
 int session_next_spec(const char **pp, char **spec)
@@ -147,266 +130,23 @@ int session_next_spec(const char **pp, char **spec)
     return *spec ? 1 : -1;
 }
 
-uint8_t session_report_refusal(session_t *ss, const char *asked, const char *detail)
-{
-    log_refusal(ss, LOG_WARN, asked, detail);
-    session_send_file_status(ss, WIRE_FILE_NOT_FOUND, asked, session_refused_text);
-    return WIRE_FILE_NOT_FOUND;
-}
-
-/* Opens, checks and processes one expanded target; returns the status
- * reported for it. */
-static uint8_t serve_target(session_t *ss, const target_t *t, const char *asked, unsigned index,
-                            file_fn_t fn, void *ctx)
-{
-    const session_env_t *env = ss->env;
-    int got = env->limits ? server_limits_acquire(env->limits, LIMIT_CAT, env->user, env->stopping,
-                                                  ss->deadline_ms)
-                          : 0;
-    if (got == -2) {
-        /* The request's timeout passed while the file waited for a read
-         * slot: it is not read, and the request's end says its result
-         * covers only what was read until then. */
-        ss->deadline_hit = 1;
-        LOG_INFO("Not read: timeout reached while waiting for a read slot|%s", t->path);
-        send_file_counts(ss, WIRE_FILE_OK, t->path, "", (file_counts_t){0, 0});
-        return WIRE_FILE_OK;
-    }
-    if (got < 0)
-        return WIRE_FILE_ERROR;
-    if (env->limits) {
-        pthread_mutex_lock(&ss->slot_mu);
-        ss->cat_slot = 1;
-        pthread_mutex_unlock(&ss->slot_mu);
-    }
-    char canonical[4096], detail[8192];
-    int fd = -1;
-    enum perm_result pr = perm_open(ss->rules, &ss->user, t->path, &fd, canonical,
-                                    sizeof canonical, detail, sizeof detail);
-    uint8_t st = WIRE_FILE_OK;
-    err_t e;
-    err_clear(&e);
-    if (pr != PERM_OK) {
-        st = session_report_refusal(ss, asked, detail);
-    } else {
-        /* Reopening the descriptor's magic link gives the exec/ input the
-         * very file that was checked, whatever happens to the path. */
-        char link[64];
-        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-        LOG_INFO("Start reading|%s|%s", canonical, t->source_id);
-        input_t *in = input_open(link, &e);
-        file_counts_t n = {WIRE_COUNT_NONE, WIRE_COUNT_NONE};
-        if (!in || fn(ss, ctx, in, t, index, &n, &e) < 0) {
-            st = WIRE_FILE_ERROR;
-            LOG_WARN("Reading failed|%s|%s", canonical, e.msg);
-            /* The file passed the permission check, so why its reading
-             * failed (e.g. it was truncated) is the client's to know; e.msg
-             * names the /proc link, the client knows the file by its name. */
-            char why[sizeof e.msg + 4096];
-            const char *at = strstr(e.msg, link);
-            if (at)
-                snprintf(why, sizeof why, "%.*s%s%s", (int)(at - e.msg), e.msg, t->path,
-                         at + strlen(link));
-            else
-                snprintf(why, sizeof why, "Unable to read file: %s", e.msg);
-            send_file_counts(ss, st, t->path, why, n);
-        } else {
-            LOG_INFO("File processing complete|%s", canonical);
-            send_file_counts(ss, st, t->path, "", n);
-        }
-        if (in)
-            input_close(in);
-        close(fd);
-    }
-    if (env->limits) {
-        pthread_mutex_lock(&ss->slot_mu);
-        if (ss->cat_slot)
-            server_limits_release(env->limits, LIMIT_CAT, env->user);
-        ss->cat_slot = ss->yielded = 0;
-        ss->slot_gen++;
-        pthread_mutex_unlock(&ss->slot_mu);
-    }
-    return st;
-}
-
-/* stream_t.on_stall: the transport's writer waits on the client. */
-static void session_on_stall(void *owner, int stalled)
-{
-    session_t *ss = owner;
-    server_limits_t *l = ss->env->limits;
-    if (!l)
-        return;
-    pthread_mutex_lock(&ss->slot_mu);
-    if (stalled) {
-        if (ss->cat_slot) {
-            server_limits_release(l, LIMIT_CAT, ss->env->user);
-            ss->cat_slot = 0;
-            ss->yielded = 1;
-        }
-        pthread_mutex_unlock(&ss->slot_mu);
-        return;
-    }
-    int take = ss->yielded;
-    unsigned gen = ss->slot_gen;
-    ss->yielded = 0;
-    pthread_mutex_unlock(&ss->slot_mu);
-    if (!take || server_limits_acquire(l, LIMIT_CAT, ss->env->user, ss->env->stopping, 0) < 0)
-        return;
-    pthread_mutex_lock(&ss->slot_mu);
-    if (ss->slot_gen == gen)
-        ss->cat_slot = 1;
-    else
-        server_limits_release(l, LIMIT_CAT, ss->env->user);   /* the file ended meanwhile */
-    pthread_mutex_unlock(&ss->slot_mu);
-}
-
-static void note_miss(void *ctx, const err_t *e)
-{
-    (void)e;
-    *(int *)ctx = 1;
-}
-
-/* Drops the matches of a glob (tl's items from `from` on) that the user
- * may not read, so that they are counted and told nowhere: a glob that
- * matches only such files is one that matches nothing, and the cut of
- * MaxGlobTargets counts the others only. known(ctx, path): a path the
- * caller follows already (a tail's), not checked again on its later looks
- * (without tell; they come every second, and their refusals go to the log
- * at debug level). The first look checks every match: a path the request
- * also names, and follows though it is refused, must not count for a glob. */
-static void keep_allowed(session_t *ss, target_list_t *tl, size_t from, int tell,
-                         int (*known)(void *ctx, const char *path), void *known_ctx)
-{
-    size_t kept = from;
-    for (size_t i = from; i < tl->n; i++) {
-        target_t *t = &tl->items[i];
-        int ok = !tell && known && known(known_ctx, t->path);
-        if (!ok) {
-            char canonical[4096], detail[8192];
-            int fd;
-            enum perm_result pr = perm_open(ss->rules, &ss->user, t->path, &fd, canonical,
-                                            sizeof canonical, detail, sizeof detail);
-            ok = pr == PERM_OK;
-            if (ok)
-                close(fd);
-            else
-                log_refusal(ss, tell ? LOG_WARN : LOG_DEBUG, t->path, detail);
-        }
-        if (ok) {
-            tl->items[kept++] = *t;
-        } else {
-            free(t->path);
-            free(t->source_id);
-        }
-    }
-    tl->n = kept;
-}
-
-/* Server.MaxGlobTargets: files one spec may expand to. */
-static size_t session_max_targets(const session_t *ss)
-{
-    const config_t *cfg = ss->env->cfg;
-    return cfg && cfg->max_glob_targets > 0 ? (size_t)cfg->max_glob_targets : 1000;
-}
-
-/* Keeps at most that many of what a spec expanded to, telling the client
- * as DTail does when it cuts. */
-static void session_cap_targets(session_t *ss, target_list_t *tl)
-{
-    size_t max = session_max_targets(ss);
-    if (tl->n <= max)
-        return;
-    char msg[160];
-    snprintf(msg, sizeof msg,
-             "Glob expansion exceeded server limit, only first targets served|limit|%zu|matched|%zu",
-             max, tl->n);
-    LOG_MSG(LOG_WARN, msg);
-    session_send_message(ss, LOG_WARN, msg);
-    target_list_truncate(tl, max);
-}
-
-int session_expand_spec(session_t *ss, const char *spec, target_list_t *tl, int tell,
-                        int (*known)(void *ctx, const char *path), void *known_ctx)
-{
-    int missed = 0;
-    size_t from = tl->n;
-    err_t e;
-    if (strcmp(spec, "-") == 0 || target_list_add_spec(tl, spec, note_miss, &missed, &e) < 0) {
-        missed = 1;
-    } else if (strpbrk(spec, "*?[")) {
-        keep_allowed(ss, tl, from, tell, known, known_ctx);
-        missed = tl->n == from;
-    }
-    if (missed && tell) {
-        log_refusal(ss, LOG_WARN, spec, strcmp(spec, "-") == 0 ? "stdin is not served"
-                                                               : "no file it may read matches");
-        session_send_file_status(ss, WIRE_FILE_NOT_FOUND, spec, session_refused_text);
-    }
-    /* The cut is told only when the spec is: tail's later expansions cut quietly. */
-    if (tell)
-        session_cap_targets(ss, tl);
-    else
-        target_list_truncate(tl, session_max_targets(ss));
-    return missed;
-}
-
-/* Runs fn over every file of the comma list `files`; returns the number of
- * files that failed (missing, denied, unreadable), or -1 if the client is
- * gone or the server stops. */
-static int for_each_file(session_t *ss, const char *files, file_fn_t fn, void *ctx)
-{
-    int failed = 0;
-    unsigned index = 0;
-    const char *p = files;
-    char *s;
-    int got;
-    while ((got = session_next_spec(&p, &s)) > 0) {
-        if (ss->broken || session_stopping(ss)) {
-            free(s);
-            return -1;
-        }
-        target_list_t tl;
-        target_list_init(&tl);
-        failed += session_expand_spec(ss, s, &tl, 1, NULL, NULL);
-        for (size_t i = 0; i < tl.n && !ss->broken; i++)
-            failed += serve_target(ss, &tl.items[i], s, index++, fn, ctx) != WIRE_FILE_OK;
-        target_list_free(&tl);
-        free(s);
-    }
-    if (got < 0) {
-        session_send_message(ss, LOG_ERROR, "out of memory reading the file list");
-        failed++;
-    }
-    return ss->broken ? -1 : failed;
-}
-
 /* cat and grep */
 
-typedef struct scan_ctx {
-    const wire_request_t *rq;    /* the request */
-    linescan_opts_t lo;          /* plan */
-    linescan_t scan;             /* reusable state */
-    line_sink_t sink;            /* renders lines */
+typedef struct scan_out {
+    session_t *ss;
     outbuf_t out;                /* 64 KiB blocks into the batch */
     wire_batch_t batch;          /* LINES frames */
-    int n_threads;               /* for the parallel scan */
-} scan_ctx_t;
+} scan_out_t;
 
-static int scan_file(session_t *ss, void *ctx, input_t *in, const target_t *t, unsigned index,
-                     file_counts_t *n, err_t *e)
+/* session_files_t.before_status: a file's lines go out before its status. */
+static void scan_flush(void *ctx)
 {
-    (void)index;
-    scan_ctx_t *sc = ctx;
-    linescan_stats_t stats = {0};
-    line_sink_set_source(&sc->sink, t->source_id);
-    int rc = linescan_run_auto(&sc->scan, in, t->path, &sc->sink, sc->n_threads, &stats, e);
-    n->bytes = stats.bytes_read;   /* lines are counted only when shown */
-    outbuf_flush(&sc->out);
-    if (sc->out.failed) {
-        ss->broken = 1;
-        ss->send_err = sc->batch.err;
+    scan_out_t *so = ctx;
+    outbuf_flush(&so->out);
+    if (so->out.failed) {
+        so->ss->broken = 1;
+        so->ss->send_err = so->batch.err;
     }
-    return rc;
 }
 
 int session_n_cpus(void)
@@ -415,70 +155,55 @@ int session_n_cpus(void)
     return n > 0 ? (int)n : 1;
 }
 
-static int run_scan(session_t *ss, const wire_request_t *rq, err_t *e)
+static int serve_scan(session_t *ss, const wire_request_t *wq, const exec_request_t *rq, err_t *e)
 {
-    scan_ctx_t sc;
-    memset(&sc, 0, sizeof sc);
-    sc.rq = rq;
-    sc.n_threads = session_n_cpus();
-    matcher_t m;
-    if (matcher_init(&m, rq->kind == WIRE_KIND_GREP ? rq->regex : "", e) < 0)
+    exec_env_t env = session_exec_env(ss, 0);
+    lines_plan_t lp;
+    if (lines_plan_init(&lp, rq, env.max_line_len, e) < 0)
         return session_send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;
-    LOG_INFO("Using %s matching for pattern:|%s", matcher_strategy(&m), m.pattern);
-    int zlevel = session_zlevel(rq);
+    LOG_INFO("Using %s matching for pattern:|%s", matcher_strategy(&lp.m), lp.m.pattern);
+    scan_out_t so = {.ss = ss};
+    line_sink_t sink;
     int rc = -1;
-    sc.lo = (linescan_opts_t){
-        .matcher = &m,
-        .invert = (rq->flags & WIRE_REQ_INVERT) != 0,
-        .before = linescan_context(rq->before),
-        .after = linescan_context(rq->after),
-        .max = rq->max,
-        .max_line_len = session_max_line_len(ss),
-    };
-    if (wire_batch_init(&sc.batch, ss->s, &ss->send_mu, zlevel, e) < 0)
+    if (wire_batch_init(&so.batch, ss->s, &ss->send_mu, session_zlevel(wq), e) < 0)
         goto out_m;
-    if (outbuf_init_sink(&sc.out, LINE_BATCH, wire_batch_sink, &sc.batch, e) < 0)
+    if (outbuf_init_sink(&so.out, LINE_BATCH, wire_batch_sink, &so.batch, e) < 0)
         goto out_b;
-    if (line_sink_init(&sc.sink, &sc.out, (enum line_format)rq->render, ss->env->hostname) < 0) {
+    if (line_sink_init(&sink, &so.out, rq->render, env.host) < 0) {
         err_set(e, ERR_NOMEM, "out of memory");
         goto out_o;
     }
-    if (linescan_init(&sc.scan, &sc.lo, e) < 0)
-        goto out_s;
-    int failed = for_each_file(ss, rq->files, scan_file, &sc);
-    if (failed >= 0 && wire_batch_finish(&sc.batch, e) < 0)
-        failed = -1;
+    session_files_t sf;
+    session_files_init(&sf, ss, rq->files);
+    sf.before_status = scan_flush;
+    sf.before_ctx = &so;
+    run_inputs_t ins = session_files_inputs(&sf);
+    int stopped = run_lines(&lp, &ins, &sink, env.n_threads, NULL, e) < 0 || ss->broken;
+    session_files_free(&sf);
+    if (!stopped && wire_batch_finish(&so.batch, e) < 0)
+        stopped = 1;
     if (ss->env->counters) {
-        atomic_fetch_add(&ss->env->counters->lines_served, sc.sink.n_lines);
-        atomic_fetch_add(&ss->env->counters->bytes_served, sc.batch.bytes);
+        atomic_fetch_add(&ss->env->counters->lines_served, sink.n_lines);
+        atomic_fetch_add(&ss->env->counters->bytes_served, so.batch.bytes);
     }
-    if (failed < 0) {
+    if (stopped) {
         rc = ss->broken ? err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg) : 0;
         if (!ss->broken)
             rc = session_send_end(ss, WIRE_END_FAILED, "server is shutting down");
     } else {
-        rc = session_send_end(ss, failed ? WIRE_END_PARTIAL : WIRE_END_OK, "");
+        rc = session_send_end(ss, sf.failed ? WIRE_END_PARTIAL : WIRE_END_OK, "");
     }
-    linescan_free(&sc.scan);
-out_s:
-    line_sink_free(&sc.sink);
+    line_sink_free(&sink);
 out_o:
-    outbuf_free(&sc.out);
+    outbuf_free(&so.out);
 out_b:
-    wire_batch_free(&sc.batch);
+    wire_batch_free(&so.batch);
 out_m:
-    matcher_free(&m);
+    lines_plan_free(&lp);
     return rc;
 }
 
 /* map */
-
-typedef struct map_ctx {
-    session_t *ss;               /* for sending partials */
-    const plan_t *plan;          /* the query */
-    mapscan_t ms;                /* the engine */
-    int cut;                     /* the request's deadline stopped reading */
-} map_ctx_t;
 
 typedef struct agg_args {
     const unsigned char *p;      /* serialized table (part) */
@@ -589,30 +314,6 @@ static void send_interim(const agg_table_t *snap, void *arg)
     session_send_table(arg, snap, 0);
 }
 
-static int map_file(session_t *ss, void *ctx, input_t *in, const target_t *t, unsigned index,
-                    file_counts_t *n, err_t *e)
-{
-    (void)ss;
-    map_ctx_t *mc = ctx;
-    /* Past the request's deadline what was read is the result: the files
-     * left, and the rest of this one, are not read. */
-    if (mapscan_timed_out(&mc->ms)) {
-        mc->cut = 1;
-        *n = (file_counts_t){0, 0};
-        return 0;
-    }
-    map_stats_t before, after;
-    mapscan_stats(&mc->ms, &before);
-    int rc = mapscan_run(&mc->ms, in, t->path, t->source_id, index, e);
-    mapscan_stats(&mc->ms, &after);
-    *n = (file_counts_t){after.bytes_read - before.bytes_read, after.lines_read - before.lines_read};
-    if (rc < 0 && mapscan_timed_out(&mc->ms)) {
-        mc->cut = 1;
-        return 0;
-    }
-    return rc;
-}
-
 int session_parse_query(session_t *ss, const char *text, query_t **q)
 {
     err_t e;
@@ -624,79 +325,79 @@ int session_parse_query(session_t *ss, const char *text, query_t **q)
     return session_send_end(ss, WIRE_END_FAILED, buf) < 0 ? -1 : 1;
 }
 
-void session_map_opts(const session_t *ss, const plan_t *plan, session_zone_t *z, int n_threads,
-                      map_opts_t *mo)
+/* After a deadline: the files not read still get their status (read: 0
+ * bytes), each through the permission check as if it were read. */
+static void drain_files(session_files_t *sf)
 {
-    mapscan_local_zone(z->tz, sizeof z->tz, z->tzoff, sizeof z->tzoff);
-    *mo = (map_opts_t){
-        .plan = plan,
-        .max_line_len = session_max_line_len(ss),
-        .env = {.hostname = ss->env->hostname, .timezone = z->tz, .timeoffset = z->tzoff},
-        .n_threads = n_threads,
-        /* Beyond it groups spill to a temporary SQLite database, and the
-         * final table is streamed from there (send_spilled). */
-        .memory_limit = ss->env->cfg ? ss->env->cfg->map_memory_limit : 0,
-    };
+    run_input_t it;
+    run_counts_t none = {.lines_counted = 1};
+    while (session_files_next(sf, &it) > 0)
+        session_files_done(sf, &it, 0, &none, NULL);
 }
 
-static int run_map(session_t *ss, const wire_request_t *rq, err_t *e)
+static int serve_map(session_t *ss, const exec_request_t *rq, err_t *e)
 {
     query_t *q;
     int parsed = session_parse_query(ss, rq->query, &q);
     if (parsed != 0)
         return parsed < 0 ? err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg) : 0;
-    map_ctx_t mc;
-    memset(&mc, 0, sizeof mc);
-    mc.ss = ss;
-    mc.plan = query_plan(q);
-    session_zone_t zone;
+    const plan_t *plan = query_plan(q);
+    exec_env_t env = session_exec_env(ss, 1);
+    exec_zone_t zone;
     map_opts_t mo;
-    session_map_opts(ss, mc.plan, &zone, session_n_cpus(), &mo);
-    mo.deadline_ms = rq->timeout_s ? clock_now_ms() + rq->timeout_s * 1000LL : 0;
+    exec_map_opts(rq, &env, plan, &zone, &mo);
     ss->deadline_ms = mo.deadline_ms;
     ss->deadline_hit = 0;
-    if (mapscan_init(&mc.ms, &mo, e) < 0) {
-        mapscan_free(&mc.ms);
+    mapscan_t ms;
+    if (mapscan_init(&ms, &mo, e) < 0) {
+        mapscan_free(&ms);
         query_free(q);
         return session_send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;
     }
     mapscan_reporter_t rep;
-    mapscan_reporter_start(&rep, &mc.ms, mc.plan, mc.plan->interval > 0 ? mc.plan->interval : 5,
+    mapscan_reporter_start(&rep, &ms, plan, plan->interval > 0 ? plan->interval : 5,
                            send_interim, ss);
-    int failed = for_each_file(ss, rq->files, map_file, &mc);
+    session_files_t sf;
+    session_files_init(&sf, ss, rq->files);
+    run_inputs_t ins = session_files_inputs(&sf);
+    enum run_end end = run_map(&ms, &ins);
+    if (end == RUN_END_TIMEOUT)
+        drain_files(&sf);
     mapscan_reporter_stop(&rep);
-    if (ss->deadline_hit)
-        mc.cut = 1;
+    int cut = end == RUN_END_TIMEOUT || ss->deadline_hit;
+    int stopped = end == RUN_END_STOPPED || ss->broken;
+    int failed = sf.failed;
+    session_files_free(&sf);
     ss->deadline_ms = 0;
     int rc;
-    if (mc.ms.result.failed)
+    if (ms.result.failed)
         session_send_message(ss, LOG_ERROR, "out of memory: the result is incomplete");
-    if (mc.cut)
+    if (cut)
         session_send_message(ss, LOG_WARN, "timeout reached: the result covers only what was "
                                            "read until then");
-    if (failed < 0 && ss->broken) {
+    if (stopped && ss->broken) {
         rc = err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
     } else {
         /* The final table goes out even on shutdown: what was read counts. */
-        rc = send_fields(ss, &mc.ms);
-        if (rc == 0 && mapscan_spilled(&mc.ms)) {
+        rc = send_fields(ss, &ms);
+        if (rc == 0 && mapscan_spilled(&ms)) {
             LOG_INFO("Map spilled|%s|over Server.MapMemoryLimit", rq->files);
-            rc = send_spilled(ss, &mc.ms);
+            rc = send_spilled(ss, &ms);
         } else if (rc == 0) {
-            rc = session_send_table(ss, &mc.ms.result, 1);
+            rc = session_send_table(ss, &ms.result, 1);
         }
         if (rc == 0)
-            rc = session_send_end(ss, failed < 0 ? WIRE_END_FAILED : failed ? WIRE_END_PARTIAL : WIRE_END_OK,
-                          failed < 0 ? "server is shutting down" : "");
+            rc = session_send_end(ss, stopped ? WIRE_END_FAILED : failed ? WIRE_END_PARTIAL : WIRE_END_OK,
+                                  stopped ? "server is shutting down" : "");
         if (rc < 0)
             err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
     }
     if (ss->env->counters) {
         map_stats_t st;
-        mapscan_stats(&mc.ms, &st);
+        mapscan_stats(&ms, &st);
         atomic_fetch_add(&ss->env->counters->lines_served, st.lines_read);
     }
-    mapscan_free(&mc.ms);
+    mapscan_free(&ms);
     query_free(q);
     return rc;
 }
@@ -712,8 +413,7 @@ static int run_request(session_t *ss, const wire_request_t *rq, err_t *e)
     if (strcmp(ss->env->user, AUTH_HEALTH_USER) == 0 && rq->kind != WIRE_KIND_HEALTH)
         return session_send_end(ss, WIRE_END_FAILED,
                                 "user " AUTH_HEALTH_USER " may only ask for health");
-    switch (rq->kind) {
-    case WIRE_KIND_HEALTH: {
+    if (rq->kind == WIRE_KIND_HEALTH) {
         health_inputs_t hi;
         char verdict[300];
         health_gather(ss->env->limits, ss->env->conns,
@@ -723,16 +423,20 @@ static int run_request(session_t *ss, const wire_request_t *rq, err_t *e)
             return err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
         return session_send_end(ss, WIRE_END_OK, "");
     }
-    case WIRE_KIND_CAT:
-    case WIRE_KIND_GREP:
-        return run_scan(ss, rq, e);
-    case WIRE_KIND_MAP:
-        return run_map(ss, rq, e);
-    case WIRE_KIND_TAIL:
-        return session_run_tail(ss, rq, e);
-    default:
-        return session_send_end(ss, WIRE_END_FAILED, "unknown request kind");
+    exec_request_t x;   /* the one translation of the wire's request */
+    err_t te;
+    if (exec_request_from_wire(rq, &x, &te) < 0)
+        return session_send_end(ss, WIRE_END_FAILED, te.msg);
+    switch (x.kind) {
+    case EXEC_CAT:
+    case EXEC_GREP:
+        return serve_scan(ss, rq, &x, e);
+    case EXEC_MAP:
+        return serve_map(ss, &x, e);
+    case EXEC_TAIL:
+        return session_run_tail(ss, rq, &x, e);
     }
+    return session_send_end(ss, WIRE_END_FAILED, "unknown request kind");
 }
 
 static void enc_hello(session_t *ss, void *a)

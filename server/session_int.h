@@ -10,6 +10,8 @@
 #include "base/log.h"
 #include "exec/agg/table.h"
 #include "exec/mapscan.h"
+#include "exec/run/request.h"
+#include "exec/run/runner.h"
 #include "exec/scan/targets.h"
 #include "parser/parser.h"
 #include "server/permissions.h"
@@ -48,6 +50,9 @@ typedef struct session {
 } session_t;
 
 int session_send_file_status(session_t *ss, uint8_t st, const char *name, const char *detail);
+/* FILE_STATUS with the bytes and lines read (WIRE_COUNT_NONE: not counted). */
+int session_send_file_counts(session_t *ss, uint8_t st, const char *name, const char *detail,
+                             uint64_t bytes, uint64_t lines);
 int session_send_end(session_t *ss, uint8_t st, const char *message);
 int session_send_message(session_t *ss, enum log_level level, const char *text);
 /* Expands one entry of a request's file list into tl (the caller inits
@@ -67,6 +72,37 @@ uint8_t session_report_refusal(session_t *ss, const char *asked, const char *det
 /* AGGREGATE with t serialized. */
 int session_send_table(session_t *ss, const agg_table_t *t, int final);
 
+/* stream_t.on_stall: the transport's writer waits on the client (or
+ * no longer); the read slot is given up meanwhile (session_files.c). */
+void session_on_stall(void *owner, int stalled);
+
+/* The files of a cat, grep or map request for exec's runner, one at a
+ * time (session_files.c). */
+typedef struct session_files {
+    session_t *ss;
+    const char *p;               /* the rest of the comma list */
+    char *spec;                  /* the entry being served, as asked */
+    target_list_t tl;            /* what it expanded to */
+    size_t next_item;            /* the next of tl */
+    unsigned index;              /* files tried (orders last()) */
+    int failed;                  /* files missing, denied or unreadable */
+    int fd;                      /* the checked descriptor of the file open now */
+    char link[64];               /* its /proc link, the input's path */
+    char canonical[4096];        /* its real path (the log) */
+    /* Called before a file's FILE_STATUS goes out (the lines written of
+     * it first), may be NULL. */
+    void (*before_status)(void *ctx);
+    void *before_ctx;
+} session_files_t;
+
+void session_files_init(session_files_t *sf, session_t *ss, const char *files);
+void session_files_free(session_files_t *sf);
+run_inputs_t session_files_inputs(session_files_t *sf);
+/* run_inputs_t.next and .done (done also for a file that could not be
+ * opened: it->in NULL). */
+int session_files_next(void *ctx, run_input_t *it);
+void session_files_done(void *ctx, run_input_t *it, int rc, const run_counts_t *n, const err_t *e);
+
 /* The next entry of the comma list *p, trimmed of blanks as
  * target_list_add_spec trims, into *spec (malloc'd, the caller frees it),
  * moving *p past it: 1, or 0 at the end of the list, -1 out of memory.
@@ -77,22 +113,16 @@ int session_stopping(const session_t *ss);
 int session_n_cpus(void);
 /* Zstd level for LINES of this request (0: off). */
 int session_zlevel(const wire_request_t *rq);
-size_t session_max_line_len(const session_t *ss);
-
-typedef struct session_zone {
-    char tz[64];                 /* $timezone */
-    char tzoff[32];              /* $timeoffset */
-} session_zone_t;
+/* Where this server runs requests: its host name, MaxLineLength, cores;
+ * map_memory: Server.MapMemoryLimit, else none. */
+exec_env_t session_exec_env(const session_t *ss, int map_memory);
 /* Parses a map query: 0 with *q set, 1 when it is invalid (the client got
  * an END saying why), -1 when the client is gone. */
 int session_parse_query(session_t *ss, const char *text, query_t **q);
-/* mapscan options for plan with this server's common variables (z holds
- * the strings they point to). */
-void session_map_opts(const session_t *ss, const plan_t *plan, session_zone_t *z, int n_threads,
-                      map_opts_t *mo);
 
 /* TAIL: follows the files until the client closes or sends another frame,
- * the request's timeout passes, or the server stops (session_tail.c). */
-int session_run_tail(session_t *ss, const wire_request_t *rq, err_t *e);
+ * the request's timeout passes, or the server stops (session_tail.c).
+ * wq is the request as it came (compression), rq the engine's. */
+int session_run_tail(session_t *ss, const wire_request_t *wq, const exec_request_t *rq, err_t *e);
 
 #endif

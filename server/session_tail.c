@@ -47,14 +47,15 @@ typedef struct tail_file {
 
 struct tail_run {
     session_t *ss;               /* the session */
-    const wire_request_t *rq;    /* the request */
+    const wire_request_t *wq;    /* the request as it came (compression) */
+    const exec_request_t *rq;    /* the engine's request */
     volatile int stop;           /* the run ends */
     atomic_int failed;           /* files that could not be followed */
     follow_run_t *run;           /* the supervisor */
     /* lines */
     follow_plan_t lines;         /* the cat/grep plan, shared by the files */
-    matcher_t m;
-    int have_m;
+    lines_plan_t lp;             /* its matcher and options */
+    int have_lp;
     outbuf_t out;                /* 64 KiB blocks */
     wire_batch_t batch;          /* LINES frames */
     line_sink_t sink;
@@ -63,7 +64,7 @@ struct tail_run {
     const plan_t *plan;          /* the query's plan, NULL for lines */
     agg_spec_t *specs;           /* its aggregate specs */
     map_opts_t mo;               /* per-file scan options */
-    session_zone_t zone;         /* strings mo points to */
+    exec_zone_t zone;            /* strings mo points to */
     long long interval_ms, next_report;
     /* the client's next frame (or its close) */
     pthread_t watcher;
@@ -146,18 +147,19 @@ static int tail_sink(void *ctx, const char *p, size_t n, int *err)
 
 static int lines_setup(tail_run_t *t, err_t *e)
 {
-    const wire_request_t *rq = t->rq;
-    if (matcher_init(&t->m, rq->regex, e) < 0)
+    const exec_request_t *rq = t->rq;
+    exec_env_t env = session_exec_env(t->ss, 0);
+    if (lines_plan_init(&t->lp, rq, env.max_line_len, e) < 0)
         return -1;
-    t->have_m = 1;
-    LOG_INFO("Using %s matching for pattern:|%s", matcher_strategy(&t->m), t->m.pattern);
-    if (wire_batch_init(&t->batch, t->ss->s, &t->ss->send_mu, session_zlevel(rq), e) < 0)
+    t->have_lp = 1;
+    LOG_INFO("Using %s matching for pattern:|%s", matcher_strategy(&t->lp.m), t->lp.m.pattern);
+    if (wire_batch_init(&t->batch, t->ss->s, &t->ss->send_mu, session_zlevel(t->wq), e) < 0)
         return -1;
     if (outbuf_init_sink(&t->out, TAIL_BATCH, tail_sink, t, e) < 0) {
         wire_batch_free(&t->batch);
         return -1;
     }
-    if (line_sink_init(&t->sink, &t->out, (enum line_format)rq->render, t->ss->env->hostname) < 0) {
+    if (line_sink_init(&t->sink, &t->out, rq->render, env.host) < 0) {
         outbuf_free(&t->out);
         wire_batch_free(&t->batch);
         return err_set(e, ERR_NOMEM, "out of memory");
@@ -165,14 +167,7 @@ static int lines_setup(tail_run_t *t, err_t *e)
     t->have_out = 1;
     t->lines = (follow_plan_t){
         .sink = &t->sink,
-        .lo = {
-            .matcher = &t->m,
-            .invert = (rq->flags & WIRE_REQ_INVERT) != 0,
-            .before = linescan_context(rq->before),
-            .after = linescan_context(rq->after),
-            .max = rq->max,
-            .max_line_len = session_max_line_len(t->ss),
-        },
+        .lo = t->lp.lo,
         .failed = tail_failed,
         .ctx = t,
     };
@@ -373,10 +368,14 @@ static int map_setup(tail_run_t *t, query_t **q, err_t *e)
         return session_send_end(t->ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 1;
     }
     eval_specs(t->plan, t->specs);
-    session_map_opts(t->ss, t->plan, &t->zone, 1, &t->mo);
     /* Each interval's delta is taken whole (mapscan_take), and a take
-     * loads spilled groups back: a tail's tables hold one interval. */
-    t->mo.memory_limit = 0;
+     * loads spilled groups back: a tail's tables hold one interval
+     * (no memory limit). One thread reads every file. */
+    exec_env_t env = session_exec_env(t->ss, 0);
+    env.n_threads = 1;
+    exec_request_t untimed = *t->rq;   /* the follow run keeps the deadline */
+    untimed.timeout_s = 0;
+    exec_map_opts(&untimed, &env, t->plan, &t->zone, &t->mo);
     return 0;
 }
 
@@ -388,16 +387,17 @@ static void run_free(tail_run_t *t)
         outbuf_free(&t->out);
         wire_batch_free(&t->batch);
     }
-    if (t->have_m)
-        matcher_free(&t->m);
+    if (t->have_lp)
+        lines_plan_free(&t->lp);
     free(t->specs);
 }
 
-int session_run_tail(session_t *ss, const wire_request_t *rq, err_t *e)
+int session_run_tail(session_t *ss, const wire_request_t *wq, const exec_request_t *rq, err_t *e)
 {
     tail_run_t t;
     memset(&t, 0, sizeof t);
     t.ss = ss;
+    t.wq = wq;
     t.rq = rq;
     query_t *q = NULL;
     if (rq->query && *rq->query) {

@@ -126,6 +126,12 @@ int wire_decode_request(const wire_frame_t *f, wire_request_t *r, err_t *e)
         wire_request_free(r);
         return err_set(e, ERR_INPUT, "REQUEST with unknown render format %u", k);
     }
+    if (r->flags & ~WIRE_REQ_KNOWN) {
+        uint32_t k = r->flags & ~WIRE_REQ_KNOWN;
+        wire_request_free(r);
+        return err_set(e, ERR_INPUT, "REQUEST with unknown flags 0x%x (the server is older than "
+                                     "the client)", (unsigned)k);
+    }
     return 0;
 }
 

@@ -57,6 +57,10 @@ enum wire_render {
 #define WIRE_REQ_INVERT 0x1u   /* select lines that do not match */
 #define WIRE_REQ_QUIET 0x2u    /* --quiet */
 #define WIRE_REQ_ZSTD 0x4u     /* compress LINES (only if the server has WIRE_CAP_ZSTD) */
+#define WIRE_REQ_ICASE 0x8u    /* the pattern ignores case (-i) */
+/* The flags this build knows: a REQUEST with any other is refused, so a
+ * client never gets a result that silently ignored what it asked for. */
+#define WIRE_REQ_KNOWN (WIRE_REQ_INVERT | WIRE_REQ_QUIET | WIRE_REQ_ZSTD | WIRE_REQ_ICASE)
 
 typedef struct wire_request {
     uint8_t kind;             /* enum wire_kind */

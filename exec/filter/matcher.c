@@ -99,7 +99,19 @@ static int regex_buffer_safe(const char *p)
 
 int matcher_init(matcher_t *m, const char *pattern, err_t *e)
 {
+    return matcher_init_opts(m, pattern, 0, e);
+}
+
+int matcher_init_same(matcher_t *m, const matcher_t *like, err_t *e)
+{
+    return matcher_init_opts(m, like->pattern, like->flags, e);
+}
+
+int matcher_init_opts(matcher_t *m, const char *pattern, unsigned flags, err_t *e)
+{
     memset(m, 0, sizeof *m);
+    m->flags = flags;
+    int caseless = (flags & MATCHER_CASELESS) != 0;
     m->pattern_len = strlen(pattern);
     m->pattern = strdup(pattern);
     if (!m->pattern)
@@ -108,7 +120,7 @@ int matcher_init(matcher_t *m, const char *pattern, err_t *e)
         m->kind = MATCHER_NOOP;
         return 0;
     }
-    if (!strpbrk(pattern, META) && !strchr(pattern, '\n')) {
+    if (!caseless && !strpbrk(pattern, META) && !strchr(pattern, '\n')) {
         m->kind = MATCHER_LITERAL;
         m->has_lit = 1;
         literal_init(&m->lit, m->pattern, m->pattern_len);
@@ -118,7 +130,8 @@ int matcher_init(matcher_t *m, const char *pattern, err_t *e)
     int errcode;
     PCRE2_SIZE erroff;
     m->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED,
-                            PCRE2_MULTILINE, &errcode, &erroff, NULL);
+                            PCRE2_MULTILINE | (caseless ? PCRE2_CASELESS : 0), &errcode,
+                            &erroff, NULL);
     if (!m->code) {
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(errcode, msg, sizeof msg);
@@ -136,7 +149,7 @@ int matcher_init(matcher_t *m, const char *pattern, err_t *e)
     }
     m->buffer_safe = regex_buffer_safe(pattern);
     char lit[256];
-    int n = matcher_required_literal(pattern, lit, sizeof lit);
+    int n = caseless ? 0 : matcher_required_literal(pattern, lit, sizeof lit);
     if (n > 0) {
         m->lit_text = strdup(lit);
         if (!m->lit_text) {

@@ -22,8 +22,12 @@ enum matcher_kind {
     MATCHER_REGEX,      /* pcre2 */
 };
 
+/* matcher_init_opts flags. */
+#define MATCHER_CASELESS 0x1u     /* letters match either case (grep -i) */
+
 typedef struct matcher {
     enum matcher_kind kind;       /* strategy chosen at plan time */
+    unsigned flags;               /* MATCHER_* it was made with */
     char *pattern;                /* owned copy of the pattern */
     size_t pattern_len;           /* bytes in pattern */
     literal_t lit;                /* the literal, or the regex's required literal */
@@ -38,6 +42,12 @@ typedef struct matcher {
 /* Classifies and compiles pattern. On an invalid regex, fills e with the
  * pattern, pcre2's message and its offset (ERR_PATTERN). */
 int matcher_init(matcher_t *m, const char *pattern, err_t *e);
+/* The same with MATCHER_* flags. A caseless pattern is always run by
+ * pcre2 (PCRE2_CASELESS), without a required-literal prefilter: the
+ * literal search is byte-exact. */
+int matcher_init_opts(matcher_t *m, const char *pattern, unsigned flags, err_t *e);
+/* Another matcher of the same pattern and flags (one per worker thread). */
+int matcher_init_same(matcher_t *m, const matcher_t *like, err_t *e);
 /* A matcher for the literal text, whatever characters it contains (the
  * table filter "|MAPREDUCE:STATS|" is text, not a regex). */
 int matcher_init_literal(matcher_t *m, const char *text, err_t *e);

@@ -1,0 +1,107 @@
+/* request.c: a request from the wire and back, and the plans it makes. */
+#include "exec/run/request.h"
+
+#include <string.h>
+
+#include "base/clock.h"
+
+_Static_assert((int)EXEC_CAT == (int)WIRE_KIND_CAT && (int)EXEC_GREP == (int)WIRE_KIND_GREP &&
+                   (int)EXEC_TAIL == (int)WIRE_KIND_TAIL && (int)EXEC_MAP == (int)WIRE_KIND_MAP,
+               "request kinds are the wire's numbers");
+
+static enum line_format format_of_render(uint8_t render)
+{
+    switch (render) {
+    case WIRE_RENDER_REMOTE: return LINE_REMOTE;
+    case WIRE_RENDER_COLOR: return LINE_COLOR;
+    default: return LINE_PLAIN;
+    }
+}
+
+static uint8_t render_of_format(enum line_format f)
+{
+    switch (f) {
+    case LINE_REMOTE: return WIRE_RENDER_REMOTE;
+    case LINE_COLOR: return WIRE_RENDER_COLOR;
+    default: return WIRE_RENDER_PLAIN;
+    }
+}
+
+int exec_request_from_wire(const wire_request_t *w, exec_request_t *rq, err_t *e)
+{
+    if (w->kind < WIRE_KIND_CAT || w->kind > WIRE_KIND_MAP)
+        return err_set(e, ERR_INPUT, "a %s request is not run by the engine", wire_kind_name(w->kind));
+    *rq = (exec_request_t){
+        .kind = (enum exec_kind)w->kind,
+        .flags = ((w->flags & WIRE_REQ_INVERT) ? EXEC_REQ_INVERT : 0) |
+                 ((w->flags & WIRE_REQ_QUIET) ? EXEC_REQ_QUIET : 0) |
+                 ((w->flags & WIRE_REQ_ICASE) ? EXEC_REQ_ICASE : 0),
+        .files = w->files,
+        .regex = w->regex,
+        .query = w->query,
+        .before = w->before,
+        .after = w->after,
+        .max = w->max,
+        .timeout_s = w->timeout_s,
+        .render = format_of_render(w->render),
+    };
+    return 0;
+}
+
+wire_request_t exec_request_to_wire(const exec_request_t *rq, char *files)
+{
+    return (wire_request_t){
+        .kind = (uint8_t)rq->kind,
+        .render = render_of_format(rq->render),
+        .flags = ((rq->flags & EXEC_REQ_INVERT) ? WIRE_REQ_INVERT : 0) |
+                 ((rq->flags & EXEC_REQ_QUIET) ? WIRE_REQ_QUIET : 0) |
+                 ((rq->flags & EXEC_REQ_ICASE) ? WIRE_REQ_ICASE : 0),
+        .before = rq->before,
+        .after = rq->after,
+        .max = rq->max,
+        .timeout_s = rq->timeout_s > 0 ? (uint32_t)rq->timeout_s : 0,
+        .files = files,
+        .regex = (char *)rq->regex,
+        .query = (char *)rq->query,
+    };
+}
+
+int lines_plan_init(lines_plan_t *lp, const exec_request_t *rq, size_t max_line_len, err_t *e)
+{
+    memset(lp, 0, sizeof *lp);
+    const char *pattern = rq->kind == EXEC_CAT || !rq->regex ? "" : rq->regex;
+    if (matcher_init_opts(&lp->m, pattern, (rq->flags & EXEC_REQ_ICASE) ? MATCHER_CASELESS : 0,
+                          e) < 0)
+        return -1;
+    lp->lo = (linescan_opts_t){
+        .matcher = &lp->m,
+        .invert = (rq->flags & EXEC_REQ_INVERT) != 0,
+        .before = linescan_context((long long)(rq->before > LINESCAN_CONTEXT_MAX ? LINESCAN_CONTEXT_MAX
+                                                                                 : rq->before)),
+        .after = linescan_context((long long)(rq->after > LINESCAN_CONTEXT_MAX ? LINESCAN_CONTEXT_MAX
+                                                                               : rq->after)),
+        .max = rq->max,
+        .max_line_len = max_line_len,
+    };
+    return 0;
+}
+
+void lines_plan_free(lines_plan_t *lp)
+{
+    matcher_free(&lp->m);
+}
+
+void exec_map_opts(const exec_request_t *rq, const exec_env_t *env, const plan_t *plan,
+                   exec_zone_t *zone, map_opts_t *mo)
+{
+    mapscan_local_zone(zone->tz, sizeof zone->tz, zone->tzoff, sizeof zone->tzoff);
+    *mo = (map_opts_t){
+        .plan = plan,
+        .max_line_len = env->max_line_len,
+        .env = {.hostname = env->host, .timezone = zone->tz, .timeoffset = zone->tzoff},
+        .n_threads = env->n_threads > 0 ? env->n_threads : 1,
+        .cancel = env->cancel,
+        .deadline_ms = rq->timeout_s > 0 ? clock_now_ms() + rq->timeout_s * 1000LL : 0,
+        .memory_limit = env->memory_limit,
+    };
+}

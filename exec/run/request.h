@@ -1,0 +1,85 @@
+/* request.h: one request of any kind, as the engine runs it.
+ *
+ * The CLI flags (client/client_request.c) and a wire REQUEST
+ * (exec_request_from_wire) are each translated into this struct once; from
+ * it every runner builds its plan the same way, serverless or in dserver:
+ * the cat/grep plan (lines_plan_init) and the map options
+ * (exec_map_opts). A new request option is a field here, its flag, its
+ * wire field and the code that uses it, nothing else. */
+#ifndef DTAIL_EXEC_RUN_REQUEST_H
+#define DTAIL_EXEC_RUN_REQUEST_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "exec/linescan.h"
+#include "exec/mapscan.h"
+#include "exec/sink/lines.h"
+#include "parser/plan.h"
+#include "wire/msg.h"
+
+enum exec_kind {
+    EXEC_CAT = 1,    /* every line */
+    EXEC_GREP = 2,   /* the lines the pattern selects */
+    EXEC_TAIL = 3,   /* follow, lines or (with a query) map */
+    EXEC_MAP = 4,    /* a mapreduce query over whole files */
+};
+
+/* exec_request_t.flags */
+#define EXEC_REQ_INVERT 0x1u   /* select the lines that do not match */
+#define EXEC_REQ_QUIET 0x2u    /* --quiet */
+#define EXEC_REQ_ICASE 0x4u    /* the pattern ignores case (-i) */
+
+typedef struct exec_request {
+    enum exec_kind kind;
+    unsigned flags;                  /* EXEC_REQ_* */
+    const char *files;               /* comma list of paths and globs (borrowed) */
+    const char *regex;               /* the pattern, "" for none (borrowed) */
+    const char *query;               /* the map query, "" for none (borrowed) */
+    unsigned long long before, after;/* context lines around a selected line */
+    unsigned long long max;          /* stop a file after this many selected lines; 0: all */
+    long long timeout_s;             /* reading ends after this; 0: none */
+    enum line_format render;         /* how lines are written */
+} exec_request_t;
+
+/* What the place a request runs in adds to it: its host name, its limits
+ * and its cores. */
+typedef struct exec_env {
+    const char *host;                /* $hostname, REMOTE lines */
+    size_t max_line_len;             /* longer lines are split */
+    size_t memory_limit;             /* map: bytes of groups before they spill; 0: none */
+    int n_threads;                   /* workers for large plain files */
+    const volatile sig_atomic_t *cancel; /* map: set to stop; may be NULL */
+} exec_env_t;
+
+/* The request a wire REQUEST asks for (strings borrowed from w). A kind
+ * the engine does not run (health) is an error. */
+int exec_request_from_wire(const wire_request_t *w, exec_request_t *rq, err_t *e);
+/* The wire REQUEST of rq (strings borrowed from rq, files given apart:
+ * a fan-out sends its own list). */
+wire_request_t exec_request_to_wire(const exec_request_t *rq, char *files);
+
+/* The cat/grep plan of a request: its matcher, compiled once per run,
+ * and the scan options over it. */
+typedef struct lines_plan {
+    matcher_t m;
+    linescan_opts_t lo;              /* lo.matcher is &m: do not copy the plan */
+} lines_plan_t;
+
+/* The pattern is checked here: an invalid one fails with ERR_PATTERN. */
+int lines_plan_init(lines_plan_t *lp, const exec_request_t *rq, size_t max_line_len, err_t *e);
+void lines_plan_free(lines_plan_t *lp);
+
+/* The strings $timezone and $timeoffset point to. */
+typedef struct exec_zone {
+    char tz[64];
+    char tzoff[32];
+} exec_zone_t;
+
+/* The map options for plan of request rq run in env (the zone filled
+ * here; mo points into it). The deadline starts now. */
+void exec_map_opts(const exec_request_t *rq, const exec_env_t *env, const plan_t *plan,
+                   exec_zone_t *zone, map_opts_t *mo);
+
+#endif
