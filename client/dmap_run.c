@@ -1,5 +1,6 @@
 /* dmap_run.c: run a plan over inputs, then render or write the result. */
 #include "client/dmap_run.h"
+#include "client/client_inputs.h"
 #include "client/table_print.h"
 
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include "base/term.h"
 #include "exec/agg/spill_result.h"
 #include "exec/mapscan.h"
+#include "exec/run/runner.h"
 #include "exec/sink/outfile.h"
 
 
@@ -98,68 +100,6 @@ static void print_summary(dmap_state_t *rs, const map_stats_t *st, size_t n_grou
                 st->lines_unparsed, rs->job->plan->logformat->name);
     for (int i = 0; i < st->n_examples && log_level >= LOG_DEBUG; i++)
         term_fprintf(stderr, "dmap: unparsed: %s\n", st->examples[i]);
-}
-
-/* Records that input rec failed with e (its text is copied). */
-static void input_failed(outfile_input_t *rec, int status, const err_t *e)
-{
-    if (!rec)
-        return;
-    rec->status = status;
-    rec->error = strdup(e->msg);
-}
-
-/* The status of an input that could not be opened. */
-static int open_status(const char *path)
-{
-    struct stat sb;
-    if (strcmp(path, "-") != 0 && stat(path, &sb) < 0)
-        return errno == ENOENT || errno == ENOTDIR ? OUTFILE_INPUT_NOT_FOUND
-               : errno == EACCES                 ? OUTFILE_INPUT_DENIED
-                                                 : OUTFILE_INPUT_ERROR;
-    return access(path, R_OK) < 0 && errno == EACCES ? OUTFILE_INPUT_DENIED : OUTFILE_INPUT_ERROR;
-}
-
-/* Every input folded into rs->ms.result, each recorded in rs->inputs;
- * returns 1 when stopped. */
-static int read_inputs(dmap_state_t *rs)
-{
-    const dmap_job_t *job = rs->job;
-    for (size_t i = 0; i < job->n_targets; i++) {
-        if (mapscan_stopped(&rs->ms))
-            return 1;
-        const target_t *t = &job->targets[i];
-        outfile_input_t *rec = rs->inputs ? &rs->inputs[i] : NULL;
-        if (rec)
-            *rec = (outfile_input_t){.file = t->path, .bytes = -1, .lines = -1};
-        rs->n_inputs = i + 1;
-        err_t e;
-        err_clear(&e);
-        int fd = job->mem_fds ? job->mem_fds[i] : -1;
-        input_t *in = fd >= 0 ? input_open_fd(fd, t->path, &e)
-                               : input_open_until(t->path, rs->ms.o.deadline_ms, &e);
-        if (!in) {
-            input_failed(rec, open_status(t->path), &e);
-            client_report(rs->run, &e);
-            continue;
-        }
-        map_stats_t before, after;
-        mapscan_stats(&rs->ms, &before);
-        int rc = mapscan_run(&rs->ms, in, t->path, t->source_id, (unsigned)i, &e);
-        input_close(in);
-        mapscan_stats(&rs->ms, &after);
-        if (rec) {
-            rec->bytes = (long long)(after.bytes_read - before.bytes_read);
-            rec->lines = (long long)(after.lines_read - before.lines_read);
-        }
-        if (rc < 0 && mapscan_stopped(&rs->ms))
-            return 1;
-        if (rc < 0) {
-            input_failed(rec, OUTFILE_INPUT_ERROR, &e);
-            client_report(rs->run, &e);
-        }
-    }
-    return mapscan_stopped(&rs->ms);
 }
 
 /* Rows of a spilled result on their way into a CSV outfile. */
@@ -245,17 +185,17 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
     dmap_state_t rs = {.job = job, .run = run};
     err_t e;
     err_clear(&e);
-    char tz[64], tzoff[32];
-    mapscan_local_zone(tz, sizeof tz, tzoff, sizeof tzoff);
-    map_opts_t mo = {
-        .plan = plan,
+    exec_env_t env = {
+        .host = job->host,
         .max_line_len = job->max_line_len,
-        .env = {.hostname = job->host, .timezone = tz, .timeoffset = tzoff},
+        .memory_limit = job->memory_limit ? job->memory_limit : mapscan_default_memory_limit(),
         .n_threads = client_cpu_count(),
         .cancel = job->cancel,
-        .deadline_ms = job->timeout_s > 0 ? clock_now_ms() + job->timeout_s * 1000LL : 0,
-        .memory_limit = job->memory_limit ? job->memory_limit : mapscan_default_memory_limit(),
     };
+    exec_request_t rq = {.kind = EXEC_MAP, .query = job->query, .timeout_s = job->timeout_s};
+    exec_zone_t zone;
+    map_opts_t mo;
+    exec_map_opts(&rq, &env, plan, &zone, &mo);
     if (outfile_check(plan, &e) < 0 ||
         table_printer_init(&rs.tp, plan, job->query, job->color, 0, &e) < 0) {
         client_report(run, &e);
@@ -276,7 +216,12 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
     struct timespec t0, t1, start;
     clock_gettime(CLOCK_REALTIME, &start);
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int stopped = read_inputs(&rs);
+    client_inputs_t ci = {.targets = job->targets, .n_targets = job->n_targets,
+                          .mem_fds = job->mem_fds, .deadline_ms = mo.deadline_ms, .run = run,
+                          .records = rs.inputs};
+    run_inputs_t ins = client_inputs(&ci);
+    int stopped = run_map(&rs.ms, &ins) != RUN_END_ALL;
+    rs.n_inputs = ci.n_tried;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     mapscan_reporter_stop(&rep);
     int timed_out = stopped && mapscan_timed_out(&rs.ms), cancelled = stopped && !timed_out;

@@ -28,6 +28,7 @@
 #include "base/outbuf.h"
 #include "base/term.h"
 #include "client/client_common.h"
+#include "client/client_request.h"
 #include "client/dtail_query.h"
 #include "client/interactive.h"
 #include "client/interrupt.h"
@@ -94,7 +95,6 @@ typedef struct tail_run {
     long long deadline_ms;  /* --timeout or --shutdownAfter (clock_now_ms()) */
     const config_t *cfg;
     const char *host;
-    enum line_format format;
     shared_out_t so;
     client_run_t rs;
     pthread_mutex_t rs_mu;  /* guards rs (the query's reporter reports too) */
@@ -102,7 +102,7 @@ typedef struct tail_run {
     /* the follow run and its cat/grep plan */
     follow_run_t *run;
     follow_plan_t plan;
-    matcher_t m;
+    lines_plan_t lp;        /* the request's cat/grep plan */
     outbuf_t out;
     line_sink_t sink;
 } tail_run_t;
@@ -251,20 +251,14 @@ static int plan_init(tail_run_t *t, err_t *e)
     if (outbuf_init_sink(&t->out, OUTPUT_BLOCK, write_stdout, &t->so, e) < 0)
         return -1;
     t->out.escape_data = term_escapes(STDOUT_FILENO);
-    if (matcher_init(&t->m, t->o->regex ? t->o->regex : "", e) < 0)
+    exec_request_t rq = client_request(t->o, t->cfg);
+    if (lines_plan_init(&t->lp, &rq, t->cfg->max_line_len, e) < 0)
         return -1;
-    if (line_sink_init(&t->sink, &t->out, t->format, t->host) < 0)
+    if (line_sink_init(&t->sink, &t->out, rq.render, t->host) < 0)
         return err_set(e, ERR_NOMEM, "out of memory");
     t->plan = (follow_plan_t){
         .sink = &t->sink,
-        .lo = {
-            .matcher = &t->m,
-            .invert = t->o->invert,
-            .before = linescan_context(t->o->before),
-            .after = linescan_context(t->o->after),
-            .max = (unsigned long long)t->o->max,
-            .max_line_len = t->cfg->max_line_len,
-        },
+        .lo = t->lp.lo,
         .failed = file_failed,
         .ctx = t,
     };
@@ -300,18 +294,18 @@ int dtail_client_main(int argc, char **argv)
     tail_run_t t = {.o = &o, .cfg = &cfg, .host = host, .rs = {"dtail", 0}};
     pthread_mutex_init(&t.so.mu, NULL);
     pthread_mutex_init(&t.rs_mu, NULL);
-    matcher_t m;   /* the pattern checked once (exit 2) */
-    if (matcher_init(&m, o.regex ? o.regex : "", &e) < 0) {
+    exec_request_t rq = client_request(&o, &cfg);
+    lines_plan_t check;   /* the pattern checked once (exit 2) */
+    if (lines_plan_init(&check, &rq, cfg.max_line_len, &e) < 0) {
         cli_free(&o);
         return client_usage_error("dtail", &e);
     }
-    matcher_free(&m);
+    lines_plan_free(&check);
     if (remote_wanted(&o)) {   /* the pattern was checked here, it runs there */
         status = remote_tail_main(&o, &cfg, &t.rs);
         cli_free(&o);
         return status;
     }
-    t.format = client_line_format(&o, &cfg);
     if (o.query && dtail_query_open(&t.query, &o, &cfg, host, &interrupt_stop, &e) < 0) {
         cli_free(&o);
         return client_usage_error("dtail", &e);
@@ -350,7 +344,7 @@ int dtail_client_main(int argc, char **argv)
     follow_run_free(t.run);
     line_sink_free(&t.sink);
     outbuf_free(&t.out);
-    matcher_free(&t.m);
+    lines_plan_free(&t.lp);
     cli_free(&o);
     return t.rs.status;
 }

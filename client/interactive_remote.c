@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "base/fdio.h"
+#include "client/client_request.h"
 #include "client/dtail_query.h"
 #include "client/fanout.h"
 #include "client/interactive.h"
@@ -61,14 +62,11 @@ static int build_request(iremote_t *ir, const cli_opts_t *o, err_t *e)
     char *files = remote_files(o, -1, e);
     if (!files)
         return -1;
-    int query = ir->kind == WIRE_KIND_TAIL && o->query && *o->query;
     free(ir->files);
     ir->files = files;
-    ir->rq = remote_build_request(o, ir->cfg, ir->kind, files,
-                                  !query && ir->tool != CLI_DCAT && o->regex ? o->regex : "");
+    exec_request_t rq = client_request(o, ir->cfg);
+    ir->rq = remote_build_request(&rq, files);
     ir->rq.timeout_s = (uint32_t)o->timeout;   /* a reloaded tail ends on the server */
-    if (query)
-        ir->rq.query = (char *)o->query;
     return 0;
 }
 
@@ -177,11 +175,12 @@ static int reload(void *ctx, const cli_opts_t *o, err_t *e)
 {
     iremote_t *ir = ctx;
     int query = ir->kind == WIRE_KIND_TAIL && o->query && *o->query;
-    if (!query && ir->tool != CLI_DCAT) {   /* a bad pattern is refused here */
-        matcher_t m;
-        if (matcher_init(&m, o->regex ? o->regex : "", e) < 0)
+    if (!query) {   /* a bad pattern is refused here */
+        exec_request_t rq = client_request(o, ir->cfg);
+        lines_plan_t lp;
+        if (lines_plan_init(&lp, &rq, ir->cfg->max_line_len, e) < 0)
             return -1;
-        matcher_free(&m);
+        lines_plan_free(&lp);
     }
     dtail_query_t *next = NULL, *old = NULL;
     volatile int *next_stop = NULL, *old_stop = NULL;

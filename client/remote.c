@@ -91,20 +91,11 @@ int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t 
     return 0;
 }
 
-wire_request_t remote_build_request(const cli_opts_t *o, const config_t *cfg, uint8_t kind,
-                                    char *files, const char *regex)
+wire_request_t remote_build_request(const exec_request_t *rq, char *files)
 {
-    return (wire_request_t){
-        .kind = kind,
-        .render = (uint8_t)client_line_format(o, cfg),
-        .flags = (o->invert ? WIRE_REQ_INVERT : 0) | (o->quiet ? WIRE_REQ_QUIET : 0),
-        .before = (uint64_t)o->before,
-        .after = (uint64_t)o->after,
-        .max = (uint64_t)o->max,
-        .files = files,
-        .regex = (char *)regex,
-        .query = "",
-    };
+    wire_request_t w = exec_request_to_wire(rq, files);
+    w.timeout_s = 0;
+    return w;
 }
 
 int remote_send(remote_conn_t *c, const wire_request_t *rq, err_t *e)

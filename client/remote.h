@@ -18,6 +18,7 @@
 #include "base/err.h"
 #include "base/outbuf.h"
 #include "client/cli.h"
+#include "exec/run/request.h"
 #include "client/client_common.h"
 #include "client/fanout_targets.h"
 #include "exec/agg/table.h"
@@ -78,11 +79,9 @@ char *remote_files(const cli_opts_t *o, int skip, err_t *e);
 int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t *o,
                    const config_t *cfg, err_t *e);
 void remote_close(remote_conn_t *c);
-/* The lines request (kind: cat, grep, tail) for o: rendered as this
- * client prints locally (client_line_format), o's grep flags, no query and
- * no server deadline. files and regex are referenced, not copied. */
-wire_request_t remote_build_request(const cli_opts_t *o, const config_t *cfg, uint8_t kind,
-                                    char *files, const char *regex);
+/* The wire REQUEST of rq over files (referenced, not copied), without a
+ * server deadline: a client that wants one sets timeout_s. */
+wire_request_t remote_build_request(const exec_request_t *rq, char *files);
 /* Sends rq, asking for compressed LINES when c->zstd. */
 int remote_send(remote_conn_t *c, const wire_request_t *rq, err_t *e);
 /* An AGGREGATE message as remote_request handles it (and the wire fuzz
@@ -102,13 +101,13 @@ int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
 
 /* dcat and dgrep through servers (after the flags and the pattern were
  * checked); returns the exit status. */
-int remote_scan_main(const cli_opts_t *o, enum cli_tool tool, const config_t *cfg,
+int remote_scan_main(const cli_opts_t *o, const exec_request_t *rq, const config_t *cfg,
                      client_run_t *rs);
 
-/* The lines requests (cat, grep, tail) through every server: kind, the
- * pattern, a client deadline (0: none), follow (tail: reconnect with
- * backoff; the deadline is the normal end). Returns the exit status. */
-int remote_lines_run(const cli_opts_t *o, const config_t *cfg, uint8_t kind, const char *regex,
+/* The lines requests (cat, grep, tail) through every server: rq, a
+ * client deadline (0: none), follow (tail: reconnect with backoff; the
+ * deadline is the normal end). Returns the exit status. */
+int remote_lines_run(const cli_opts_t *o, const exec_request_t *rq, const config_t *cfg,
                      long long deadline_s, int follow, client_run_t *rs);
 
 /* dtail through servers: follow the files on every server, reconnecting

@@ -21,7 +21,7 @@ static int run_scan(void *ctx, fanout_host_t *h, err_t *e)
     return remote_request(&h->c, rq, NULL, &hd, &h->rs, e);
 }
 
-int remote_lines_run(const cli_opts_t *o, const config_t *cfg, uint8_t kind, const char *regex,
+int remote_lines_run(const cli_opts_t *o, const exec_request_t *x, const config_t *cfg,
                      long long deadline_s, int follow, client_run_t *rs)
 {
     err_t e;
@@ -36,7 +36,7 @@ int remote_lines_run(const cli_opts_t *o, const config_t *cfg, uint8_t kind, con
         fanout_targets_free(&tl);
         return 1;
     }
-    *rq = remote_build_request(o, cfg, kind, files, regex);
+    *rq = remote_build_request(x, files);
     fanout_opts_t fo = {.o = o, .cfg = cfg, .targets = &tl, .deadline_s = deadline_s,
                         .deadline_is_end = follow};
     fanout_ops_t ops = {.ctx = rq, .run = run_scan, .retry = follow};
@@ -50,11 +50,10 @@ int remote_lines_run(const cli_opts_t *o, const config_t *cfg, uint8_t kind, con
     return status;
 }
 
-int remote_scan_main(const cli_opts_t *o, enum cli_tool tool, const config_t *cfg,
+int remote_scan_main(const cli_opts_t *o, const exec_request_t *rq, const config_t *cfg,
                      client_run_t *rs)
 {
     if (o->interactive)
         return interactive_remote_main(o, cfg, rs);
-    return remote_lines_run(o, cfg, tool == CLI_DGREP ? WIRE_KIND_GREP : WIRE_KIND_CAT,
-                            tool == CLI_DGREP && o->regex ? o->regex : "", 0, 0, rs);
+    return remote_lines_run(o, rq, cfg, 0, 0, rs);
 }

@@ -5,6 +5,7 @@
  * with backoff (2 s doubling to 60 s, ±20 %) until the run ends at
  * --timeout / --shutdownAfter (default 86400 s) or a signal. With --query
  * see remote_query.c. */
+#include "client/client_request.h"
 #include "client/fanout.h"
 #include "client/remote.h"
 
@@ -14,6 +15,6 @@ int remote_tail_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs)
         return interactive_remote_main(o, cfg, rs);
     if (o->query && *o->query)
         return remote_query_main(o, cfg, rs);
-    return remote_lines_run(o, cfg, WIRE_KIND_TAIL, o->regex ? o->regex : "",
-                            client_follow_limit_s(o), 1, rs);
+    exec_request_t rq = client_request(o, cfg);
+    return remote_lines_run(o, &rq, cfg, client_follow_limit_s(o), 1, rs);
 }

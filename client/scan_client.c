@@ -9,10 +9,12 @@
 
 #include "base/config.h"
 #include "client/client_common.h"
+#include "client/client_inputs.h"
+#include "client/client_request.h"
 #include "client/interactive.h"
 #include "client/remote.h"
 #include "base/outbuf.h"
-#include "exec/linescan.h"
+#include "exec/run/runner.h"
 #include "exec/scan/targets.h"
 
 #define OUTPUT_BLOCK (1024 * 1024)
@@ -43,17 +45,18 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
         return client_usage_error(name, &e);
     }
 
-    matcher_t m;
-    if (matcher_init(&m, tool == CLI_DGREP && o.regex ? o.regex : "", &e) < 0) {
+    exec_request_t rq = client_request(&o, &cfg);
+    lines_plan_t lp;   /* the pattern is checked here, also when it runs there */
+    if (lines_plan_init(&lp, &rq, cfg.max_line_len, &e) < 0) {
         cli_free(&o);
         return client_usage_error(name, &e);
     }
-    LOG_DEBUG("Using %s matching for pattern:|%s", matcher_strategy(&m), m.pattern);
+    LOG_DEBUG("Using %s matching for pattern:|%s", matcher_strategy(&lp.m), lp.m.pattern);
 
     client_run_t rs = {.tool = name, .status = 0};
-    if (remote_wanted(&o)) {   /* the pattern was checked here, it runs there */
-        status = remote_scan_main(&o, tool, &cfg, &rs);
-        matcher_free(&m);
+    if (remote_wanted(&o)) {
+        status = remote_scan_main(&o, &rq, &cfg, &rs);
+        lines_plan_free(&lp);
         cli_free(&o);
         return status;
     }
@@ -67,56 +70,30 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
         goto fatal;
     grow_stdout_pipe();
     line_sink_t sink;
-    if (line_sink_init(&sink, &out, client_line_format(&o, &cfg), host) < 0) {
+    if (line_sink_init(&sink, &out, rq.render, host) < 0) {
         outbuf_free(&out);
         err_set(&e, ERR_NOMEM, "out of memory");
         goto fatal;
     }
-    linescan_opts_t lo = {
-        .matcher = &m,
-        .invert = o.invert,
-        .before = linescan_context(o.before),
-        .after = linescan_context(o.after),
-        .max = (unsigned long long)o.max,
-        .max_line_len = cfg.max_line_len,
-    };
-    linescan_t scan;
-    if (linescan_init(&scan, &lo, &e) < 0) {
-        line_sink_free(&sink);
-        outbuf_free(&out);
-        goto fatal;
-    }
-    linescan_stats_t stats = {0};
-    int n_threads = client_cpu_count();
-    for (size_t i = 0; i < targets.n && !out.failed; i++) {
-        const target_t *t = &targets.items[i];
-        input_t *in = input_open(t->path, &e);
-        if (!in) {
-            client_report(&rs, &e);
-            continue;
-        }
-        line_sink_set_source(&sink, t->source_id);
-        int rc = linescan_run_auto(&scan, in, t->path, &sink, n_threads, &stats, &e);
-        if (rc < 0)
-            client_report(&rs, &e);
-        input_close(in);
-    }
+    client_inputs_t ci = {.targets = targets.items, .n_targets = targets.n, .run = &rs};
+    run_inputs_t ins = client_inputs(&ci);
+    if (run_lines(&lp, &ins, &sink, client_cpu_count(), NULL, &e) < 0 && !out.failed)
+        client_report(&rs, &e);
     outbuf_flush(&out);
     if (out.failed) {
         err_set(&e, ERR_IO, "writing output failed: %s", strerror(out.write_errno));
         client_report(&rs, &e);
     }
-    linescan_free(&scan);
     line_sink_free(&sink);
     outbuf_free(&out);
     target_list_free(&targets);
-    matcher_free(&m);
+    lines_plan_free(&lp);
     cli_free(&o);
     return rs.status;
 
 fatal:
     target_list_free(&targets);
-    matcher_free(&m);
+    lines_plan_free(&lp);
     cli_free(&o);
     return client_usage_error(name, &e);
 }
