@@ -37,6 +37,8 @@ static const flag_def_t flags[] = {
     {"regex", FLAG_STRING, T_GREP | T_TAIL, F(regex), "PATTERN", "select lines matching PATTERN (PCRE2; a pattern without metacharacters is a literal)"},
     {"grep", FLAG_STRING, T_GREP | T_TAIL, F(regex), "PATTERN", "alias of --regex"},
     {"invert", FLAG_BOOL, T_GREP | T_TAIL, F(invert), NULL, "select lines that do not match"},
+    {"ignore-case", FLAG_BOOL, T_GREP | T_TAIL, F(ignore_case), NULL, "the pattern matches letters of either case (also -i)"},
+    {"i", FLAG_BOOL, T_GREP | T_TAIL, F(ignore_case), NULL, "alias of --ignore-case"},
     {"before", FLAG_INT, T_GREP | T_TAIL, F(before), "N", "print N lines of context before each selected line"},
     {"after", FLAG_INT, T_GREP | T_TAIL, F(after), "N", "print N lines of context after each selected line"},
     {"max", FLAG_INT, T_GREP | T_TAIL, F(max), "N", "stop reading a file after N selected lines"},
@@ -185,7 +187,8 @@ void cli_print_help(enum cli_tool tool, const char *argv0)
         if (!(flags[k].tools & (1u << tool)))
             continue;
         char left[64];
-        snprintf(left, sizeof left, "--%s%s%s", flags[k].name, flags[k].arg ? " " : "",
+        snprintf(left, sizeof left, "%s%s%s%s", flags[k].name[1] ? "--" : "-", flags[k].name,
+                 flags[k].arg ? " " : "",
                  flags[k].arg ? flags[k].arg : "");
         printf("  %-24s %s\n", left, flags[k].help);
     }

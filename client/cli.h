@@ -20,6 +20,7 @@ typedef struct cli_opts {
     const char *files;          /* --files, comma list, NULL if not given */
     const char *regex;          /* --regex / --grep */
     int invert;                 /* --invert */
+    int ignore_case;            /* --ignore-case / -i */
     long long before, after;    /* --before / --after */
     long long max;              /* --max */
     int plain, quiet, no_color; /* --plain --quiet --noColor */

@@ -20,7 +20,8 @@ exec_request_t client_request(const cli_opts_t *o, const config_t *cfg)
     int pattern = kind == EXEC_GREP || (kind == EXEC_TAIL && !*query);
     return (exec_request_t){
         .kind = kind,
-        .flags = (o->invert ? EXEC_REQ_INVERT : 0) | (o->quiet ? EXEC_REQ_QUIET : 0),
+        .flags = (o->invert ? EXEC_REQ_INVERT : 0) | (o->quiet ? EXEC_REQ_QUIET : 0) |
+                 (o->ignore_case ? EXEC_REQ_ICASE : 0),
         .files = o->files ? o->files : "",
         .regex = pattern && o->regex ? o->regex : "",
         .query = query,

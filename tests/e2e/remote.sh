@@ -9,7 +9,7 @@
 # TAIL request. Every client run is bounded (lib.sh run: 20 s).
 # The modes that copy DTail's files in (copy_in) skip without them;
 # dmap_oracle runs the dmap queries over the project's STATS log instead.
-# Usage: bash remote.sh dcat1|dcat2|dcat3|dcatcolors|dgrep|max|dmap|dmap_oracle|append|denied|malformed|disconnect|tail|nonfinite|order_text|fields
+# Usage: bash remote.sh dcat1|dcat2|dcat3|dcatcolors|dgrep|icase|max|dmap|dmap_oracle|append|denied|malformed|disconnect|tail|nonfinite|order_text|fields
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/server_lib.sh"
 mode=${1:?mode}
@@ -155,6 +155,36 @@ dgrep)
   expect_bytes ctx2 "$OUT" "$COMPAT/dgrepcontext2.txt.expected"
   server_stop
   ;;
+icase)
+  # dgrep -i / --ignore-case: serverless, through the server and GNU grep -i
+  # select the same lines (literal and regex patterns, with --invert, and
+  # over a file large enough for the parallel scan).
+  {
+    printf 'Creating SERVER now\ncreating server\nnothing here\nERROR: Server down\n'
+    awk 'BEGIN { for (i = 0; i < 200000; i++) printf "%s|line %d of the big part\n", (i % 3 ? "info" : "INFO"), i }'
+  } >"$IN/icase.log"
+  chmod 644 "$IN/icase.log"
+  server_setup
+  server_start
+  n=0
+  for spec in 'creating server%' 'info%' '^(error|creating) SERVER%' 'INFO\|line [0-9]+5 %' 'server%--invert'; do
+    p=${spec%%%*}; extra=${spec#*%}
+    n=$((n + 1))
+    gv=(); [ "$extra" = --invert ] && gv=(-v)
+    grep -a -E -i "${gv[@]}" -- "$p" "$IN/icase.log" >"$T/icase$n.want"
+    [ -s "$T/icase$n.want" ] || die "icase$n: grep selected nothing"
+    run "icase$n.local" dgrep --plain --cfg none -i $extra --grep "$p" "$IN/icase.log"
+    expect_rc "icase$n.local" 0
+    expect_bytes "icase$n serverless -i '$p' $extra" "$OUT" "$T/icase$n.want"
+    srv "icase$n.server" dgrep --plain --ignore-case $extra --grep "$p" --files "$IN/icase.log"
+    expect_rc "icase$n.server" 0
+    expect_bytes "icase$n server --ignore-case '$p' $extra" "$OUT" "$T/icase$n.want"
+  done
+  # Without -i the case counts.
+  run nocase dgrep --plain --cfg none --grep 'creating server' "$IN/icase.log"
+  expect_lines nocase "$OUT" 1
+  server_stop
+  ;;
 max)
   # TestDGrepMaxCountNoEOFError M.
   for i in $(seq 0 19); do echo "INFO line $i"; done >"$IN/max.log"
@@ -269,6 +299,11 @@ malformed)
   run short "$W" "$SERVER" "$SERVER_KEY" raw 0100000000027879
   expect_rc short 0
   expect_contains short "$OUT" "protocol error"
+  # A grep REQUEST with a flag bit this server does not know (0x80): refused,
+  # not served as if the flag were not there.
+  run flags "$W" "$SERVER" "$SERVER_KEY" raw "01000000002f020000000080$(printf '%056d' 0)0000000178$(printf '%016d' 0)"
+  expect_rc flags 0
+  expect_contains flags "$OUT" "unknown flags 0x80"
   server_alive
   health_ok=$("$DTAIL_BIN/dtailhealth" --server "$SERVER" --connectTimeout 30000 2>&1)
   [ "$health_ok" = "OK: All fine at $SERVER :-)" ] || fail "health after garbage: $health_ok"
