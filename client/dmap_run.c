@@ -102,41 +102,6 @@ static void print_summary(dmap_state_t *rs, const map_stats_t *st, size_t n_grou
         term_fprintf(stderr, "dmap: unparsed: %s\n", st->examples[i]);
 }
 
-/* Rows of a spilled result on their way into a CSV outfile. */
-typedef struct csv_stream {
-    result_csv_t w;             /* the file */
-    size_t n_groups;            /* groups merged so far */
-} csv_stream_t;
-
-static int csv_chunk(const result_t *r, void *arg, err_t *e)
-{
-    (void)e;
-    csv_stream_t *cs = arg;
-    result_csv_put(&cs->w, r);
-    cs->n_groups = r->n_groups;
-    return 0;
-}
-
-/* A spilled result into a CSV outfile chunk by chunk, so memory stays
- * bounded by a chunk, not by the groups (same bytes as result_write_csv). */
-static int write_spilled_csv(const dmap_job_t *job, spill_t *sp, size_t *n_groups, err_t *e)
-{
-    const plan_t *plan = job->plan;
-    csv_stream_t cs = {.n_groups = 0};
-    if (result_csv_open(&cs.w, plan->outfile, plan->outfile_append, job->query, e) < 0)
-        return -1;
-    int rc = spill_result_each(plan, sp, plan->limit_given ? plan->limit : -1, 65536, csv_chunk,
-                               &cs, e);
-    err_t ce;
-    err_clear(&ce);
-    if (result_csv_close(&cs.w, rc == 0, &ce) < 0 && rc == 0) {
-        *e = ce;
-        rc = -1;
-    }
-    *n_groups = cs.n_groups;
-    return rc;
-}
-
 /* sp: the spill holding the whole result, or NULL when it is all in
  * ms.result. Sets *n_groups to the groups of the result. */
 static void write_outfile(dmap_state_t *rs, outfile_info_t info, spill_t *sp, size_t *n_groups)
@@ -144,25 +109,13 @@ static void write_outfile(dmap_state_t *rs, outfile_info_t info, spill_t *sp, si
     const dmap_job_t *job = rs->job;
     const plan_t *plan = job->plan;
     clock_gettime(CLOCK_REALTIME, &info.end);
-    long long limit = plan->limit_given ? plan->limit : -1;
-    result_t r = {0};
     err_t e;
     err_clear(&e);
-    int rc;
-    if (sp && plan->outfile_format != PLAN_OUT_SQLITE) {
-        rc = write_spilled_csv(job, sp, n_groups, &e);
-    } else {
-        rc = sp ? spill_result_build(plan, sp, limit, &r, &e)
-                : result_build(plan, &rs->ms.result, limit, &r, &e);
-        *n_groups = r.n_groups;
-        if (rc == 0)
-            rc = outfile_write(plan, &r, &info, &e);
-    }
+    int rc = outfile_write_merged(plan, &rs->ms.result, sp, &info, n_groups, &e);
     if (rc < 0)
         client_report(rs->run, &e);
     else
         LOG_INFO("%s to outfile|%s", plan->outfile_append ? "Appended" : "Wrote", plan->outfile);
-    result_free(&r);
 }
 
 /* The final table of a spilled run: only the rows shown are rendered. */

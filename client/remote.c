@@ -167,6 +167,8 @@ int remote_aggregate_frame(size_t agg_max, const remote_handler_t *h, agg_bytes_
 {
     const unsigned char *p = (const unsigned char *)m->data.p;
     size_t len = m->data.len;
+    if (h && h->on_aggregate_part)
+        return h->on_aggregate_part(h->ctx, p, len, m->status, e);
     if ((m->status & WIRE_AGG_MORE) || parts->len) {
         size_t max = agg_max ? agg_max : REMOTE_AGG_MAX;
         if (parts->len + len > max)

@@ -51,6 +51,11 @@ typedef struct remote_handler {
     /* A partial table: the whole result so far of this server (replaces
      * the previous one); final marks the end of input. */
     int (*on_aggregate)(void *ctx, const unsigned char *p, size_t len, int final, err_t *e);
+    /* Instead of on_aggregate: each part as it came (flags WIRE_AGG_*;
+     * a table is its parts up to one without WIRE_AGG_MORE), never
+     * joined, so the handler bounds what it holds. */
+    int (*on_aggregate_part)(void *ctx, const unsigned char *p, size_t len, uint8_t flags,
+                             err_t *e);
     /* A LINES payload (whole lines); NULL: appended to the outbuf. */
     int (*on_lines)(void *ctx, const char *p, size_t len, err_t *e);
     /* Called first for every message (type: WIRE_*); 0 drops it. Lets an

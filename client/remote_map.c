@@ -1,10 +1,19 @@
-/* remote_map.c: dmap through servers. Each AGGREGATE is one server's whole
- * result so far, so it replaces that server's previous table; the result
- * is the merge of every server's latest table (count, sum, min, max, avg,
- * percentage, percentile merge exactly, quantiles through their sketches;
- * last() is order dependent across servers, as in DTail). Interim merges
- * are printed every interval as serverless dmap prints them; the final one
- * is rendered or written to the outfile. */
+/* remote_map.c: dmap through servers. An interim AGGREGATE is one
+ * server's whole result so far, so it replaces that server's previous
+ * table; interim merges of them are printed every interval as serverless
+ * dmap prints them. The final result is the merge of every server's final
+ * table (count, sum, min, max, avg, percentage, percentile merge exactly,
+ * quantiles through their sketches; last() is order dependent across
+ * servers, as in DTail), rendered or written to the outfile.
+ *
+ * Memory is bounded by --memory-limit (default: a quarter of RAM), as
+ * serverless: a final table comes in parts, each folded as it arrives into
+ * the server's staging accumulator (exec/agg/accum.h, which spills past its
+ * share), and once the server's last part is in, into the run's
+ * accumulator, which spills past half the limit; a spilled result is
+ * rendered from the spill. A server that fails before its last part
+ * contributes nothing. Interim tables are kept only when they are shown,
+ * and no longer once they pass a quarter of the limit. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,16 +28,22 @@
 #include "exec/scan/targets.h"
 #include "client/remote.h"
 #include "client/table_print.h"
+#include "exec/agg/accum.h"
 #include "exec/agg/eval.h"
+#include "exec/agg/spill_result.h"
 #include "exec/fieldreport.h"
 #include "exec/sink/outfile.h"
 #include "exec/sink/result.h"
 
 
 typedef struct host_table {
-    agg_table_t table;           /* the server's latest result */
-    int have;                    /* a table arrived */
-    int final;                   /* the final one arrived */
+    agg_table_t table;           /* the server's latest interim result */
+    size_t table_bytes;          /* what it holds (counted in interim_bytes) */
+    int have;                    /* an interim table arrived whole */
+    int interim_open;            /* parts of an interim table are arriving */
+    agg_accum_t fin;             /* the parts of its final table so far */
+    int fin_open;                /* ... fin is initialised */
+    int final;                   /* the final table arrived whole (and is in acc) */
     int have_fields;             /* its field report arrived */
     outfile_input_t *files;      /* its FILE_STATUS reports, in order (file
                                   * and error malloc'd; server unset) */
@@ -51,6 +66,11 @@ typedef struct remote_map {
     table_printer_t tp;          /* the terminal table, and what it printed last */
     client_run_t *rs;            /* the run's status */
     field_report_t fields;       /* every server's field report, merged */
+    agg_accum_t acc;             /* the final tables merged */
+    size_t mem_limit;            /* --memory-limit in bytes */
+    size_t stage_budget;         /* a server's staging accumulator's share */
+    size_t interim_bytes;        /* held by the hosts' interim tables */
+    int closed;                  /* the run is over: late frames are dropped */
     struct {
         char **v;                /* the entries of the file list asked for */
         size_t n;
@@ -85,16 +105,84 @@ static int split_specs(remote_map_t *rm, const char *files)
     return 0;
 }
 
-static int on_aggregate(void *ctx, const unsigned char *p, size_t len, int final, err_t *e)
+/* Interim tables are no longer kept or shown (rm->mu held). */
+static void stop_interim(remote_map_t *rm, const char *why)
+{
+    if (!rm->interim)
+        return;
+    rm->interim = 0;
+    for (size_t i = 0; i < rm->n_hosts; i++) {
+        agg_table_clear(&rm->hosts[i].table);
+        rm->hosts[i].have = rm->hosts[i].interim_open = 0;
+        rm->hosts[i].table_bytes = 0;
+    }
+    rm->interim_bytes = 0;
+    LOG_WARN("Interim tables are no longer shown: %s", why);
+}
+
+static int interim_part(remote_map_t *rm, host_table_t *ht, const unsigned char *p, size_t len,
+                        uint8_t flags, err_t *e)
+{
+    if (!rm->interim)
+        return 0;
+    if (!ht->interim_open) {   /* a new table replaces the last one */
+        agg_table_clear(&ht->table);
+        rm->interim_bytes -= ht->table_bytes;
+        ht->table_bytes = 0;
+        ht->have = 0;
+        ht->interim_open = 1;
+    }
+    if (agg_table_merge_serialized(&ht->table, p, len, e) < 0)
+        return -1;
+    size_t now = agg_accum_table_bytes(&ht->table);
+    rm->interim_bytes += now - ht->table_bytes;
+    ht->table_bytes = now;
+    if (!(flags & WIRE_AGG_MORE)) {
+        ht->interim_open = 0;
+        ht->have = 1;
+    }
+    if (rm->interim_bytes > rm->mem_limit / 4)
+        stop_interim(rm, "the servers' results are over a quarter of --memory-limit");
+    return 0;
+}
+
+static int final_part(remote_map_t *rm, host_table_t *ht, const unsigned char *p, size_t len,
+                      uint8_t flags, err_t *e)
+{
+    if (!ht->fin_open) {
+        /* The final table supersedes the interim ones. */
+        agg_table_clear(&ht->table);
+        rm->interim_bytes -= ht->table_bytes;
+        ht->table_bytes = 0;
+        ht->have = ht->interim_open = 0;
+        if (agg_accum_init(&ht->fin, rm->specs, rm->plan->n_select, rm->stage_budget, e) < 0)
+            return -1;
+        ht->fin_open = 1;
+    }
+    if (agg_accum_add_serialized(&ht->fin, p, len, e) < 0)
+        return -1;
+    if (flags & WIRE_AGG_MORE)
+        return 0;
+    int rc = agg_accum_drain_into(&rm->acc, &ht->fin, e);
+    agg_accum_free(&ht->fin);
+    ht->fin_open = 0;
+    ht->final = rc == 0;
+    if (rm->acc.spill)   /* an interim merge would load the spill back */
+        stop_interim(rm, "the result spilled to disk (--memory-limit)");
+    return rc;
+}
+
+static int on_aggregate_part(void *ctx, const unsigned char *p, size_t len, uint8_t flags,
+                             err_t *e)
 {
     fanout_host_t *h = ctx;
     remote_map_t *rm = h->f->ops->ctx;
     host_table_t *ht = h->user;
     pthread_mutex_lock(&rm->mu);
-    agg_table_clear(&ht->table);
-    int rc = agg_table_merge_serialized(&ht->table, p, len, e);
-    ht->have = rc == 0;
-    ht->final |= final && rc == 0;
+    int rc = rm->closed   ? err_set(e, ERR_IO, "the run is over")
+             : ht->final  ? err_set(e, ERR_INPUT, "a table after the server's final one")
+             : (flags & WIRE_AGG_FINAL) ? final_part(rm, ht, p, len, flags, e)
+                                        : interim_part(rm, ht, p, len, flags, e);
     pthread_mutex_unlock(&rm->mu);
     return rc;
 }
@@ -148,29 +236,21 @@ static int run_map(void *ctx, fanout_host_t *h, err_t *e)
     remote_map_t *rm = ctx;
     size_t i = (size_t)(h - h->f->hosts);
     h->user = &rm->hosts[i];
-    remote_handler_t hd = {.ctx = h, .on_aggregate = on_aggregate, .on_fields = on_fields,
-                           .on_file = on_file};
+    remote_handler_t hd = {.ctx = h, .on_aggregate_part = on_aggregate_part,
+                           .on_fields = on_fields, .on_file = on_file};
     return remote_request(&h->c, &rm->rq, NULL, &hd, &h->rs, e);
 }
 
-/* The merge of every server's latest table (final: only final ones);
- * *n_merged (if not NULL) counts the servers merged. */
-static int merged(remote_map_t *rm, agg_table_t *out, int final_only, size_t *n_merged, err_t *e)
+/* The interim merge: every server's latest interim table, and the final
+ * tables merged so far (rm->mu held). */
+static int merged_interim(remote_map_t *rm, agg_table_t *out, err_t *e)
 {
     if (agg_table_init(out, rm->specs, rm->plan->n_select, e) < 0)
         return -1;
-    size_t n = 0;
-    pthread_mutex_lock(&rm->mu);
-    for (size_t i = 0; i < rm->n_hosts; i++) {
-        host_table_t *ht = &rm->hosts[i];
-        if (ht->have && (!final_only || ht->final)) {
-            agg_table_merge(out, &ht->table);
-            n++;
-        }
-    }
-    pthread_mutex_unlock(&rm->mu);
-    if (n_merged)
-        *n_merged = n;
+    for (size_t i = 0; i < rm->n_hosts; i++)
+        if (rm->hosts[i].have)
+            agg_table_merge(out, &rm->hosts[i].table);
+    agg_table_merge(out, &rm->acc.table);
     if (out->failed) {
         agg_table_free(out);
         return err_set(e, ERR_NOMEM, "out of memory: the merged result is incomplete");
@@ -180,13 +260,13 @@ static int merged(remote_map_t *rm, agg_table_t *out, int final_only, size_t *n_
 
 /* The table as serverless dmap prints it (table_print.h); an empty
  * interim table is not printed. */
-static void print_table(remote_map_t *rm, const agg_table_t *t, int final)
+static void print_table(remote_map_t *rm, const agg_table_t *t, spill_t *sp, int final)
 {
     const plan_t *plan = rm->plan;
     err_t e;
     result_t r;
     long long limit = plan->limit_given ? plan->limit : TABLE_DEFAULT_ROWS;
-    if (result_build(plan, t, limit, &r, &e) < 0) {
+    if ((sp ? spill_result_build(plan, sp, limit, &r, &e) : result_build(plan, t, limit, &r, &e)) < 0) {
         client_report(rm->rs, &e);
         return;
     }
@@ -205,8 +285,11 @@ static void tick(void *ctx)
     rm->next_report_ms = clock_now_ms() + rm->plan->interval * 1000LL;
     agg_table_t t;
     err_t e;
-    if (merged(rm, &t, 0, NULL, &e) == 0) {
-        print_table(rm, &t, 0);
+    pthread_mutex_lock(&rm->mu);
+    int got = rm->interim && merged_interim(rm, &t, &e) == 0;
+    pthread_mutex_unlock(&rm->mu);
+    if (got) {
+        print_table(rm, &t, NULL, 0);
         agg_table_free(&t);
     }
 }
@@ -246,16 +329,11 @@ static outfile_input_t *collect_inputs(remote_map_t *rm, size_t *n_out)
     return v;
 }
 
-static void write_outfile(remote_map_t *rm, const agg_table_t *t, const outfile_info_t *given)
+static void write_outfile(remote_map_t *rm, const outfile_info_t *given)
 {
     const plan_t *plan = rm->plan;
     err_t e;
     err_clear(&e);
-    result_t r;
-    if (result_build(plan, t, plan->limit_given ? plan->limit : -1, &r, &e) < 0) {
-        client_report(rm->rs, &e);
-        return;
-    }
     const char **names = calloc(rm->n_hosts ? rm->n_hosts : 1, sizeof *names);
     outfile_info_t info = *given;
     info.servers = names;
@@ -263,12 +341,12 @@ static void write_outfile(remote_map_t *rm, const agg_table_t *t, const outfile_
     for (size_t i = 0; names && i < rm->n_hosts; i++)
         names[i] = rm->first[i].name;
     clock_gettime(CLOCK_REALTIME, &info.end);
-    if (outfile_write(plan, &r, &info, &e) < 0)
+    size_t n_groups;
+    if (outfile_write_merged(plan, &rm->acc.table, rm->acc.spill, &info, &n_groups, &e) < 0)
         client_report(rm->rs, &e);
     else
         LOG_INFO("%s to outfile|%s", plan->outfile_append ? "Appended" : "Wrote", plan->outfile);
     free(names);
-    result_free(&r);
 }
 
 int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan,
@@ -294,6 +372,13 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     eval_specs(plan, rm->specs);
     if (field_report_init(&rm->fields, plan, &e) < 0)
         return client_usage_error(rs->tool, &e);
+    rm->mem_limit = o->memory_limit_bytes ? (size_t)o->memory_limit_bytes
+                                          : mapscan_default_memory_limit();
+    rm->stage_budget = rm->mem_limit / (4 * (tl.n ? tl.n : 1));
+    if (rm->stage_budget < ((size_t)1 << 20))
+        rm->stage_budget = (size_t)1 << 20;
+    if (agg_accum_init(&rm->acc, rm->specs, plan->n_select, rm->mem_limit / 2, &e) < 0)
+        return client_usage_error(rs->tool, &e);
     for (size_t i = 0; i < tl.n; i++)
         if (agg_table_init(&rm->hosts[i].table, rm->specs, plan->n_select, &e) < 0)
             return client_usage_error(rs->tool, &e);
@@ -317,7 +402,12 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     fanout_ops_t ops = {.ctx = rm, .run = run_map, .tick = tick, .done = host_done};
     int abandoned;
     int status = fanout_run(&fo, &ops, rs, &abandoned);
-    agg_table_t t;
+    pthread_mutex_lock(&rm->mu);
+    rm->closed = 1;   /* an abandoned host's late frames no longer touch acc */
+    size_t n_final = 0;
+    for (size_t i = 0; i < tl.n; i++)
+        n_final += rm->hosts[i].final != 0;
+    pthread_mutex_unlock(&rm->mu);
     /* A server that sent a table but no field report (an older one) may
      * have had the fields no other server had: no word about them then. */
     for (size_t i = 0; i < tl.n; i++)
@@ -327,9 +417,15 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     info.inputs = collect_inputs(rm, &info.n_inputs);
     if (!info.inputs)
         info.partial = 1;   /* out of memory: what failed is not known */
-    size_t n_final = 0;
-    if (status != 2 && merged(rm, &t, 1, &n_final, &e) == 0) {
-        field_report_mark_null(&rm->fields, plan, t.specs);
+    if (status != 2 && rm->acc.table.failed) {
+        err_set(&e, ERR_NOMEM, "out of memory: the merged result is incomplete");
+        client_report(rs, &e);
+    } else if (status != 2 && agg_accum_finish(&rm->acc, &e) == 0) {
+        if (rm->acc.spill)
+            LOG_INFO("spill|%zu runs, %llu group rows of the merged result in a temporary database",
+                     spill_total_runs(rm->acc.spill), (unsigned long long)spill_n_rows(rm->acc.spill));
+        field_report_mark_null(&rm->fields, plan,
+                               rm->acc.spill ? spill_specs_mut(rm->acc.spill) : rm->acc.table.specs);
         /* No server sent its final table (all failed, or the run was
          * interrupted first): there is no result, and an empty table or
          * outfile would claim one. The summary says why. */
@@ -337,11 +433,10 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
             if (status < 1)
                 status = 1;
         } else if (plan->outfile) {
-            write_outfile(rm, &t, &info);
+            write_outfile(rm, &info);
         } else {
-            print_table(rm, &t, 1);
+            print_table(rm, &rm->acc.table, rm->acc.spill, 1);
         }
-        agg_table_free(&t);
     } else if (status != 2) {
         client_report(rs, &e);
     }
@@ -361,9 +456,12 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     free((void *)info.inputs);
     if (!abandoned) {
         field_report_free(&rm->fields);
+        agg_accum_free(&rm->acc);
         for (size_t i = 0; i < tl.n; i++) {
             host_table_t *ht = &rm->hosts[i];
             agg_table_free(&ht->table);
+            if (ht->fin_open)
+                agg_accum_free(&ht->fin);
             for (size_t k = 0; k < ht->n_files; k++) {
                 free((char *)ht->files[k].file);
                 free((char *)ht->files[k].error);

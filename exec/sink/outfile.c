@@ -2,6 +2,7 @@
 #include "exec/sink/outfile.h"
 
 #include "exec/sink/outpath.h"
+#include "exec/agg/spill_result.h"
 #include "exec/sink/sqlite_out.h"
 
 #include <stdio.h>
@@ -62,4 +63,52 @@ void outfile_partial_text(const outfile_info_t *info, char *buf, size_t cap)
     }
     if (len >= 0 && (size_t)len >= cap && cap > 4)
         memcpy(buf + cap - 4, "...", 4);
+}
+
+/* Rows of a spilled result on their way into a CSV outfile. */
+typedef struct csv_stream {
+    result_csv_t w;             /* the file */
+    size_t n_groups;            /* groups merged so far */
+} csv_stream_t;
+
+static int csv_chunk(const result_t *r, void *arg, err_t *e)
+{
+    (void)e;
+    csv_stream_t *cs = arg;
+    result_csv_put(&cs->w, r);
+    cs->n_groups = r->n_groups;
+    return 0;
+}
+
+static int write_spilled_csv(const plan_t *plan, spill_t *sp, const char *query, size_t *n_groups,
+                             err_t *e)
+{
+    csv_stream_t cs = {.n_groups = 0};
+    if (result_csv_open(&cs.w, plan->outfile, plan->outfile_append, query, e) < 0)
+        return -1;
+    int rc = spill_result_each(plan, sp, plan->limit_given ? plan->limit : -1, 65536, csv_chunk,
+                               &cs, e);
+    err_t ce;
+    err_clear(&ce);
+    if (result_csv_close(&cs.w, rc == 0, &ce) < 0 && rc == 0) {
+        *e = ce;
+        rc = -1;
+    }
+    *n_groups = cs.n_groups;
+    return rc;
+}
+
+int outfile_write_merged(const plan_t *plan, const agg_table_t *t, spill_t *sp,
+                         const outfile_info_t *info, size_t *n_groups, err_t *e)
+{
+    if (sp && plan->outfile_format != PLAN_OUT_SQLITE)
+        return write_spilled_csv(plan, sp, info->query, n_groups, e);
+    long long limit = plan->limit_given ? plan->limit : -1;
+    result_t r = {0};
+    int rc = sp ? spill_result_build(plan, sp, limit, &r, e) : result_build(plan, t, limit, &r, e);
+    *n_groups = r.n_groups;
+    if (rc == 0)
+        rc = outfile_write(plan, &r, info, e);
+    result_free(&r);
+    return rc;
 }

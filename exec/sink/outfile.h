@@ -15,6 +15,7 @@
 
 #include "base/err.h"
 #include "exec/mapscan.h"
+#include "exec/agg/spill.h"
 #include "exec/scan/targets.h"
 #include "exec/sink/result.h"
 #include "parser/plan.h"
@@ -69,5 +70,13 @@ int outfile_check(const plan_t *plan, err_t *e);
 /* Writes r to plan->outfile (plan->outfile_append: adds to it) in the
  * plan's outfile format. Returns 0, or -1 with e naming the file. */
 int outfile_write(const plan_t *plan, const result_t *r, const outfile_info_t *info, err_t *e);
+
+/* Writes a run's whole result, the table t or, when sp is not NULL, the
+ * spill holding it all (exec/agg/spill.h), to plan->outfile with the
+ * plan's limit. A CSV from a spill streams chunk by chunk, so memory stays
+ * bounded by a chunk, not by the groups (the same bytes as from a
+ * table). *n_groups: the groups of the result. */
+int outfile_write_merged(const plan_t *plan, const agg_table_t *t, spill_t *sp,
+                         const outfile_info_t *info, size_t *n_groups, err_t *e);
 
 #endif

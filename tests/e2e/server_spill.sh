@@ -54,16 +54,26 @@ rss)
   server_setup
   server_start
   base=$(peak_rss_kib)
-  RUN_TIMEOUT=150 run remote dmap "${SERVER_CLIENT_FLAGS[@]}" --logLevel warn --query "$Q outfile $T/remote.csv" --files "$IN/big.log"
+  # The client merges at --memory-limit 16M: its peak RSS (GNU time's
+  # maximum resident set, KiB) is bounded like the server's.
+  RUN_TIMEOUT=150 run remote /usr/bin/time -f 'client-maxrss-kib %M' -o "$T/client.rss" \
+    "$DTAIL_BIN/dmap" "${SERVER_CLIENT_FLAGS[@]}" --logLevel info --memory-limit 16M \
+    --query "$Q outfile $T/remote.csv" --files "$IN/big.log"
   expect_rc remote 0
   peak=$(peak_rss_kib)
+  cpeak=$(awk '/client-maxrss-kib/ { print $2 }' "$T/client.rss")
   note "dserver peak RSS: $((base / 1024)) MiB at start, $((peak / 1024)) MiB after the map (MapMemoryLimit 16M)"
+  note "client peak RSS: $((${cpeak:-0} / 1024)) MiB (--memory-limit 16M)"
+  grep -q 'group rows of the merged result in a temporary database' "$ERR" ||
+    fail "the client's merge did not spill at --memory-limit 16M"
   # A sanitizer build's shadow memory and quarantine are not the
   # server's: there only the result and the spill are checked.
   if dserver_sanitized; then
-    note "sanitizer build: the RSS bound is not checked"
+    note "sanitizer build: the RSS bounds are not checked"
   else
     [ "${peak:-0}" -le $((96 * 1024)) ] || fail "dserver peak RSS $((peak / 1024)) MiB, over the 96 MiB bound"
+    [ "${cpeak:-0}" -gt 0 ] && [ "${cpeak:-0}" -le $((96 * 1024)) ] ||
+      fail "client peak RSS $((${cpeak:-0} / 1024)) MiB, over the 96 MiB bound"
   fi
   RUN_TIMEOUT=150 run local dmap --cfg none --noColor --logLevel warn --query "$Q outfile $T/local.csv" "$IN/big.log"
   expect_rc local 0

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exec/agg/accum.h"
 #include "exec/agg/spill.h"
 #include "exec/agg/spill_result.h"
 #include "exec/mapscan.h"
@@ -305,9 +306,68 @@ static void test_order_by_text(void **state)
                      0, 0);
 }
 
+/* The client's merge of many servers (exec/agg/accum.h): two "servers"'
+ * results, sent in parts of 1 KiB, each staged in a tiny-budget
+ * accumulator and drained into a tiny-budget run accumulator, give the
+ * rows of the in-memory merge of the same tables. */
+static void test_accum_of_parts(void **state)
+{
+    (void)state;
+    /* last() and len() are order dependent across servers (each numbers
+     * its own inputs): not compared here. */
+    const char *query = "select count($line),sum(v),min(v),max(v),avg(v),percentage(v),"
+                        "percentile(v),p90(v),quantile(v,0.25),key group by key logformat generickv";
+    const char *fa[] = {small_a}, *fb[] = {small_b}, *both[] = {small_a, small_b};
+    run_t a, b, mem;
+    run_query(&a, query, 0, fa, 1);
+    run_query(&b, query, 0, fb, 1);
+    run_query(&mem, query, 0, both, 2);
+    const plan_t *plan = query_plan(mem.q);
+    err_t e;
+    err_clear(&e);
+    agg_accum_t acc;
+    assert_int_equal(agg_accum_init(&acc, mem.ms.specs, plan->n_select, 8192, &e), 0);
+    const agg_table_t *hosts[] = {&a.ms.result, &b.ms.result};
+    for (size_t h = 0; h < 2; h++) {
+        agg_accum_t stage;
+        assert_int_equal(agg_accum_init(&stage, mem.ms.specs, plan->n_select, 2048, &e), 0);
+        size_t from = 0, parts = 0;
+        do {
+            size_t next, len;
+            unsigned char *p = agg_table_serialize_part(hosts[h], from, 1024, &next, &len);
+            assert_non_null(p);
+            if (agg_accum_add_serialized(&stage, p, len, &e) < 0)
+                fail_msg("part %zu: %s", parts, e.msg);
+            free(p);
+            from = next;
+            parts++;
+        } while (from < hosts[h]->n_groups);
+        if (parts < 2)
+            fail_msg("host %zu: %zu groups in %zu part(s)", h, hosts[h]->n_groups, parts);
+        assert_true(agg_accum_spilled(&stage));   /* the staging spilled too */
+        if (agg_accum_drain_into(&acc, &stage, &e) < 0)
+            fail_msg("drain: %s", e.msg);
+        agg_accum_free(&stage);
+    }
+    assert_int_equal(agg_accum_finish(&acc, &e), 0);
+    assert_true(agg_accum_spilled(&acc));
+    result_t want, got;
+    assert_int_equal(result_build(plan, &mem.ms.result, -1, &want, &e), 0);
+    if (spill_result_build(plan, acc.spill, -1, &got, &e) < 0)
+        fail_msg("%s", e.msg);
+    assert_same(&want, &got, query);
+    result_free(&want);
+    result_free(&got);
+    agg_accum_free(&acc);
+    run_free(&a);
+    run_free(&b);
+    run_free(&mem);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_accum_of_parts),
         cmocka_unit_test(test_key_order),
         cmocka_unit_test(test_every_aggregate_two_inputs),
         cmocka_unit_test(test_orders_and_limits),
