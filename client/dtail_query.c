@@ -13,7 +13,9 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/outbuf.h"
+#include "exec/follow_plan.h"
 #include "exec/mapscan.h"
+#include "exec/run/request.h"
 #include "exec/sink/outfile.h"
 #include "exec/sink/result.h"
 #include "parser/parser.h"
@@ -24,7 +26,7 @@ struct dtail_query {
     const plan_t *plan;         /* its plan */
     const char *text;           /* the query as given */
     map_opts_t mo;              /* options for each input's scan */
-    char tz[64], tzoff[32];     /* $timezone, $timeoffset */
+    exec_zone_t zone;           /* $timezone, $timeoffset */
     const volatile int *stop;   /* the run ends */
     pthread_mutex_t mu;         /* guards scans */
     mapscan_t **scans;          /* one per input */
@@ -151,17 +153,17 @@ int dtail_query_open(dtail_query_t **out, const cli_opts_t *o, const config_t *c
         return err_set(e, ERR_NOMEM, "out of memory");
     }
     eval_specs(d->plan, d->specs);
-    mapscan_local_zone(d->tz, sizeof d->tz, d->tzoff, sizeof d->tzoff);
-    d->mo = (map_opts_t){
-        .plan = d->plan,
+    exec_env_t env = {
+        .host = host,
         .max_line_len = cfg->max_line_len,
-        .env = {.hostname = host, .timezone = d->tz, .timeoffset = d->tzoff},
-        .n_threads = 1,
         /* Interval reports take every group back (mapscan_take), spilled
          * ones too: the limit bounds the tables between two reports. */
         .memory_limit = o->memory_limit_bytes ? (size_t)o->memory_limit_bytes
                                               : mapscan_default_memory_limit(),
+        .n_threads = 1,
     };
+    exec_request_t rq = {.kind = EXEC_TAIL, .query = d->text};   /* the run keeps the deadline */
+    exec_map_opts(&rq, &env, d->plan, &d->zone, &d->mo);
     if (table_printer_init(&d->tp, d->plan, d->text, client_colors(o, cfg), 1, e) < 0) {
         free(d->specs);
         query_free(d->q);
@@ -180,27 +182,16 @@ int dtail_query_open(dtail_query_t **out, const cli_opts_t *o, const config_t *c
 
 mapscan_t *dtail_query_scan(dtail_query_t *d, err_t *e)
 {
-    mapscan_t *ms = calloc(1, sizeof *ms);
-    if (!ms) {
-        err_set(e, ERR_NOMEM, "out of memory");
+    mapscan_t *ms = follow_scan_new(&d->mo, e);
+    if (!ms)
         return NULL;
-    }
-    if (mapscan_init(ms, &d->mo, e) < 0) {
-        mapscan_free(ms);
-        free(ms);
-        return NULL;
-    }
-    /* No group by: the empty group of the result would show a zero row
-     * in every report; the lines read make the rows. */
-    agg_table_clear(&ms->result);
     pthread_mutex_lock(&d->mu);
     if (d->n_scans == d->cap_scans) {
         size_t cap = d->cap_scans ? d->cap_scans * 2 : 8;
         mapscan_t **s = realloc(d->scans, cap * sizeof *s);
         if (!s) {
             pthread_mutex_unlock(&d->mu);
-            mapscan_free(ms);
-            free(ms);
+            follow_scan_free(ms);
             err_set(e, ERR_NOMEM, "out of memory");
             return NULL;
         }
@@ -241,8 +232,7 @@ void dtail_query_close(dtail_query_t *d, client_run_t *rs)
     if (d->report_failed)
         client_report(rs, &d->report_err);
     for (size_t i = 0; i < d->n_scans; i++) {
-        mapscan_free(d->scans[i]);
-        free(d->scans[i]);
+        follow_scan_free(d->scans[i]);
     }
     free(d->scans);
     if (d->have_remote)

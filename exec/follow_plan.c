@@ -65,3 +65,26 @@ static void file_release(void *ctx)
 }
 
 const follow_plan_ops_t follow_file_ops = {file_step, file_failed, file_release};
+
+mapscan_t *follow_scan_new(const map_opts_t *mo, err_t *e)
+{
+    mapscan_t *ms = calloc(1, sizeof *ms);
+    if (!ms) {
+        err_set(e, ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (mapscan_init(ms, mo, e) < 0) {
+        follow_scan_free(ms);
+        return NULL;
+    }
+    agg_table_clear(&ms->result);
+    return ms;
+}
+
+void follow_scan_free(mapscan_t *ms)
+{
+    if (!ms)
+        return;
+    mapscan_free(ms);
+    free(ms);
+}

@@ -38,6 +38,13 @@ follow_file_t *follow_file_new(follow_plan_t *plan, const char *path, const char
                                mapscan_t *ms, err_t *e);
 void follow_file_free(follow_file_t *ff);
 
+/* The map scan of one followed file (mo: one thread, and no memory
+ * limit where each report takes the groups back whole). Its result
+ * starts without the empty group a map without group by has: the lines
+ * read make the rows, an idle file shows none. */
+mapscan_t *follow_scan_new(const map_opts_t *mo, err_t *e);
+void follow_scan_free(mapscan_t *ms);
+
 /* The ops that run a follow_file_t (release: plan->release_file). */
 extern const follow_plan_ops_t follow_file_ops;
 

@@ -181,10 +181,7 @@ static void tail_file_free(tail_file_t *f)
     if (!f)
         return;
     follow_file_free(f->ff);
-    if (f->ms) {
-        mapscan_free(f->ms);
-        free(f->ms);
-    }
+    follow_scan_free(f->ms);
     free(f->asked);
     free(f);
 }
@@ -204,17 +201,9 @@ static tail_file_t *tail_file_new(tail_run_t *t, const target_t *tg, const char 
         return NULL;
     }
     f->t = t;
-    if (t->plan) {
-        f->ms = calloc(1, sizeof *f->ms);
-        if (!f->ms || mapscan_init(f->ms, &t->mo, e) < 0) {
-            if (!f->ms)
-                err_set(e, ERR_NOMEM, "out of memory");
-            tail_file_free(f);
-            return NULL;
-        }
-        /* No group by: an empty group would show a zero row in every
-         * report; the lines read make the rows. */
-        agg_table_clear(&f->ms->result);
+    if (t->plan && !(f->ms = follow_scan_new(&t->mo, e))) {
+        tail_file_free(f);
+        return NULL;
     }
     if (!(f->ff = follow_file_new(&t->lines, tg->path, tg->source_id, f->ms, e))) {
         tail_file_free(f);
