@@ -144,7 +144,7 @@ static int shown_lines(remote_conn_t *c, const char **p, size_t *len, err_t *e)
     if (!c->term.data && outbuf_init_mem(&c->term, 64 * 1024, e) < 0)
         return -1;
     outbuf_reset(&c->term);
-    line_sink_escape_rendered(&c->term, (enum line_format)c->render, *p, *len);
+    line_sink_escape_rendered(&c->term, line_format_of_render(c->render), *p, *len);
     if (c->term.failed)
         return err_set(e, ERR_NOMEM, "out of memory escaping lines for the terminal");
     *p = c->term.data;

@@ -7,6 +7,7 @@
 
 #include "base/term.h"
 #include "parser/parser.h"
+#include "wire/codec.h"
 
 #define FR_MAGIC "DTFR"
 #define FR_VERSION 1
@@ -113,49 +114,30 @@ void field_report_merge(field_report_t *into, const field_report_t *from)
 
 /* ---- encoding: "DTFR", u8 version, u64 lines parsed, u32 fields and per
  * field a u32-length name and a u8 seen, u32 items and a u64 per item,
- * u32 names and each a u32-length name; integers little-endian. ---- */
-
-static void put(agg_bytes_t *w, const void *v, size_t n)
-{
-    agg_bytes_put(w, v, n);
-}
-
-static void put_u32(agg_bytes_t *w, uint32_t v)
-{
-    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
-                          (unsigned char)(v >> 24)};
-    put(w, b, 4);
-}
-
-static void put_u64(agg_bytes_t *w, uint64_t v)
-{
-    put_u32(w, (uint32_t)v);
-    put_u32(w, (uint32_t)(v >> 32));
-}
+ * u32 names and each a u32-length name; integers little-endian
+ * (wire/codec.h). ---- */
 
 static void put_str(agg_bytes_t *w, const char *s)
 {
-    size_t n = strlen(s);
-    put_u32(w, (uint32_t)n);
-    put(w, s, n);
+    wire_put_lestr(w, s, (uint32_t)strlen(s));
 }
 
 unsigned char *field_report_encode(const field_report_t *r, size_t *len)
 {
     agg_bytes_t w = {0};
     uint8_t version = FR_VERSION;
-    put(&w, FR_MAGIC, 4);
-    put(&w, &version, 1);
-    put_u64(&w, r->lines_parsed);
-    put_u32(&w, (uint32_t)r->n_fields);
+    wire_put_bytes(&w, FR_MAGIC, 4);
+    wire_put_u8(&w, version);
+    wire_put_le64(&w, r->lines_parsed);
+    wire_put_le32(&w, (uint32_t)r->n_fields);
     for (size_t i = 0; i < r->n_fields; i++) {
         put_str(&w, r->fields[i]);
-        put(&w, &r->seen[i], 1);
+        wire_put_u8(&w, r->seen[i]);
     }
-    put_u32(&w, (uint32_t)r->n_items);
+    wire_put_le32(&w, (uint32_t)r->n_items);
     for (size_t i = 0; i < r->n_items; i++)
-        put_u64(&w, r->nonnum[i]);
-    put_u32(&w, (uint32_t)r->n_names);
+        wire_put_le64(&w, r->nonnum[i]);
+    wire_put_le32(&w, (uint32_t)r->n_names);
     for (size_t i = 0; i < r->n_names; i++)
         put_str(&w, r->names[i]);
     if (w.failed) {
@@ -177,8 +159,7 @@ static uint32_t get_u32(cur_t *c)
         c->bad = 1;
         return 0;
     }
-    uint32_t v = (uint32_t)c->p[0] | (uint32_t)c->p[1] << 8 | (uint32_t)c->p[2] << 16 |
-                 (uint32_t)c->p[3] << 24;
+    uint32_t v = wire_le32_load(c->p);
     c->p += 4;
     return v;
 }

@@ -46,7 +46,8 @@ enum wire_kind {
     WIRE_KIND_HEALTH = 5,
 };
 
-/* How the server renders LINES (exec/sink/lines.h line_format). */
+/* How the server renders LINES. The wire's own numbers: exec/sink/lines.h
+ * maps them to its line_format (line_format_of_render and back). */
 enum wire_render {
     WIRE_RENDER_PLAIN = 0,    /* raw line + '\n' */
     WIRE_RENDER_REMOTE = 1,   /* REMOTE|host|100|n|source|line */

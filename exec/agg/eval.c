@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "exec/agg/number.h"
+#include "wire/codec.h"
 
 enum ev_kind {
     EV_COL = 0,     /* an extractor column */
@@ -578,7 +579,7 @@ static int assign_groups(eval_t *ev, agg_table_t *t, const uint32_t *rows, size_
                 ev->key = k;
                 ev->key_cap = cap;
             }
-            memcpy(ev->key + len, &vl, 4);
+            wire_le32_store((unsigned char *)ev->key + len, vl);
             bytes_copy(ev->key + len + 4, v.p, vl);
             len += 4 + vl;
         }

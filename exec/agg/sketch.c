@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "wire/aggregate.h"
+
 #define SKETCH_MIN_VALUE 1e-9   /* smaller magnitudes count as zero */
 #define SKETCH_MAX_BUCKETS 65536 /* per store; 1e-9..1e308 needs about 36000 */
 
@@ -167,111 +169,90 @@ double sketch_quantile(const sketch_t *s, double q)
     return v;
 }
 
-/* Encoding: total, zero (u64), min, max (f64), then per store: offset (i32),
- * n (u32), n counts (u64); then, only if either is not 0, the counts of +inf
- * and -inf (u64 each). Little-endian host order is assumed for the
- * doubles and integers, as every supported platform is. */
-static size_t store_size(const sketch_store_t *st)
+/* Encoding: wire/aggregate.h lays the sketch out (wire_sketch_t); the
+ * counts of infinities follow the stores only when there are any. */
+
+/* A store from its first to its last bucket that counts anything. A store
+ * grows by doubling, so one that spans values from 1 to 1e300 holds up to
+ * twice the 36000 buckets that can count anything: sent whole it was
+ * over the SKETCH_MAX_BUCKETS a reader takes, and refused. */
+static wire_sketch_store_t store_view(const sketch_store_t *st)
 {
-    return 8 + (size_t)st->n * 8;
+    uint32_t lo = 0, hi = st->n;
+    while (lo < hi && !st->counts[lo])
+        lo++;
+    while (hi > lo && !st->counts[hi - 1])
+        hi--;
+    return (wire_sketch_store_t){st->offset + (int32_t)lo, hi - lo,
+                                 st->counts ? st->counts + lo : NULL, NULL};
 }
 
-static int has_infinities(const sketch_t *s)
+static wire_sketch_t wire_view(const sketch_t *s)
 {
-    return s->inf || s->ninf;
+    return (wire_sketch_t){
+        .total = s->total, .zero = s->zero, .inf = s->inf, .ninf = s->ninf,
+        .min = s->min, .max = s->max,
+        .pos = store_view(&s->pos), .neg = store_view(&s->neg),
+    };
 }
 
 size_t sketch_encoded_size(const sketch_t *s)
 {
-    return 32 + store_size(&s->pos) + store_size(&s->neg) + (has_infinities(s) ? 16 : 0);
-}
-
-static size_t put(unsigned char *out, const void *v, size_t n)
-{
-    memcpy(out, v, n);
-    return n;
-}
-
-static size_t store_encode(const sketch_store_t *st, unsigned char *out)
-{
-    size_t k = put(out, &st->offset, 4);
-    k += put(out + k, &st->n, 4);
-    if (st->n)
-        k += put(out + k, st->counts, (size_t)st->n * 8);
-    return k;
+    wire_sketch_t w = wire_view(s);
+    return wire_sketch_size(&w);
 }
 
 size_t sketch_encode(const sketch_t *s, unsigned char *out)
 {
-    size_t k = put(out, &s->total, 8);
-    k += put(out + k, &s->zero, 8);
-    k += put(out + k, &s->min, 8);
-    k += put(out + k, &s->max, 8);
-    k += store_encode(&s->pos, out + k);
-    k += store_encode(&s->neg, out + k);
-    if (has_infinities(s)) {
-        k += put(out + k, &s->inf, 8);
-        k += put(out + k, &s->ninf, 8);
-    }
-    return k;
+    wire_sketch_t w = wire_view(s);
+    return wire_sketch_store(&w, out);
 }
 
-static long store_decode(sketch_store_t *st, const unsigned char *in, size_t len)
+/* Adds the counts of a decoded store. A count only where a value can
+ * fall: from an untrusted partial, a far index would grow the store
+ * toward gigabytes (the zero padding of a grown store may lie outside,
+ * its counts not). */
+static int store_merge_wire(sketch_store_t *st, const wire_sketch_store_t *w, err_t *e)
 {
-    if (len < 8)
-        return -1;
-    int32_t off;
-    uint32_t n;
-    memcpy(&off, in, 4);
-    memcpy(&n, in + 4, 4);
-    if (n > SKETCH_MAX_BUCKETS || len - 8 < (size_t)n * 8)
-        return -1;
-    /* A count only where a value can fall: from an untrusted partial, a
-     * far index would grow the store toward gigabytes (the zero padding of
-     * a grown store may lie outside, its counts not). */
+    if (w->n > SKETCH_MAX_BUCKETS)
+        return err_set(e, ERR_INPUT, "quantile sketch store of %u buckets (at most %d)", w->n,
+                       SKETCH_MAX_BUCKETS);
     const int64_t lo = bucket_of(SKETCH_MIN_VALUE), hi = bucket_of(DBL_MAX);
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t c;
-        memcpy(&c, in + 8 + (size_t)i * 8, 8);
+    for (uint32_t i = 0; i < w->n; i++) {
+        uint64_t c = wire_sketch_count(w, i);
         if (!c)
             continue;
-        int64_t idx = (int64_t)off + i;
-        if (idx < lo || idx > hi || store_add(st, (int32_t)idx, c) < 0)
-            return -1;
+        int64_t idx = (int64_t)w->offset + i;
+        if (idx < lo || idx > hi)
+            return err_set(e, ERR_INPUT, "quantile sketch bucket %lld where no value falls",
+                           (long long)idx);
+        if (store_add(st, (int32_t)idx, c) < 0)
+            return err_set(e, ERR_NOMEM, "out of memory merging a quantile sketch");
     }
-    return 8 + (long)n * 8;
+    return 0;
+}
+
+int sketch_merge_wire(sketch_t *s, const wire_sketch_t *w, err_t *e)
+{
+    if (store_merge_wire(&s->pos, &w->pos, e) < 0 || store_merge_wire(&s->neg, &w->neg, e) < 0)
+        return -1;
+    s->inf += w->inf;
+    s->ninf += w->ninf;
+    s->total += w->total;
+    s->zero += w->zero;
+    if (w->min < s->min)
+        s->min = w->min;
+    if (w->max > s->max)
+        s->max = w->max;
+    return 0;
 }
 
 long sketch_decode(sketch_t *s, const unsigned char *in, size_t len)
 {
-    if (len < 32)
+    err_t e;
+    wire_le_reader_t r = wire_le_reader(in, len, "quantile sketch");
+    wire_sketch_t w;
+    if (wire_sketch_get(&r, &w, &e) < 0 || sketch_merge_wire(s, &w, &e) < 0)
         return -1;
-    uint64_t total, zero;
-    double mn, mx;
-    memcpy(&total, in, 8);
-    memcpy(&zero, in + 8, 8);
-    memcpy(&mn, in + 16, 8);
-    memcpy(&mx, in + 24, 8);
-    long a = store_decode(&s->pos, in + 32, len - 32);
-    if (a < 0)
-        return -1;
-    long b = store_decode(&s->neg, in + 32 + a, len - 32 - (size_t)a);
-    if (b < 0)
-        return -1;
-    size_t used = 32 + (size_t)a + (size_t)b;
-    uint64_t inf = 0, ninf = 0;
-    if (len - used >= 16) {
-        memcpy(&inf, in + used, 8);
-        memcpy(&ninf, in + used + 8, 8);
-        used += 16;
-    }
-    s->inf += inf;
-    s->ninf += ninf;
-    s->total += total;
-    s->zero += zero;
-    if (mn < s->min)
-        s->min = mn;
-    if (mx > s->max)
-        s->max = mx;
-    return (long)used;
+    return (long)len;
 }

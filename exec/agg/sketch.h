@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/err.h"
+#include "wire/aggregate.h"
+
 #define SKETCH_ALPHA 0.01   /* relative accuracy */
 
 typedef struct sketch_store {
@@ -38,12 +41,16 @@ int sketch_merge(sketch_t *into, const sketch_t *from);
 /* The q-quantile (0 < q < 1) estimate; 0 when empty. */
 double sketch_quantile(const sketch_t *s, double q);
 
-/* Serialization: bytes needed, then writing; reading back returns the
- * bytes consumed or -1 for malformed input. The counts of infinities
- * follow the stores only when there are any, so a sketch of finite values
- * encodes as it always did (docs/protocol.md). */
+/* Serialization (laid out by wire/aggregate.h, little-endian): bytes
+ * needed, then writing; reading back takes all len bytes and returns
+ * them, or -1 for malformed input. The counts of infinities follow the
+ * stores only when there are any, so a sketch of finite values encodes as
+ * it always did (docs/protocol.md). */
 size_t sketch_encoded_size(const sketch_t *s);
 size_t sketch_encode(const sketch_t *s, unsigned char *out);
 long sketch_decode(sketch_t *s, const unsigned char *in, size_t len);
+/* Folds a sketch read by wire_sketch_get into s. A count in a bucket where
+ * no value can fall is malformed (ERR_INPUT). */
+int sketch_merge_wire(sketch_t *s, const wire_sketch_t *w, err_t *e);
 
 #endif

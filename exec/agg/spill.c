@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "wire/codec.h"
 
 typedef struct spill_run {
     sqlite3_int64 first, last;  /* rowids of its first and last group */
@@ -94,10 +95,9 @@ static int dkey_next(dkey_cursor_t *c)
             c->left--;
             return (unsigned char)c->k[c->i++];
         }
-        uint32_t pl;
         if (c->len - c->i < 4)
             return -1;
-        memcpy(&pl, c->k + c->i, 4);
+        uint32_t pl = wire_le32_load((const unsigned char *)c->k + c->i);
         if (pl > c->len - c->i - 4)
             return -1;
         c->i += 4;
@@ -117,10 +117,9 @@ static int raw_cmp(const char *a, size_t alen, const char *b, size_t blen)
 
 int spill_key_cmp(const char *a, size_t alen, const char *b, size_t blen)
 {
-    uint32_t pa, pb;
     if (alen >= 4 && blen >= 4) {
-        memcpy(&pa, a, 4);
-        memcpy(&pb, b, 4);
+        uint32_t pa = wire_le32_load((const unsigned char *)a);
+        uint32_t pb = wire_le32_load((const unsigned char *)b);
         if (pa == alen - 4 && pb == blen - 4) {
             /* One part each (the common case): the display key is the part. */
             int c = raw_cmp(a + 4, pa, b + 4, pb);

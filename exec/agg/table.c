@@ -10,9 +10,7 @@
 
 #include "exec/agg/number.h"
 #include "exec/agg/sketch.h"
-
-#define SER_MAGIC "DTAG"
-#define SER_VERSION 1
+#include "wire/aggregate.h"
 
 static size_t state_bytes(enum plan_agg agg)
 {
@@ -195,9 +193,9 @@ long agg_table_group_new(agg_table_t *t, const char *key, size_t len, uint64_t h
 long agg_table_group_new_one(agg_table_t *t, const char *p, uint32_t len, uint64_t hash,
                              size_t i)
 {
-    char prefix[4];
-    memcpy(prefix, &len, 4);
-    return group_new(t, prefix, 4, p, len, hash, i);
+    unsigned char prefix[4];
+    wire_le32_store(prefix, len);
+    return group_new(t, (const char *)prefix, 4, p, len, hash, i);
 }
 
 static void last_set(agg_table_t *t, agg_last_t *l, const char *p, uint32_t len, uint64_t seq)
@@ -409,42 +407,11 @@ int agg_table_merge(agg_table_t *into, const agg_table_t *from)
     return into->failed ? -1 : 0;
 }
 
-/* ---- serialization ---------------------------------------------------- */
-
-typedef agg_bytes_t wbuf_t;
-
-/* Room for n more bytes at the end of w, or NULL (w->failed set). */
-static unsigned char *wspace(wbuf_t *w, size_t n)
-{
-    if (w->failed)
-        return NULL;
-    if (w->len + n > w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 4096;
-        while (cap < w->len + n)
-            cap *= 2;
-        unsigned char *np = realloc(w->p, cap);
-        if (!np) {
-            w->failed = 1;
-            return NULL;
-        }
-        w->p = np;
-        w->cap = cap;
-    }
-    unsigned char *at = w->p + w->len;
-    w->len += n;
-    return at;
-}
-
-static void wput(wbuf_t *w, const void *v, size_t n)
-{
-    unsigned char *at = n ? wspace(w, n) : NULL;
-    if (at)
-        memcpy(at, v, n);
-}
+/* ---- serialization: the layout is wire/aggregate.h's ------------------ */
 
 void agg_bytes_put(agg_bytes_t *w, const void *v, size_t n)
 {
-    wput(w, v, n);
+    wire_put_bytes(w, v, n);
 }
 
 void agg_group_encode(const agg_table_t *t, size_t g, agg_bytes_t *w)
@@ -452,29 +419,39 @@ void agg_group_encode(const agg_table_t *t, size_t g, agg_bytes_t *w)
     for (size_t s = 0; s < t->n_specs; s++) {
         const unsigned char *st = agg_table_state(t, g, s);
         switch (t->specs[s].agg) {
-        case PLAN_AGG_COUNT: case PLAN_AGG_MIN: case PLAN_AGG_MAX:
-            wput(w, st, 8);
+        case PLAN_AGG_COUNT: {
+            uint64_t c;
+            memcpy(&c, st, 8);
+            wire_put_le64(w, c);
             break;
+        }
+        case PLAN_AGG_MIN: case PLAN_AGG_MAX: {
+            double m;
+            memcpy(&m, st, 8);
+            wire_put_lef64(w, m);
+            break;
+        }
         case PLAN_AGG_LAST: case PLAN_AGG_LEN: {
             const agg_last_t *l = (const agg_last_t *)(const void *)st;
-            wput(w, &l->seq, 8);
-            wput(w, &l->len, 4);
-            wput(w, l->p, l->seq ? l->len : 0);
+            wire_agg_put_last(w, l->seq, l->p, l->len);
             break;
         }
         case PLAN_AGG_QUANTILE: {
             sketch_t *sk;
             memcpy(&sk, st, sizeof sk);
             uint32_t n = sk ? (uint32_t)sketch_encoded_size(sk) : 0;
-            wput(w, &n, 4);
-            unsigned char *at = sk ? wspace(w, n) : NULL;
+            wire_put_le32(w, n);
+            unsigned char *at = sk ? wire_buf_reserve(w, n) : NULL;
             if (at)
-                sketch_encode(sk, at);
+                w->len += sketch_encode(sk, at);
             break;
         }
-        default:
-            wput(w, st, sizeof(agg_sum_t));
+        default: {
+            agg_sum_t a;
+            memcpy(&a, st, sizeof a);
+            wire_agg_put_sum(w, a.sum, a.n);
             break;
+        }
         }
     }
 }
@@ -482,26 +459,18 @@ void agg_group_encode(const agg_table_t *t, size_t g, agg_bytes_t *w)
 unsigned char *agg_table_serialize_part(const agg_table_t *t, size_t from, size_t max_bytes,
                                         size_t *next, size_t *len)
 {
-    wbuf_t w = {0};
-    uint8_t version = SER_VERSION;
-    uint32_t n_specs = (uint32_t)t->n_specs;
-    wput(&w, SER_MAGIC, 4);
-    wput(&w, &version, 1);
-    wput(&w, &n_specs, 4);
-    for (size_t s = 0; s < t->n_specs; s++) {
-        uint8_t agg = (uint8_t)t->specs[s].agg;
-        wput(&w, &agg, 1);
-        wput(&w, &t->specs[s].quantile, 8);
-    }
-    size_t count_at = w.len;
-    uint64_t n_groups = 0;
-    wput(&w, &n_groups, 8);   /* the count, written once known */
+    agg_bytes_t w = {0};
+    wire_agg_spec_t *specs = calloc(t->n_specs ? t->n_specs : 1, sizeof *specs);
+    if (!specs)
+        return NULL;
+    for (size_t s = 0; s < t->n_specs; s++)
+        specs[s] = (wire_agg_spec_t){(uint8_t)t->specs[s].agg, t->specs[s].quantile};
+    size_t count_at = wire_agg_put_header(&w, specs, t->n_specs);
+    free(specs);
     size_t g = from;
     for (; g < t->n_groups && !w.failed; g++) {
         size_t before = w.len;
-        uint32_t kl = t->groups[g].key_len;
-        wput(&w, &kl, 4);
-        wput(&w, agg_table_key(t, g), kl);
+        wire_agg_put_key(&w, agg_table_key(t, g), t->groups[g].key_len);
         agg_group_encode(t, g, &w);
         if (w.len > max_bytes && g > from) {
             w.len = before;   /* this group starts the next part */
@@ -512,8 +481,7 @@ unsigned char *agg_table_serialize_part(const agg_table_t *t, size_t from, size_
         free(w.p);
         return NULL;
     }
-    n_groups = g - from;
-    memcpy(w.p + count_at, &n_groups, 8);
+    wire_agg_set_groups(&w, count_at, g - from);
     *next = g;
     *len = w.len;
     return w.p;
@@ -525,173 +493,133 @@ unsigned char *agg_table_serialize(const agg_table_t *t, size_t *len)
     return agg_table_serialize_part(t, 0, SIZE_MAX, &next, len);
 }
 
-/* Bytes before the group count of a serialized partial, or 0 when it is
- * too short to say. */
-static size_t serialized_header_len(const unsigned char *p, size_t len)
-{
-    uint32_t n_specs;
-    if (len < 9)
-        return 0;
-    memcpy(&n_specs, p + 5, 4);
-    size_t h = 9 + (size_t)n_specs * 9;
-    return n_specs <= len / 9 && len >= h + 8 ? h : 0;
-}
-
 int agg_serialized_join(agg_bytes_t *whole, const unsigned char *part, size_t len, err_t *e)
 {
-    size_t h = serialized_header_len(part, len);
-    if (!h || memcmp(part, SER_MAGIC, 4) != 0)
-        return err_set(e, ERR_INPUT, "partial aggregate part: malformed header");
-    if (whole->len == 0) {
-        wput(whole, part, len);
-    } else {
-        size_t wh = serialized_header_len(whole->p, whole->len);
-        if (wh != h || memcmp(whole->p, part, h) != 0)
-            return err_set(e, ERR_INPUT, "partial aggregate part: select items differ from the "
-                                         "table's first part");
-        uint64_t a, b;
-        memcpy(&a, whole->p + h, 8);
-        memcpy(&b, part + h, 8);
-        a += b;
-        wput(whole, part + h + 8, len - h - 8);
-        if (!whole->failed)
-            memcpy(whole->p + h, &a, 8);
-    }
-    return whole->failed ? err_set(e, ERR_NOMEM, "out of memory joining a partial aggregate") : 0;
+    return wire_agg_join(whole, part, len, e);
 }
 
-typedef struct rbuf {
-    const unsigned char *p;  /* data */
-    size_t len, pos;         /* size, read position */
-} rbuf_t;
-
-static int rget(rbuf_t *r, void *v, size_t n)
+/* Folds the quantile sketch state at r (a byte string) into *dst. */
+static int merge_encoded_sketch(agg_table_t *t, unsigned char *dst, wire_le_reader_t *r, err_t *e)
 {
-    if (r->len - r->pos < n)
+    const unsigned char *p;
+    uint32_t n;
+    if (wire_le_get_str(r, &p, &n, "quantile state", e) < 0)
         return -1;
-    memcpy(v, r->p + r->pos, n);
-    r->pos += n;
+    if (n == 0)
+        return 0;   /* no sketch: no number was folded */
+    size_t at = (size_t)(p - r->p);
+    /* The sketch read in place, so that errors name offsets in the payload. */
+    wire_le_reader_t sr = {r->p, at + n, at, r->what};
+    wire_sketch_t ws;
+    if (wire_sketch_get(&sr, &ws, e) < 0)
+        return -1;
+    sketch_t *a;
+    memcpy(&a, dst, sizeof a);
+    if (!a) {
+        if (!(a = sketch_new()))
+            return err_set(e, ERR_NOMEM, "out of memory merging a partial aggregate");
+        memcpy(dst, &a, sizeof a);
+        t->heap_bytes += sizeof *a;
+    }
+    size_t before = sketch_bytes(a);
+    int rc = sketch_merge_wire(a, &ws, e);
+    t->heap_bytes += sketch_bytes(a) - before;
+    if (rc < 0 && e->code == ERR_INPUT)
+        return wire_le_fail(r, at, e, "%s", e->msg);
+    return rc;
+}
+
+/* Folds the states of one group record at r into group d. */
+static int merge_group_states(agg_table_t *t, size_t d, wire_le_reader_t *r, err_t *e)
+{
+    for (size_t s = 0; s < t->n_specs; s++) {
+        unsigned char *dst = t->states + d * t->state_size + t->specs[s].off;
+        unsigned char src[sizeof(agg_sum_t)];   /* the largest fixed-size state */
+        switch (t->specs[s].agg) {
+        case PLAN_AGG_COUNT: {
+            uint64_t c;
+            if (wire_le_get_u64(r, &c, "count state", e) < 0)
+                return -1;
+            memcpy(src, &c, 8);
+            merge_state(t, s, dst, src);
+            break;
+        }
+        case PLAN_AGG_MIN: case PLAN_AGG_MAX: {
+            double m;
+            if (wire_le_get_f64(r, &m, "min/max state", e) < 0)
+                return -1;
+            memcpy(src, &m, 8);
+            merge_state(t, s, dst, src);
+            break;
+        }
+        case PLAN_AGG_LAST: case PLAN_AGG_LEN: {
+            agg_last_t l = {0};
+            const char *v;
+            if (wire_agg_get_last(r, &l.seq, &v, &l.len, e) < 0)
+                return -1;
+            if (l.seq)
+                last_set(t, (agg_last_t *)(void *)dst, v, l.len, l.seq);
+            break;
+        }
+        case PLAN_AGG_QUANTILE:
+            if (merge_encoded_sketch(t, dst, r, e) < 0)
+                return -1;
+            break;
+        default: {
+            agg_sum_t a;
+            if (wire_agg_get_sum(r, &a.sum, &a.n, e) < 0)
+                return -1;
+            memcpy(src, &a, sizeof a);
+            merge_state(t, s, dst, src);
+            break;
+        }
+        }
+    }
     return 0;
 }
 
 int agg_table_merge_serialized(agg_table_t *t, const unsigned char *buf, size_t len, err_t *e)
 {
-    rbuf_t r = {buf, len, 0};
-    char magic[4];
-    uint8_t version = 0;
-    uint32_t n_specs = 0;
-    if (rget(&r, magic, 4) < 0 || memcmp(magic, SER_MAGIC, 4) != 0)
-        return err_set(e, ERR_INPUT, "partial aggregate: bad magic");
-    if (rget(&r, &version, 1) < 0 || version != SER_VERSION)
-        return err_set(e, ERR_INPUT, "partial aggregate: unsupported version");
-    if (rget(&r, &n_specs, 4) < 0 || n_specs != t->n_specs)
-        return err_set(e, ERR_INPUT, "partial aggregate: %u select items, expected %zu",
-                       n_specs, t->n_specs);
+    wire_le_reader_t r = wire_le_reader(buf, len, WIRE_AGG_WHAT);
+    uint32_t n_specs;
+    if (wire_agg_get_header(&r, &n_specs, e) < 0)
+        return -1;
+    if (n_specs != t->n_specs)
+        return wire_le_fail(&r, r.pos - 4, e, "%u select items, expected %zu", n_specs,
+                            t->n_specs);
     for (size_t s = 0; s < t->n_specs; s++) {
-        uint8_t agg;
-        double q;
-        if (rget(&r, &agg, 1) < 0 || rget(&r, &q, 8) < 0)
-            return err_set(e, ERR_INPUT, "partial aggregate: truncated header");
-        if (agg != (uint8_t)t->specs[s].agg || (agg == PLAN_AGG_QUANTILE && q != t->specs[s].quantile))
-            return err_set(e, ERR_INPUT, "partial aggregate: select item %zu differs", s + 1);
+        wire_agg_spec_t sp;
+        size_t at = r.pos;
+        if (wire_agg_get_spec(&r, &sp, e) < 0)
+            return -1;
+        if (sp.kind != (uint8_t)t->specs[s].agg ||
+            (sp.kind == PLAN_AGG_QUANTILE && sp.quantile != t->specs[s].quantile))
+            return wire_le_fail(&r, at, e, "select item %zu differs", s + 1);
     }
     uint64_t n_groups;
-    if (rget(&r, &n_groups, 8) < 0)
-        return err_set(e, ERR_INPUT, "partial aggregate: truncated");
-    int rc = 0;
-    for (uint64_t g = 0; g < n_groups && rc == 0; g++) {
+    if (wire_agg_get_groups(&r, &n_groups, e) < 0)
+        return -1;
+    for (uint64_t g = 0; g < n_groups; g++) {
+        const char *key;
         uint32_t kl;
-        if (rget(&r, &kl, 4) < 0 || r.len - r.pos < kl) {
-            rc = err_set(e, ERR_INPUT, "partial aggregate: truncated group key");
-            break;
-        }
-        const char *key = (const char *)r.p + r.pos;
-        r.pos += kl;
+        if (wire_agg_get_key(&r, &key, &kl, e) < 0)
+            return -1;
         long d = agg_table_group(t, key, kl, agg_key_hash(key, kl));
-        if (d < 0) {
-            rc = err_set(e, ERR_NOMEM, "out of memory merging a partial aggregate");
-            break;
-        }
-        long used = agg_group_merge_encoded(t, (size_t)d, r.p + r.pos, r.len - r.pos, e);
-        if (used < 0)
-            rc = -1;
-        else
-            r.pos += (size_t)used;
+        if (d < 0)
+            return err_set(e, ERR_NOMEM, "out of memory merging a partial aggregate");
+        if (merge_group_states(t, (size_t)d, &r, e) < 0)
+            return -1;
     }
-    if (rc == 0 && r.pos != r.len)
-        rc = err_set(e, ERR_INPUT, "partial aggregate: %zu trailing bytes", r.len - r.pos);
-    return rc;
+    if (wire_le_left(&r))
+        return wire_le_fail(&r, r.pos, e, "%zu trailing bytes", wire_le_left(&r));
+    return 0;
 }
 
 long agg_group_merge_encoded(agg_table_t *t, size_t d, const unsigned char *p, size_t len,
                              err_t *e)
 {
-    rbuf_t r = {p, len, 0};
-    int rc = 0;
-    for (size_t s = 0; s < t->n_specs && rc == 0; s++) {
-        unsigned char *dst = t->states + d * t->state_size + t->specs[s].off;
-        unsigned char src[sizeof(agg_sum_t)];   /* the largest fixed-size state */
-        switch (t->specs[s].agg) {
-        case PLAN_AGG_COUNT: case PLAN_AGG_MIN: case PLAN_AGG_MAX:
-            if (rget(&r, src, 8) < 0)
-                rc = -1;
-            else
-                merge_state(t, s, dst, src);
-            break;
-        case PLAN_AGG_LAST: case PLAN_AGG_LEN: {
-            agg_last_t l = {0};
-            if (rget(&r, &l.seq, 8) < 0 || rget(&r, &l.len, 4) < 0) {
-                rc = -1;
-                break;
-            }
-            size_t n = l.seq ? l.len : 0;
-            if (r.len - r.pos < n) {
-                rc = -1;
-                break;
-            }
-            l.p = (char *)(r.p + r.pos);
-            r.pos += n;
-            if (l.seq)
-                last_set(t, (agg_last_t *)(void *)dst, l.p, l.len, l.seq);
-            break;
-        }
-        case PLAN_AGG_QUANTILE: {
-            uint32_t n;
-            if (rget(&r, &n, 4) < 0 || r.len - r.pos < n) {
-                rc = -1;
-                break;
-            }
-            if (n == 0)
-                break;
-            sketch_t *a;
-            memcpy(&a, dst, sizeof a);
-            if (!a) {
-                a = sketch_new();
-                if (!a) {
-                    rc = -1;
-                    break;
-                }
-                memcpy(dst, &a, sizeof a);
-                t->heap_bytes += sizeof *a;
-            }
-            size_t before = sketch_bytes(a);
-            if (sketch_decode(a, r.p + r.pos, n) != (long)n)
-                rc = -1;
-            t->heap_bytes += sketch_bytes(a) - before;
-            r.pos += n;
-            break;
-        }
-        default:
-            if (rget(&r, src, sizeof(agg_sum_t)) < 0)
-                rc = -1;
-            else
-                merge_state(t, s, dst, src);
-            break;
-        }
-    }
-    if (rc < 0)
-        return err_set(e, ERR_INPUT, "partial aggregate: truncated or malformed state");
-    return (long)r.pos;
+    wire_le_reader_t r = wire_le_reader(p, len, WIRE_AGG_WHAT);
+    return merge_group_states(t, d, &r, e) < 0 ? -1 : (long)r.pos;
 }
 
 double agg_state_number(const agg_spec_t *spec, const unsigned char *st)

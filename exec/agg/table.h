@@ -6,7 +6,7 @@
  * over a whole batch of rows (a tight loop per aggregate kind, no switch per
  * row). Tables merge with the same code whether the partial came from
  * another thread, another file or another server; serialized partials are
- * the unit dserver sends. */
+ * the unit dserver sends, laid out by wire/aggregate.h. */
 #ifndef DTAIL_EXEC_AGG_TABLE_H
 #define DTAIL_EXEC_AGG_TABLE_H
 
@@ -19,6 +19,7 @@
 #include "base/err.h"
 #include "exec/extract/extract.h"
 #include "parser/plan.h"
+#include "wire/codec.h"
 
 typedef struct agg_spec {
     enum plan_agg agg;      /* how values fold */
@@ -101,16 +102,15 @@ static inline uint64_t agg_hash(const char *p, size_t len)
     h ^= h >> 32;
     return h;
 }
-/* The hash of a group key: its parts, each a 4-byte length and the bytes.
+/* The hash of a group key: its parts, each a 4-byte length (little-endian,
+ * as the key goes on the wire) and the bytes.
  * A key of one part is hashed over that part's bytes alone, so a lookup
  * can hash a value where it lies, without building the key (a key of
  * several parts is longer than its first part's length says). */
 static inline uint64_t agg_key_hash(const char *key, size_t len)
 {
-    uint32_t first;
     if (len >= 4) {
-        memcpy(&first, key, 4);
-        if (first == len - 4)
+        if (wire_le32_load((const unsigned char *)key) == len - 4)
             return agg_hash(key + 4, len - 4);
     }
     return agg_hash(key, len);
@@ -214,12 +214,8 @@ static inline size_t agg_table_bytes(const agg_table_t *t)
            t->cap_states * t->state_size + t->keys_cap + t->heap_bytes;
 }
 
-/* A growable byte buffer for encoded states. */
-typedef struct agg_bytes {
-    unsigned char *p;       /* data */
-    size_t len, cap;        /* used, allocated */
-    int failed;             /* an allocation failed */
-} agg_bytes_t;
+/* A growable byte buffer for encoded states: wire's (wire/frame.h). */
+typedef wire_buf_t agg_bytes_t;
 /* Appends n bytes (sets failed when out of memory). */
 void agg_bytes_put(agg_bytes_t *w, const void *v, size_t n);
 

@@ -9,24 +9,6 @@ _Static_assert((int)EXEC_CAT == (int)WIRE_KIND_CAT && (int)EXEC_GREP == (int)WIR
                    (int)EXEC_TAIL == (int)WIRE_KIND_TAIL && (int)EXEC_MAP == (int)WIRE_KIND_MAP,
                "request kinds are the wire's numbers");
 
-static enum line_format format_of_render(uint8_t render)
-{
-    switch (render) {
-    case WIRE_RENDER_REMOTE: return LINE_REMOTE;
-    case WIRE_RENDER_COLOR: return LINE_COLOR;
-    default: return LINE_PLAIN;
-    }
-}
-
-static uint8_t render_of_format(enum line_format f)
-{
-    switch (f) {
-    case LINE_REMOTE: return WIRE_RENDER_REMOTE;
-    case LINE_COLOR: return WIRE_RENDER_COLOR;
-    default: return WIRE_RENDER_PLAIN;
-    }
-}
-
 int exec_request_from_wire(const wire_request_t *w, exec_request_t *rq, err_t *e)
 {
     if (w->kind < WIRE_KIND_CAT || w->kind > WIRE_KIND_MAP)
@@ -43,7 +25,7 @@ int exec_request_from_wire(const wire_request_t *w, exec_request_t *rq, err_t *e
         .after = w->after,
         .max = w->max,
         .timeout_s = w->timeout_s,
-        .render = format_of_render(w->render),
+        .render = line_format_of_render(w->render),
     };
     return 0;
 }
@@ -52,7 +34,7 @@ wire_request_t exec_request_to_wire(const exec_request_t *rq, char *files)
 {
     return (wire_request_t){
         .kind = (uint8_t)rq->kind,
-        .render = render_of_format(rq->render),
+        .render = (uint8_t)line_format_render(rq->render),
         .flags = ((rq->flags & EXEC_REQ_INVERT) ? WIRE_REQ_INVERT : 0) |
                  ((rq->flags & EXEC_REQ_QUIET) ? WIRE_REQ_QUIET : 0) |
                  ((rq->flags & EXEC_REQ_ICASE) ? WIRE_REQ_ICASE : 0),

@@ -12,12 +12,33 @@
 #include <stddef.h>
 
 #include "base/outbuf.h"
+#include "wire/msg.h"
 
 enum line_format {
     LINE_PLAIN = 0,   /* the line and '\n' */
     LINE_REMOTE,      /* REMOTE|host|100|n|source|line */
     LINE_COLOR,       /* REMOTE line with DTail's colours */
 };
+
+/* The format a request's LINES render (wire/msg.h) asks for, and back:
+ * each value named, so neither enum's numbering is the other's. An
+ * unknown render (wire_decode_request refuses it) is plain. */
+static inline enum line_format line_format_of_render(uint8_t render)
+{
+    switch (render) {
+    case WIRE_RENDER_REMOTE: return LINE_REMOTE;
+    case WIRE_RENDER_COLOR: return LINE_COLOR;
+    default: return LINE_PLAIN;
+    }
+}
+static inline enum wire_render line_format_render(enum line_format f)
+{
+    switch (f) {
+    case LINE_REMOTE: return WIRE_RENDER_REMOTE;
+    case LINE_COLOR: return WIRE_RENDER_COLOR;
+    default: return WIRE_RENDER_PLAIN;
+    }
+}
 
 typedef struct line_sink {
     outbuf_t *out;            /* borrowed destination */

@@ -16,6 +16,7 @@
 #include "base/term.h"
 #include "exec/agg/sketch.h"
 #include "exec/sink/lines.h"
+#include "wire/codec.h"
 
 typedef struct row_ref {
     size_t group;           /* group index in the table */
@@ -130,8 +131,7 @@ static char *display_key(const agg_table_t *t, size_t g, char *out, size_t *len)
     size_t kl = t->groups[g].key_len;
     size_t n = 0, i = 0;
     while (i + 4 <= kl) {
-        uint32_t pl;
-        memcpy(&pl, k + i, 4);
+        uint32_t pl = wire_le32_load((const unsigned char *)k + i);
         if (pl > kl - i - 4)
             break;   /* malformed (a partial from elsewhere): stop, never overrun */
         if (n)

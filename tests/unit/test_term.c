@@ -279,6 +279,19 @@ static void test_rendered_foreign(void **state)
     outbuf_free(&ob);
 }
 
+/* A request's render and the sink's format map by name, both ways; an
+ * unknown render is plain. */
+static void test_render_maps_to_format(void **state)
+{
+    (void)state;
+    assert_int_equal(line_format_of_render(WIRE_RENDER_PLAIN), LINE_PLAIN);
+    assert_int_equal(line_format_of_render(WIRE_RENDER_REMOTE), LINE_REMOTE);
+    assert_int_equal(line_format_of_render(WIRE_RENDER_COLOR), LINE_COLOR);
+    assert_int_equal(line_format_of_render(200), LINE_PLAIN);
+    for (int f = LINE_PLAIN; f <= LINE_COLOR; f++)
+        assert_int_equal(line_format_of_render(line_format_render((enum line_format)f)), f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_outbuf_blocks),
         cmocka_unit_test(test_sink_escapes_as_client),
         cmocka_unit_test(test_rendered_foreign),
+        cmocka_unit_test(test_render_maps_to_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
