@@ -376,9 +376,10 @@ static int recover_from_copy(follow_t *f, long long was)
     copy_found_t c;
     if (!copy_find_end(&q, was, f->tail, f->tail_len, &c))
         return 0;
-    /* A copy with nothing after `was` adds no line, and is told as no
-     * copy is; it is still read (to its end at once): a later copy is one
-     * made after it. */
+    /* A copy with nothing after `was` (also one that ends before it: the
+     * lines after its end were read from the file) adds no line, and is
+     * told as no copy is; it is still "read" (at its end at once): a later
+     * copy is one made after it. */
     read_copy(f, &c);
     char what[512], end = f->last;
     int n = snprintf(what, sizeof what, "file truncated");
@@ -392,7 +393,7 @@ static int recover_from_copy(follow_t *f, long long was)
     if (end != '\n')   /* dropped at the copy's end (finish_copy) */
         n += snprintf(what + n, sizeof what - (size_t)n, "; its unfinished last line was dropped");
     if (ms_since(&f->got) < FOLLOW_BUSY_WRITER_MS)
-        tell_lost_after(what, sizeof what, n, c.size);
+        tell_lost_after(what, sizeof what, n, c.size > was ? c.size : was);
     if (f->o.notice)
         f->o.notice(f->o.notice_ctx, f->path, what);
     return 1;

@@ -17,6 +17,9 @@
 #define COPY_MAX_CANDIDATES 8
 /* Bytes compared of a candidate's start with the followed file's. */
 #define COPY_HEAD_CHECK 4096
+/* A copy that ends before the offset read must share this many bytes
+ * (or all of a shorter tail) with what was read to be taken for its copy. */
+#define COPY_OVERLAP_MIN 64
 
 typedef struct cand {
     char name[NAME_MAX + 1];
@@ -198,15 +201,19 @@ int copy_find_end(const copy_query_t *q, long long at, const char *tail, size_t 
     cand_t cs[COPY_MAX_CANDIDATES];
     if (tail_len == 0 || (long long)tail_len > at || split_path(q->path, &d) < 0)
         return 0;
-    size_t n = candidates(q, &d, at, NULL, cs);
+    char was[COPY_HEAD_CHECK];
+    size_t len = tail_len < sizeof was ? tail_len : sizeof was;
+    long long lo = at - (long long)len;
+    size_t overlap = len < COPY_OVERLAP_MIN ? len : COPY_OVERLAP_MIN;
+    size_t n = candidates(q, &d, lo + (long long)overlap, NULL, cs);
     for (size_t i = 0; i < n; i++) {
         int fd = open_cand(q, &d, &cs[i]);
         if (fd < 0)
             continue;
-        char was[COPY_HEAD_CHECK];
-        size_t len = tail_len < sizeof was ? tail_len : sizeof was;
-        if (preads(fd, was, len, (off_t)(at - (long long)len)) == 0 &&
-            !memcmp(was, tail + tail_len - len, len) && lseek(fd, (off_t)at, SEEK_SET) >= 0) {
+        long long hi = cs[i].size < at ? cs[i].size : at;
+        size_t cmp = (size_t)(hi - lo);
+        if (preads(fd, was, cmp, (off_t)lo) == 0 && !memcmp(was, tail + tail_len - len, cmp) &&
+            lseek(fd, (off_t)hi, SEEK_SET) >= 0) {
             found(out, fd, &cs[i]);
             return 1;
         }

@@ -40,8 +40,11 @@ typedef struct copy_found {
 } copy_found_t;
 
 /* The copy of the content the follower read up to byte `at`: a file whose
- * bytes before `at` are `tail` (the last tail_len bytes read) and which
- * holds at least `at` bytes. Returns 1 with *out (fd at `at`), else 0. */
+ * bytes before `at` are `tail` (the last tail_len bytes read), or, one
+ * that ends earlier (the follower read past the copy: lines written
+ * after it), whose end is in the tail, sharing at least 64 bytes with it.
+ * Such a copy adds nothing but tells which copies came later. Returns 1
+ * with *out (fd at `at`, or at its end when shorter), else 0. */
 int copy_find_end(const copy_query_t *q, long long at, const char *tail, size_t tail_len,
                   copy_found_t *out);
 
