@@ -1,5 +1,6 @@
 /* follow.c: see follow.h. */
 #include "exec/scan/follow.h"
+#include "exec/scan/follow_copy.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,14 +20,23 @@
 /* While a file is read without reaching its end, the path is still looked
  * at this often. */
 #define FOLLOW_LOOK_BUSY_MS 100
-/* The last bytes read are kept and compared with the file's bytes at the
- * same place after every wait: a truncation followed at once by growth to
- * or past the old offset leaves the size as it was, and only the content
- * shows that the file was rewritten. */
+/* The last bytes read are kept and FOLLOW_TAIL_CHECK of them compared
+ * with the file's bytes at the same place after every wait: a truncation
+ * followed at once by growth to or past the old offset leaves the size as
+ * it was, and only the content shows that the file was rewritten. All of
+ * them are what a copytruncate's copy must hold right before the offset
+ * to be taken for the copy (follow_copy.h). */
+#define FOLLOW_TAIL_KEEP 4096
 #define FOLLOW_TAIL_CHECK 64
+/* After a truncation the file's first bytes are kept until the first read
+ * from its start: if they are no longer there, the file was truncated
+ * again before anything of it was read, and they tell its copy. */
+#define FOLLOW_HEAD_KEEP 256
 /* Files held for reading after the current one: rotations that came
  * before it was finished. Beyond this many the path waits for a look. */
 #define FOLLOW_MAX_HELD 64
+/* Copies of truncated contents read lately (see copies_read). */
+#define FOLLOW_COPIES_KEPT 8
 /* Files finished lately, so one seen again under its rotated name is not
  * read a second time. */
 #define FOLLOW_RECENT 16
@@ -66,8 +76,24 @@ struct follow {
                                  one held: the grace runs */
     struct timespec rotated;  /* when the grace began */
     struct timespec looked;   /* when the path was last looked at */
-    char tail[FOLLOW_TAIL_CHECK];  /* the last bytes read from fd, ending at pos */
+    char tail[FOLLOW_TAIL_KEEP];   /* the last bytes read from fd, ending at pos */
     size_t tail_len;
+    /* The copy a copytruncate made of fd's content, read before fd's new
+     * content from its start: -1 when none. */
+    int copy_fd;
+    struct timespec copy_born;     /* its creation time: a later copy is
+                                      of a content that came after it */
+    /* The copies read lately: creation times are coarse (a clock tick),
+     * so a copy made in the same tick as the last one read is looked at
+     * too, and must not be one read already. */
+    struct { dev_t dev; ino_t ino; } copies_read[FOLLOW_COPIES_KEPT];
+    size_t n_copies_read;
+    char head[FOLLOW_HEAD_KEEP];   /* fd's first bytes, while pos is 0 after a
+                                      truncation and none were read yet */
+    size_t head_len;
+    int look_later_copy;           /* the file was empty when the copy was
+                                      finished: at the first read from its
+                                      start, look for a later copy */
     int woke;                 /* INPUT_AGAIN was returned: check fd before reading on */
     struct timespec got;      /* when bytes were last read */
     int missing_at_start;     /* no file at the path when following began */
@@ -231,11 +257,18 @@ static int open_current(follow_t *f, int from_start, err_t *e)
     f->ino = st.st_ino;
     f->pos = 0;
     f->tail_len = 0;
+    f->head_len = 0;
+    f->look_later_copy = 0;
     f->rotating = 0;
     f->seq++;
     if (!from_start) {
         off_t end = lseek(fd, 0, SEEK_END);
         f->pos = end > 0 ? (long long)end : 0;
+        /* As if read: a truncation before the first read is then told
+         * by content too, and its copy found. */
+        size_t want = f->pos < FOLLOW_TAIL_KEEP ? (size_t)f->pos : FOLLOW_TAIL_KEEP;
+        ssize_t n = want ? pread(fd, f->tail, want, (off_t)(f->pos - (long long)want)) : 0;
+        f->tail_len = n == (ssize_t)want ? want : 0;
     }
     return 1;
 }
@@ -267,6 +300,8 @@ static void switch_to_next(follow_t *f)
     f->ino = h.ino;
     f->pos = 0;
     f->tail_len = 0;
+    f->head_len = 0;
+    f->look_later_copy = 0;
     f->rotating = 0;
     if (f->last != '\n')
         f->owe_newline = 1;
@@ -277,22 +312,199 @@ static void switch_to_next(follow_t *f)
 /* Remembers the last bytes of a read: they end at f->pos. */
 static void keep_tail(follow_t *f, const char *buf, size_t n)
 {
-    if (n >= FOLLOW_TAIL_CHECK) {
-        memcpy(f->tail, buf + n - FOLLOW_TAIL_CHECK, FOLLOW_TAIL_CHECK);
-        f->tail_len = FOLLOW_TAIL_CHECK;
+    if (n >= FOLLOW_TAIL_KEEP) {
+        memcpy(f->tail, buf + n - FOLLOW_TAIL_KEEP, FOLLOW_TAIL_KEEP);
+        f->tail_len = FOLLOW_TAIL_KEEP;
         return;
     }
-    size_t keep = f->tail_len + n > FOLLOW_TAIL_CHECK ? FOLLOW_TAIL_CHECK - n : f->tail_len;
+    size_t keep = f->tail_len + n > FOLLOW_TAIL_KEEP ? FOLLOW_TAIL_KEEP - n : f->tail_len;
     memmove(f->tail, f->tail + f->tail_len - keep, keep);
     memcpy(f->tail + keep, buf, n);
     f->tail_len = keep + n;
 }
 
+/* The files that are no copy to read: the source's own, and the copies
+ * it read lately. */
+static int ours(const void *ctx, dev_t dev, ino_t ino)
+{
+    const follow_t *f = ctx;
+    if (held_or_read(f, dev, ino))
+        return 1;
+    size_t n = f->n_copies_read < FOLLOW_COPIES_KEPT ? f->n_copies_read : FOLLOW_COPIES_KEPT;
+    for (size_t i = 0; i < n; i++)
+        if (f->copies_read[i].dev == dev && f->copies_read[i].ino == ino)
+            return 1;
+    return 0;
+}
+
+static copy_query_t copy_query(const follow_t *f)
+{
+    return (copy_query_t){.path = f->path, .open = f->o.open, .open_ctx = f->o.open_ctx,
+                          .ours = ours, .ours_ctx = f};
+}
+
+/* "; anything written after byte N before the truncation was lost": what
+ * a busy writer put there after the last byte kept (read, or in the copy)
+ * is gone, and no one can say how much. Said, not hidden. */
+static int tell_lost_after(char *what, size_t cap, int n, long long kept)
+{
+    if (n < 0 || (size_t)n >= cap)
+        return n;
+    return n + snprintf(what + n, cap - (size_t)n,
+                        "; anything written after byte %lld before the truncation was lost", kept);
+}
+
+/* Reads c (the copy of what the truncated file held) before the file's
+ * new content. */
+static void read_copy(follow_t *f, const copy_found_t *c)
+{
+    f->copy_fd = c->fd;
+    f->copy_born = c->born;
+    struct stat st;
+    if (fstat(c->fd, &st) == 0) {
+        size_t i = f->n_copies_read++ % FOLLOW_COPIES_KEPT;
+        f->copies_read[i].dev = st.st_dev;
+        f->copies_read[i].ino = st.st_ino;
+    }
+}
+
+/* The truncation left the file's unread end at `was`..: read it from a
+ * copy if there is one. Returns 1 when found (and told). */
+static int recover_from_copy(follow_t *f, long long was)
+{
+    copy_query_t q = copy_query(f);
+    copy_found_t c;
+    if (!copy_find_end(&q, was, f->tail, f->tail_len, &c))
+        return 0;
+    /* A copy with nothing after `was` (also one that ends before it: the
+     * lines after its end were read from the file) adds no line, and is
+     * told as no copy is; it is still "read" (at its end at once): a later
+     * copy is one made after it. */
+    read_copy(f, &c);
+    char what[512], end = f->last;
+    int n = snprintf(what, sizeof what, "file truncated");
+    if (c.size > was) {
+        f->stats.copies++;
+        n += snprintf(what + n, sizeof what - (size_t)n,
+                      "; what it held after byte %lld is read from its copy %s", was, c.name);
+        if (pread(c.fd, &end, 1, (off_t)(c.size - 1)) != 1)
+            end = '\n';
+    }
+    if (end != '\n')   /* dropped at the copy's end (finish_copy) */
+        n += snprintf(what + n, sizeof what - (size_t)n, "; its unfinished last line was dropped");
+    if (ms_since(&f->got) < FOLLOW_BUSY_WRITER_MS)
+        tell_lost_after(what, sizeof what, n, c.size > was ? c.size : was);
+    if (f->o.notice)
+        f->o.notice(f->o.notice_ctx, f->path, what);
+    return 1;
+}
+
+/* Reading goes on at the file's start: its first bytes are kept, to see
+ * whether they are still there when it is read (keep_head_unchanged). */
+static void keep_head(follow_t *f)
+{
+    ssize_t n = pread(f->fd, f->head, sizeof f->head, 0);
+    f->head_len = n > 0 ? (size_t)n : 0;
+}
+
+/* A content the file held after the last truncation was truncated too
+ * before any of it was read: read from its copy c (1), or lost (0). */
+static void tell_truncated_unread(follow_t *f, const copy_found_t *c)
+{
+    f->stats.truncations++;
+    char what[512];
+    int n = snprintf(what, sizeof what, "file truncated again before what it held could be read");
+    if (c)
+        n += snprintf(what + n, sizeof what - (size_t)n, "; reading it from its copy %s", c->name);
+    tell_lost_after(what, sizeof what, n, c ? c->size : 0);
+    if (f->o.notice)
+        f->o.notice(f->o.notice_ctx, f->path, what);
+}
+
+/* The copy is read to its end: a line it left unfinished is dropped (the
+ * truncation took its end); a later copy, of a content the file held
+ * after this one and lost before it was read, is read next. */
+static void finish_copy(follow_t *f)
+{
+    close(f->copy_fd);
+    f->copy_fd = -1;
+    if (f->last != '\n') {
+        f->owe_cut = 1;
+        f->last = '\n';
+        f->stats.cut_lines++;
+    }
+    copy_query_t q = copy_query(f);
+    copy_found_t c;
+    if (!copy_find_next(&q, f->copy_born, f->fd, &c)) {
+        keep_head(f);
+        /* Nothing to keep: what comes may be truncated before it is read,
+         * and only a copy made after this one can tell. */
+        f->look_later_copy = f->head_len == 0;
+        return;
+    }
+    read_copy(f, &c);
+    tell_truncated_unread(f, &c);
+}
+
+/* The first read from the file's start after a copy was read, the file
+ * empty then: a copy made since, of a content not the file's now, is of
+ * one truncated before it was read; it is read first. Returns 1 then. */
+static int later_copy_before_read(follow_t *f, err_t *e)
+{
+    f->look_later_copy = 0;
+    copy_query_t q = copy_query(f);
+    copy_found_t c;
+    if (!copy_find_next(&q, f->copy_born, f->fd, &c))
+        return 0;
+    if (lseek(f->fd, 0, SEEK_SET) < 0) {
+        close(c.fd);
+        return err_set(e, ERR_INPUT, "%s: %s", f->path, strerror(errno));
+    }
+    read_copy(f, &c);
+    tell_truncated_unread(f, &c);
+    return 1;
+}
+
+/* The first read from the file's start after a truncation got buf[0..n):
+ * are the bytes kept at the truncation still its start? If not, it was
+ * truncated again before they were read: their copy is read from its
+ * start instead (or they are told lost), and the file is read again from
+ * its start after it. Returns 1 then, 0 when the file is as it was. */
+static int truncated_before_read(follow_t *f, const char *buf, size_t n, err_t *e)
+{
+    size_t len = n < f->head_len ? n : f->head_len;
+    int again = memcmp(buf, f->head, len) != 0;
+    if (!again && n < f->head_len) {
+        struct stat st;   /* shorter than it was: truncated since */
+        again = fstat(f->fd, &st) == 0 && (long long)st.st_size < (long long)f->head_len;
+    }
+    size_t head_len = f->head_len;
+    f->head_len = 0;
+    if (!again)
+        return 0;
+    if (lseek(f->fd, 0, SEEK_SET) < 0)
+        return err_set(e, ERR_INPUT, "%s: %s", f->path, strerror(errno));
+    copy_query_t q = copy_query(f);
+    copy_found_t c;
+    if (copy_find_end(&q, (long long)head_len, f->head, head_len, &c)) {
+        if (lseek(c.fd, 0, SEEK_SET) == 0) {
+            read_copy(f, &c);
+            tell_truncated_unread(f, &c);
+            return 1;
+        }
+        close(c.fd);
+    }
+    tell_truncated_unread(f, NULL);
+    keep_head(f);
+    return 1;
+}
+
 /* Was the open file truncated since the last read: is it shorter than
  * what was read, or are the bytes before f->pos no longer those read
  * (truncated and written again past the old offset)? Then reading starts
- * again at its start; a line it cut is dropped. Returns 1 when it
- * restarted, 0 when the file is as it was, -1 on an error. */
+ * again at its start, after what a copy of the old content holds past
+ * f->pos (copytruncate); without a copy a line it cut is dropped. Returns
+ * 1 when it restarted, 0 when the file is as it was, -1 on an error. */
 static int restart_if_truncated(follow_t *f, err_t *e)
 {
     struct stat st;
@@ -301,20 +513,25 @@ static int restart_if_truncated(follow_t *f, err_t *e)
     int truncated = (long long)st.st_size < f->pos;
     if (!truncated && f->tail_len > 0) {
         char now[FOLLOW_TAIL_CHECK];
-        ssize_t n = pread(f->fd, now, f->tail_len, (off_t)(f->pos - (long long)f->tail_len));
+        size_t len = f->tail_len < FOLLOW_TAIL_CHECK ? f->tail_len : FOLLOW_TAIL_CHECK;
+        ssize_t n = pread(f->fd, now, len, (off_t)(f->pos - (long long)len));
         if (n < 0)
             return err_set(e, ERR_INPUT, "%s: %s", f->path, strerror(errno));
         /* A short read: the file shrank after the fstat. */
-        truncated = (size_t)n != f->tail_len || memcmp(now, f->tail, f->tail_len) != 0;
+        truncated = (size_t)n != len || memcmp(now, f->tail + f->tail_len - len, len) != 0;
     }
     if (!truncated)
         return 0;
     if (lseek(f->fd, 0, SEEK_SET) < 0)
         return err_set(e, ERR_INPUT, "%s: %s", f->path, strerror(errno));
     long long was = f->pos;
+    f->stats.truncations++;
+    int copied = recover_from_copy(f, was);
     f->pos = 0;
     f->tail_len = 0;
-    f->stats.truncations++;
+    if (copied)
+        return 1;
+    keep_head(f);
     char what[256];
     int n = snprintf(what, sizeof what, "file truncated");
     if (f->last != '\n') {
@@ -323,13 +540,10 @@ static int restart_if_truncated(follow_t *f, err_t *e)
         f->stats.cut_lines++;
         n += snprintf(what + n, sizeof what - (size_t)n, "; its unfinished last line was dropped");
     }
-    /* A writer was busy right before: what it wrote after the last read
-     * and before the truncation is gone (a copytruncate keeps it in the
-     * copy, but for what came during the copy), and no one can say how
-     * much. Said, not hidden. */
+    /* (A copytruncate whose copy was not found: what came after the last
+     * read is only there, or, written during the copy, nowhere.) */
     if (ms_since(&f->got) < FOLLOW_BUSY_WRITER_MS)
-        snprintf(what + n, sizeof what - (size_t)n,
-                 "; anything written after byte %lld before the truncation was lost", was);
+        tell_lost_after(what, sizeof what, n, was);
     if (f->o.notice)
         f->o.notice(f->o.notice_ctx, f->path, what);
     return 1;
@@ -403,6 +617,20 @@ static ssize_t follow_read(void *ctx, char *buf, size_t cap, err_t *e)
             buf[0] = '\n';
             return 1;
         }
+        if (f->copy_fd >= 0) {
+            /* Not the file's bytes: f->pos and the tail stay at its start. */
+            ssize_t n = read(f->copy_fd, buf, cap);
+                    if (n > 0) {
+                f->last = buf[n - 1];
+                return n;
+            }
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                tell(f, "the copy of the truncated file could not be read to its end", 0);
+            finish_copy(f);
+            continue;
+        }
         if (f->fd >= 0 && f->woke) {
             /* What was appended during the wait may stand where a
              * truncation put new content: check before reading on. */
@@ -415,6 +643,14 @@ static ssize_t follow_read(void *ctx, char *buf, size_t cap, err_t *e)
         }
         if (f->fd >= 0) {
             ssize_t n = read(f->fd, buf, cap);
+            if (n > 0 && (f->head_len > 0 || f->look_later_copy)) {
+                int rc = f->head_len > 0 ? truncated_before_read(f, buf, (size_t)n, e)
+                                         : later_copy_before_read(f, e);
+                if (rc < 0)
+                    return -1;
+                if (rc > 0)
+                    continue;
+            }
             if (n > 0) {
                 f->pos += n;
                 f->last = buf[n - 1];
@@ -447,6 +683,8 @@ static void follow_close(void *ctx)
     follow_t *f = ctx;
     if (f->fd >= 0)
         close(f->fd);
+    if (f->copy_fd >= 0)
+        close(f->copy_fd);
     for (size_t i = 0; i < f->n_held; i++)
         close(f->held[i].fd);
     free(f->path);
@@ -477,7 +715,7 @@ void follow_departed(follow_t *f, const char *now)
 
 int follow_wants_ms(const follow_t *f)
 {
-    if (f->owe_cut || f->owe_newline)
+    if (f->owe_cut || f->owe_newline || f->copy_fd >= 0)
         return 0;
     if (f->rotating || f->n_held > 0)
         return FOLLOW_GRACE_POLL_MS;
@@ -524,6 +762,7 @@ input_t *follow_open(const char *path, const follow_opts_t *o, follow_t **out, e
     }
     f->o = *o;
     f->fd = -1;
+    f->copy_fd = -1;
     f->last = '\n';
     int rc = open_current(f, o->from_start, e);
     if (rc < 0) {

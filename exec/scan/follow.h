@@ -15,7 +15,13 @@
  *    there), then the held files are read in the order they were created;
  *  - truncation (copytruncate, or `> file`), also one followed at once by
  *    growth past the old offset (the last bytes read are compared):
- *    reading restarts at the start; an unfinished line the truncation cut
+ *    reading restarts at the start. First, if a copy of the old content
+ *    is found (follow_copy.h: a recent file in the same directory that
+ *    holds the last bytes read at the same offset), what it holds after
+ *    the offset read is read from it, as the file's lines; so is, next, a
+ *    later copy of a content that the file held and lost again before it
+ *    was read. Only what was written after the copy was made is then
+ *    lost. An unfinished line the truncation cut (no copy continues it)
  *    is dropped (INPUT_CUT), never shown as a line;
  *  - a path that disappears: the open file is still read; a file created
  *    at the path later is read from its start.
@@ -53,6 +59,8 @@ typedef struct follow_stats {
     unsigned long long rotations;   /* files left for the next one */
     unsigned long long truncations; /* restarts at the start */
     unsigned long long cut_lines;   /* unfinished lines dropped at truncations */
+    unsigned long long copies;      /* truncated contents whose unread end was
+                                       read from a copy (copytruncate) */
     unsigned long long files_lost;  /* files that appeared at the path and were
                                        gone before they could be opened */
 } follow_stats_t;

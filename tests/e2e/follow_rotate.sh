@@ -9,7 +9,11 @@
 #   regrow     truncated, then at once written past the old size
 #   copytrunc  copied to F.<k>, then truncated (logrotate copytruncate)
 # For the truncations no line may be printed partial or garbled; lines the
-# truncation destroyed unread may be lost, if dtail says so.
+# truncation destroyed unread may be lost, if dtail says so. copytrunc is
+# stricter: dtail reads what it had not read from the copy, so only the
+# lines written between the copy and the truncation (in no file) may be
+# missing, each after a notice's "after byte N" with N at least the copy's
+# size: shown plus said lost is everything logrotor wrote.
 # Two labelled checks, so that either can fail alone: "lines" (follow_check's
 # counts) and "notices": per rotation a line naming the path with "rotated",
 # per truncation one with "truncated" (truncations too close to be told
@@ -95,6 +99,39 @@ case $case_ in
     checker_case "truncated, no notice" truncate-regrow "$T/good" "$T/none" 2 "NOTICES: FAIL"
     checker_case "more truncations told than done" truncate-regrow "$T/good" "$T/trunc5" 2 "got 5"
     checker_case "truncated, one notice" copytruncate "$T/good" "$T/trunc" 0 "notices_truncated=1"
+    # The strict copytruncate check: the same spans as copies of which the
+    # last 100 lines were written after the copy (in no file).
+    awk '{ k = $1; c = $3 - 100; print $1, $2, $3, c, (c - $2 + 1) * 60 + (k == 1 ? 34 : 0) }' \
+      "$T/ranges" >"$T/ranges5"
+    said() {   # the notices, with byte N of each truncation: copy's size + $1
+      awk -v F="$F" -v d="$1" '{ print "dtail: " F ": file truncated; what it held after byte 1 " \
+        "is read from its copy app.log." $1 "; anything written after byte " ($5 + d) \
+        " before the truncation was lost" }' "$T/ranges5"
+    }
+    said 0 >"$T/said"
+    said -6000 >"$T/said_early"
+    variant good5 '(n % 1000) > 900 || n % 1000 == 0 { if (n <= 4000) next }'
+    variant old5 '(n % 1000) > 800 || n % 1000 == 0 { if (n <= 4000) next }'
+    variant nogen2 '(n % 1000) > 900 || n % 1000 == 0 || (n > 1000 && n <= 2000) { if (n <= 4000) next }'
+    strict_case() {   # checker_case with the copy columns
+      local keep=$T/ranges.keep
+      cp "$T/ranges" "$keep" && cp "$T/ranges5" "$T/ranges"
+      checker_case "$@"
+      cp "$keep" "$T/ranges"
+    }
+    strict_case "copy read, the rest said lost" copytruncate "$T/good5" "$T/said" 0 \
+      "missing=0 allowed_lost=400 duplicated=0 out_of_order=0 partial=0"
+    strict_case "copy read, figures" copytruncate "$T/good5" "$T/said" 0 \
+      "in_copy_unshown=0 rotor_destroyed=400"
+    strict_case "copy not read, loss said at the last read" copytruncate "$T/old5" "$T/said_early" 1 \
+      "missing=800 allowed_lost=0"
+    strict_case "copy not read, figures" copytruncate "$T/old5" "$T/said_early" 1 \
+      "in_copy_unshown=400 rotor_destroyed=400"
+    strict_case "copy not read, copy's size said" copytruncate "$T/old5" "$T/said" 1 \
+      "missing=800 allowed_lost=0"
+    strict_case "the rest not said lost" copytruncate "$T/good5" "$T/trunc" 1 "missing=400 allowed_lost=0"
+    strict_case "a content lost with its copy there" copytruncate "$T/nogen2" "$T/said" 1 \
+      "missing=1000 allowed_lost=300 duplicated=0 out_of_order=0 partial=0 rotated_files_unread=1"
     finish
     ;;
   rename20) ROTOR_ARGS=(--mode rename) ;;

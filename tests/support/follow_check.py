@@ -20,6 +20,17 @@ loss report (a line of stderr or a non-line of stdout with "not read",
                    from it (the unread end the truncation destroyed)
 Nothing is allowed for rename: every rotated file stays on disk.
 
+copytruncate with logrotor's copy columns in RANGES (`k first last
+copied_last copy_bytes`) is checked more strictly: the lines up to
+copied_last are in the copy F.<k>, and a follower that reads the copy
+shows them all; only the lines written between the copy and the
+truncation (after byte copy_bytes of that content) are in no file. A line
+missing from a truncated content is allowed only when a notice says
+"after byte N" with copy_bytes <= N <= the line's offset in that content
+(notices matched to the truncations in order): shown plus said lost is
+then everything the rotor wrote. `in_copy_unshown` counts the missing
+lines the copy held, `rotor_destroyed` the lines in no file.
+
 Notices: stdout and stderr lines that name the path with "rotated" or
 "truncated" (through a dserver they come as server messages). rename modes
 need one "rotated" per rotation; the truncation modes at least one
@@ -39,6 +50,8 @@ import sys
 
 LINE = re.compile(rb"seq=(\d{9}) payload-([0-9a-f]{8})-padding-\.{20}")
 LOSS = re.compile(rb"not read|lost|deleted before", re.I)
+LOST_AFTER = re.compile(rb"after byte (\d+)[^;]*lost")
+LINE_BYTES = 60
 
 
 def line_hash(seq):
@@ -90,20 +103,24 @@ def rotor_facts(summary, ranges):
     with open(summary) as f:
         kv = dict(w.split("=", 1) for w in f.read().split())
     written, rotations = int(kv["written"]), int(kv["rotations"])
-    spans = []
+    spans, copies = [], {}
     with open(ranges) as f:
         for row in f:
-            k, first, last = (int(x) for x in row.split())
+            cols = [int(x) for x in row.split()]
+            k, first, last = cols[:3]
             if first <= last:
                 spans.append((first, last, k))
+            if len(cols) == 5:
+                # copied_last, and the content's byte offset of line `first`
+                copies[k] = (cols[3], cols[4] - (cols[3] - first + 1) * LINE_BYTES, cols[4])
     spans.sort()
-    return written, rotations, spans
+    return written, rotations, spans, copies
 
 
 def main(argv):
     a = parse_args(argv)
     try:
-        written, rotations, spans = rotor_facts(a.summary, a.ranges)
+        written, rotations, spans, copies = rotor_facts(a.summary, a.ranges)
         out, err = read_lines(a.out), read_lines(a.err)
     except (OSError, ValueError, KeyError) as e:
         print(f"follow_check: bad input: {e}", file=sys.stderr)
@@ -146,6 +163,8 @@ def main(argv):
     # excusable: lost to the rotor, allowed if the loss was reported.
     missing, excusable = [], []
     whole_spans_missed = sum(1 for n in span_read if n == 0)
+    strict = a.mode == "copytruncate" and copies
+    by_span = {}
     for s in range(1, written + 1):
         if s in count:
             continue
@@ -154,9 +173,35 @@ def main(argv):
         if i >= 0 and s <= spans[i][1]:
             if a.mode == "rename-delete":
                 ok = span_read[i] == 0
+            elif strict:
+                by_span.setdefault(i, []).append(s)
+                continue
             elif a.mode in ("truncate-regrow", "copytruncate"):
                 ok = s > span_last[i]
         (excusable if ok else missing).append(s)
+    in_copy_unshown = rotor_destroyed = 0
+    if strict:
+        # "after byte N" notices, in order, each for one truncation.
+        said = [int(m.group(1)) for ln in others for m in [LOST_AFTER.search(ln)]
+                if m and path in ln]
+        p = 0
+        for first, last, k in spans:
+            if k in copies:
+                rotor_destroyed += last - copies[k][0]
+        for i in sorted(by_span):
+            first, last, k = spans[i]
+            copied_last, base, copy_bytes = copies.get(k, (last, 0, 0))
+            gone = by_span[i]
+            in_copy_unshown += sum(1 for s in gone if s <= copied_last)
+            at = base + (gone[0] - first) * LINE_BYTES
+            q = p
+            while q < len(said) and not copy_bytes <= said[q] <= at:
+                q += 1
+            if q < len(said):
+                excusable += gone
+                p = q + 1
+            else:
+                missing += gone
     allowed = excusable if loss_reports else []
     if not loss_reports:
         missing += excusable
@@ -166,7 +211,9 @@ def main(argv):
           f"duplicated={duplicated} out_of_order={out_of_order} partial={partial} "
           f"rotated_files_unread={whole_spans_missed} notices_rotated={rotated} "
           f"notices_truncated={truncated} loss_reports={loss_reports} "
-          f"lost_to_rotor={len(excusable)}")
+          f"lost_to_rotor={len(excusable)}"
+          + (f" in_copy_unshown={in_copy_unshown} rotor_destroyed={rotor_destroyed}"
+             if strict else ""))
 
     rc = 0
     why = []

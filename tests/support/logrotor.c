@@ -30,7 +30,9 @@
  * F.<k>; for rename-delete the lines of the deleted F.<k>; for the
  * truncations the lines the truncation destroyed in F (copytruncate: F.<k>
  * holds them but for those written between the copy and the truncation).
- * A checker tells from it which losses the rotor caused.
+ * copytruncate adds two columns, `copied_last copy_bytes`: the last line
+ * F.<k> holds (the lines after it, to `last`, are in no file) and F.<k>'s
+ * size. A checker tells from it which losses the rotor caused.
  *
  * Exit status 0, 2 on bad usage, 1 on an I/O error. */
 #include <errno.h>
@@ -163,9 +165,13 @@ static void rotated_name(char *out, size_t cap, const char *file, unsigned k)
     snprintf(out, cap, "%s.%u", file, k);
 }
 
-static void record(rotor_t *r, unsigned k)
+/* copied_last, copy_bytes: copytruncate's copy; copy_bytes < 0: none. */
+static void record(rotor_t *r, unsigned k, unsigned long long copied_last, long long copy_bytes)
 {
-    if (r->ranges)
+    if (r->ranges && copy_bytes >= 0)
+        fprintf(r->ranges, "%u %llu %llu %llu %lld\n", k, r->file_first, r->seq - 1, copied_last,
+                copy_bytes);
+    else if (r->ranges)
         fprintf(r->ranges, "%u %llu %llu\n", k, r->file_first, r->seq - 1);
     r->file_first = r->seq;
 }
@@ -189,7 +195,8 @@ static int run_deletes(rotor_t *r, int all)
     return 0;
 }
 
-static int copy_file(const char *from, const char *to)
+/* Returns the bytes copied, or -1 on an error. */
+static long long copy_file(const char *from, const char *to)
 {
     int in = open(from, O_RDONLY | O_CLOEXEC);
     if (in < 0)
@@ -201,7 +208,7 @@ static int copy_file(const char *from, const char *to)
         return rc;
     }
     char b[65536];
-    int rc = 0;
+    long long rc = 0;
     for (;;) {
         ssize_t n = read(in, b, sizeof b);
         if (n == 0)
@@ -210,9 +217,10 @@ static int copy_file(const char *from, const char *to)
             rc = io_fail("copy", to);
             break;
         }
+        rc += n;
     }
     close(in);
-    if (close(out) < 0 && rc == 0)
+    if (close(out) < 0 && rc >= 0)
         rc = io_fail("close", to);
     return rc;
 }
@@ -231,7 +239,7 @@ static int rotate(rotor_t *r, unsigned k)
             return io_fail("create", r->file);
         close(r->fd);
         r->fd = fd;
-        record(r, k);
+        record(r, k, 0, -1);
         if (r->mode == M_RENAME_DELETE) {
             r->pend[r->npend].k = k;
             r->pend[r->npend].due_ns = now_ns() + r->delete_after_ns;
@@ -245,24 +253,29 @@ static int rotate(rotor_t *r, unsigned k)
             return io_fail("stat", r->file);
         if (ftruncate(r->fd, 0) < 0)
             return io_fail("truncate", r->file);
-        record(r, k);
+        record(r, k, 0, -1);
         return write_lines(r, (long long)st.st_size / LOGROTOR_LINE + 1);
     }
-    case M_COPYTRUNCATE:
-        if (copy_file(r->file, name) < 0)
+    case M_COPYTRUNCATE: {
+        long long copied = copy_file(r->file, name);
+        if (copied < 0)
             return -1;
+        unsigned long long copied_last = r->seq - 1;
         if (write_lines(r, due_lines(r, -1)) < 0)
             return -1;
         if (ftruncate(r->fd, 0) < 0)
             return io_fail("truncate", r->file);
-        record(r, k);
+        record(r, k, copied_last, copied);
         return 0;
+    }
     }
     return -1;
 }
 
 /* Writes, paced, until `until_ns` or (by lines) until F holds `lines` lines
- * since its last rotation; <0: that bound is not used. */
+ * since its last rotation; <0: that bound is not used. By time, the lines
+ * due are written before the rotation even when the rotor is late (a busy
+ * machine): a rotation never finds F empty for being behind. */
 static int write_until(rotor_t *r, long long until_ns, long long lines)
 {
     for (;;) {
@@ -271,11 +284,11 @@ static int write_until(rotor_t *r, long long until_ns, long long lines)
             room = lines - (long long)(r->seq - r->file_first);
             if (room <= 0)
                 return 0;
-        } else if (now_ns() >= until_ns) {
-            return 0;
         }
         if (write_lines(r, due_lines(r, room)) < 0 || run_deletes(r, 0) < 0)
             return -1;
+        if (lines < 0 && now_ns() >= until_ns)
+            return 0;
         sleep_ns(LOGROTOR_TICK_NS);
     }
 }

@@ -45,11 +45,30 @@ static void write_file(const char *path, const char *text, int flags)
     close(fd);
 }
 
+/* The notices of the last follow_all, one a line; a test may set
+ * on_notice to change the file right when the source tells something
+ * (the source's state is then known: see each use). */
+static char notices[4096];
+static step_fn on_notice;
+
+static void collect_notice(void *ctx, const char *path, const char *what)
+{
+    size_t len = strlen(notices);
+    snprintf(notices + len, sizeof notices - len, "%s\n", what);
+    if (on_notice) {
+        step_fn once = on_notice;
+        on_notice = NULL;
+        once(path);
+    }
+    (void)ctx;
+}
+
 /* Follows path from its start through the script; returns all bytes read. */
 static char *follow_all(const char *path, const step_fn *steps, size_t n)
 {
     script_t s = {.path = path, .steps = steps, .n = n};
-    follow_opts_t o = {.from_start = 1, .stop = &s.stop};
+    follow_opts_t o = {.from_start = 1, .stop = &s.stop, .notice = collect_notice};
+    notices[0] = 0;
     err_t e;
     err_clear(&e);
     input_t *in = follow_open(path, &o, NULL, &e);
@@ -91,6 +110,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
+    on_notice = NULL;
     return tmpdir_remove(dir);
 }
 
@@ -145,6 +165,138 @@ static void test_truncate_then_grow(void **state)
     free(got);
 }
 
+/* copytruncate, as logrotate does it: lines written after the source's
+ * last read, then the file copied to `to`, then truncated in place. */
+static void copy_to(const char *p, const char *to)
+{
+    char buf[4096];
+    int in = open(p, O_RDONLY);
+    assert_true(in >= 0);
+    ssize_t n = read(in, buf, sizeof buf);
+    assert_true(n >= 0);
+    close(in);
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(out >= 0);
+    assert_int_equal(write(out, buf, (size_t)n), n);
+    close(out);
+}
+
+static void copy_to_1(const char *p)
+{
+    char to[4300];
+    snprintf(to, sizeof to, "%s.1", p);
+    copy_to(p, to);
+}
+
+static void copy_to_2(const char *p)
+{
+    char to[4300];
+    snprintf(to, sizeof to, "%s.2", p);
+    copy_to(p, to);
+}
+
+/* The lines after the last read are only in the copy when it is found. */
+static void unread_then_copytruncate(const char *p)
+{
+    write_file(p, "a3\na4\n", O_APPEND);
+    copy_to_1(p);
+    write_file(p, "b1\n", O_TRUNC);
+}
+
+static void test_copytruncate_unread_end_read_from_copy(void **state)
+{
+    (void)state;
+    write_file(file, "a1\na2\n", O_TRUNC);
+    const step_fn steps[] = {unread_then_copytruncate};
+    char *got = follow_all(file, steps, 1);
+    assert_string_equal(got, "a1\na2\na3\na4\nb1\n");
+    assert_non_null(strstr(notices, "what it held after byte 6 is read from its copy app.log.1"));
+    free(got);
+}
+
+/* The unfinished line the truncation cut is finished in the copy. */
+static void finish_line_then_copytruncate(const char *p)
+{
+    write_file(p, "f\n", O_APPEND);
+    copy_to_1(p);
+    write_file(p, "b1\n", O_TRUNC);
+}
+
+static void test_copytruncate_copy_finishes_cut_line(void **state)
+{
+    (void)state;
+    write_file(file, "a1\nhal", O_TRUNC);
+    const step_fn steps[] = {finish_line_then_copytruncate};
+    char *got = follow_all(file, steps, 1);
+    assert_string_equal(got, "a1\nhalf\nb1\n");
+    free(got);
+}
+
+/* Two copytruncates before a read: the second copy holds a content the
+ * source never saw in the file; it is read after the first. */
+static void copytruncate_twice(const char *p)
+{
+    write_file(p, "a2\n", O_APPEND);
+    copy_to_1(p);
+    write_file(p, "b1\nb2\n", O_TRUNC);
+    copy_to_2(p);
+    write_file(p, "c1\n", O_TRUNC);
+}
+
+static void test_copytruncate_twice_before_read(void **state)
+{
+    (void)state;
+    write_file(file, "a1\n", O_TRUNC);
+    const step_fn steps[] = {copytruncate_twice};
+    char *got = follow_all(file, steps, 1);
+    assert_string_equal(got, "a1\na2\nb1\nb2\nc1\n");
+    assert_non_null(strstr(notices, "truncated again before what it held could be read; "
+                                    "reading it from its copy app.log.2"));
+    free(got);
+}
+
+/* Truncated without a copy, then (at the notice: the source is at the
+ * file's start with nothing of it read) copied and truncated again: the
+ * content it never read is in the copy. */
+static void copy_and_truncate_again(const char *p)
+{
+    copy_to_2(p);
+    write_file(p, "c1\n", O_TRUNC);
+}
+
+static void test_truncated_again_before_first_read(void **state)
+{
+    (void)state;
+    write_file(file, "a1\n", O_TRUNC);
+    on_notice = copy_and_truncate_again;
+    const step_fn steps[] = {rewrite_same_size};
+    char *got = follow_all(file, steps, 1);
+    assert_string_equal(got, "a1\nx1\nx2\nc1\n");
+    free(got);
+}
+
+/* A recent file that is no copy (other bytes before the offset read) is
+ * not read: the truncation is told as before. */
+static void other_file_then_truncate(const char *p)
+{
+    char other[4300];
+    snprintf(other, sizeof other, "%s.1", p);
+    write_file(other, "zz\nzz\nzz\n", O_TRUNC);
+    write_file(p, "b1\n", O_TRUNC);
+}
+
+static void test_truncation_without_copy(void **state)
+{
+    (void)state;
+    write_file(file, "a1\na2\n", O_TRUNC);
+    const step_fn steps[] = {other_file_then_truncate};
+    char *got = follow_all(file, steps, 1);
+    assert_string_equal(got, "a1\na2\nb1\n");
+    assert_null(strstr(notices, "copy"));
+    assert_non_null(strstr(notices, "file truncated"));
+    free(got);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -152,6 +304,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_truncate_and_rewrite_same_size, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncate_and_rewrite_longer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncate_then_grow, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_copytruncate_unread_end_read_from_copy, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_copytruncate_copy_finishes_cut_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_copytruncate_twice_before_read, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_truncated_again_before_first_read, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_truncation_without_copy, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,250 @@
+/* follow_copy.c: see follow_copy.h. Runs once per truncation, never per
+ * line: the directory listing and the few opens are cheap at that rate. */
+#include "exec/scan/follow_copy.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+/* Candidates tried per look: the newest ones (or, for copy_find_next,
+ * the oldest after the last copy read). A directory with more recent
+ * files than this is unusual; the copy is among the newest. */
+#define COPY_MAX_CANDIDATES 8
+/* Bytes compared of a candidate's start with the followed file's. */
+#define COPY_HEAD_CHECK 4096
+/* A copy that ends before the offset read must share this many bytes
+ * (or all of a shorter tail) with what was read to be taken for its copy. */
+#define COPY_OVERLAP_MIN 64
+
+typedef struct cand {
+    char name[NAME_MAX + 1];
+    struct timespec born;
+    ino_t ino;
+    long long size;
+    int named_like;           /* its name starts with the followed file's */
+} cand_t;
+
+typedef struct dir_look {
+    char dir[PATH_MAX];
+    const char *base;
+    size_t base_len;
+} dir_look_t;
+
+static int split_path(const char *path, dir_look_t *d)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(d->dir, sizeof d->dir, ".");
+        d->base = path;
+    } else {
+        size_t n = slash == path ? 1 : (size_t)(slash - path);
+        if (n >= sizeof d->dir)
+            return -1;
+        memcpy(d->dir, path, n);
+        d->dir[n] = 0;
+        d->base = slash + 1;
+    }
+    d->base_len = strlen(d->base);
+    return d->base_len > 0 ? 0 : -1;
+}
+
+static int ts_before(struct timespec a, struct timespec b)
+{
+    return a.tv_sec != b.tv_sec ? a.tv_sec < b.tv_sec : a.tv_nsec < b.tv_nsec;
+}
+
+/* Size, identity and times of a regular file; -1 for anything else. */
+static int file_facts(const char *full, cand_t *c, dev_t *dev, ino_t *ino, struct timespec *mtime)
+{
+#ifdef STATX_BTIME
+    struct statx sx;
+    if (statx(AT_FDCWD, full, 0, STATX_BASIC_STATS | STATX_BTIME, &sx) < 0 ||
+        !S_ISREG(sx.stx_mode))
+        return -1;
+    *dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+    *ino = (ino_t)sx.stx_ino;
+    c->size = (long long)sx.stx_size;
+    mtime->tv_sec = (time_t)sx.stx_mtime.tv_sec;
+    mtime->tv_nsec = (long)sx.stx_mtime.tv_nsec;
+    c->born = *mtime;
+    if (sx.stx_mask & STATX_BTIME) {
+        c->born.tv_sec = (time_t)sx.stx_btime.tv_sec;
+        c->born.tv_nsec = (long)sx.stx_btime.tv_nsec;
+    }
+#else
+    struct stat st;
+    if (stat(full, &st) < 0 || !S_ISREG(st.st_mode))
+        return -1;
+    *dev = st.st_dev;
+    *ino = st.st_ino;
+    c->size = (long long)st.st_size;
+    *mtime = st.st_mtim;
+    c->born = st.st_mtim;
+#endif
+    return 0;
+}
+
+/* Whether a comes before b in the order candidates are tried: named like
+ * the followed file first, then the newest first (oldest with `oldest`). */
+static int tried_before(const cand_t *a, const cand_t *b, int oldest)
+{
+    if (a->named_like != b->named_like)
+        return a->named_like;
+    /* The same creation time (one clock tick): the inode numbers, as
+     * filesystems mostly hand them out, tell the order. */
+    if (!ts_before(a->born, b->born) && !ts_before(b->born, a->born))
+        return oldest ? a->ino < b->ino : a->ino > b->ino;
+    return oldest ? ts_before(a->born, b->born) : ts_before(b->born, a->born);
+}
+
+/* Keeps c among the first COPY_MAX_CANDIDATES in the order of trying. */
+static void keep(cand_t *cs, size_t *n, const cand_t *c, int oldest)
+{
+    size_t at = *n;
+    while (at > 0 && tried_before(c, &cs[at - 1], oldest))
+        at--;
+    if (at == COPY_MAX_CANDIDATES)
+        return;
+    size_t last = *n < COPY_MAX_CANDIDATES ? *n : COPY_MAX_CANDIDATES - 1;
+    memmove(cs + at + 1, cs + at, (last - at) * sizeof *cs);
+    cs[at] = *c;
+    if (*n < COPY_MAX_CANDIDATES)
+        (*n)++;
+}
+
+/* The directory's recent regular files of at least min_size bytes that
+ * are not the follower's; with `after` set (copy_find_next) only those
+ * named like the followed file and created after it, oldest first. */
+static size_t candidates(const copy_query_t *q, const dir_look_t *d, long long min_size,
+                         const struct timespec *after, cand_t *cs)
+{
+    DIR *dir = opendir(d->dir);
+    if (!dir)
+        return 0;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    size_t n = 0;
+    struct dirent *de;
+    while ((de = readdir(dir)) != NULL) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+            !strcmp(de->d_name, d->base))
+            continue;
+        cand_t c;
+        c.named_like = !strncmp(de->d_name, d->base, d->base_len);
+        if (after && !c.named_like)
+            continue;
+        char full[PATH_MAX];
+        if (snprintf(full, sizeof full, "%s/%s", d->dir, de->d_name) >= (int)sizeof full)
+            continue;
+        dev_t dev;
+        ino_t ino;
+        struct timespec mtime;
+        if (file_facts(full, &c, &dev, &ino, &mtime) < 0 || c.size < min_size ||
+            (q->ours && q->ours(q->ours_ctx, dev, ino)))
+            continue;
+        struct timespec changed = ts_before(c.born, mtime) ? mtime : c.born;
+        if (now.tv_sec - changed.tv_sec > FOLLOW_COPY_RECENT_S)
+            continue;
+        /* Not before: creation times are coarse (a clock tick), two
+         * copies made within one have the same. */
+        if (after && ts_before(c.born, *after))
+            continue;
+        snprintf(c.name, sizeof c.name, "%s", de->d_name);
+        c.ino = ino;
+        keep(cs, &n, &c, after != NULL);
+    }
+    closedir(dir);
+    return n;
+}
+
+static int open_cand(const copy_query_t *q, const dir_look_t *d, const cand_t *c)
+{
+    char full[PATH_MAX];
+    if (snprintf(full, sizeof full, "%s/%s", d->dir, c->name) >= (int)sizeof full)
+        return -1;
+    return q->open ? q->open(q->open_ctx, full) : open(full, O_RDONLY | O_CLOEXEC);
+}
+
+static void found(copy_found_t *out, int fd, const cand_t *c)
+{
+    out->fd = fd;
+    out->born = c->born;
+    out->size = c->size;
+    size_t n = strlen(c->name);
+    if (n >= sizeof out->name)
+        n = sizeof out->name - 1;
+    memcpy(out->name, c->name, n);
+    out->name[n] = 0;
+}
+
+static int preads(int fd, char *buf, size_t n, off_t at)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, buf + got, n - got, at + (off_t)got);
+        if (r <= 0)
+            return -1;
+        got += (size_t)r;
+    }
+    return 0;
+}
+
+int copy_find_end(const copy_query_t *q, long long at, const char *tail, size_t tail_len,
+                  copy_found_t *out)
+{
+    dir_look_t d;
+    cand_t cs[COPY_MAX_CANDIDATES];
+    if (tail_len == 0 || (long long)tail_len > at || split_path(q->path, &d) < 0)
+        return 0;
+    char was[COPY_HEAD_CHECK];
+    size_t len = tail_len < sizeof was ? tail_len : sizeof was;
+    long long lo = at - (long long)len;
+    size_t overlap = len < COPY_OVERLAP_MIN ? len : COPY_OVERLAP_MIN;
+    size_t n = candidates(q, &d, lo + (long long)overlap, NULL, cs);
+    for (size_t i = 0; i < n; i++) {
+        int fd = open_cand(q, &d, &cs[i]);
+        if (fd < 0)
+            continue;
+        long long hi = cs[i].size < at ? cs[i].size : at;
+        size_t cmp = (size_t)(hi - lo);
+        if (preads(fd, was, cmp, (off_t)lo) == 0 && !memcmp(was, tail + tail_len - len, cmp) &&
+            lseek(fd, (off_t)hi, SEEK_SET) >= 0) {
+            found(out, fd, &cs[i]);
+            return 1;
+        }
+        close(fd);
+    }
+    return 0;
+}
+
+int copy_find_next(const copy_query_t *q, struct timespec after, int cur, copy_found_t *out)
+{
+    dir_look_t d;
+    cand_t cs[COPY_MAX_CANDIDATES];
+    if (split_path(q->path, &d) < 0)
+        return 0;
+    size_t n = candidates(q, &d, 1, &after, cs);
+    for (size_t i = 0; i < n; i++) {
+        int fd = open_cand(q, &d, &cs[i]);
+        if (fd < 0)
+            continue;
+        char head[COPY_HEAD_CHECK], now[COPY_HEAD_CHECK];
+        size_t len = cs[i].size < (long long)sizeof head ? (size_t)cs[i].size : sizeof head;
+        ssize_t cur_len = pread(cur, now, len, 0);
+        int usable = preads(fd, head, len, 0) == 0 && !memchr(head, 0, len) && cur_len >= 0 &&
+                     ((size_t)cur_len < len || memcmp(head, now, len) != 0);
+        if (usable) {
+            found(out, fd, &cs[i]);
+            return 1;
+        }
+        close(fd);
+        /* A copy of what the file still holds: so is every later one. */
+        return 0;
+    }
+    return 0;
+}
