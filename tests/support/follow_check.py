@@ -26,10 +26,13 @@ copied_last are in the copy F.<k>, and a follower that reads the copy
 shows them all; only the lines written between the copy and the
 truncation (after byte copy_bytes of that content) are in no file. A line
 missing from a truncated content is allowed only when a notice says
-"after byte N" with copy_bytes <= N <= the line's offset in that content
-(notices matched to the truncations in order): shown plus said lost is
-then everything the rotor wrote. `in_copy_unshown` counts the missing
-lines the copy held, `rotor_destroyed` the lines in no file.
+"after byte N" with N <= the line's offset in that content (notices
+matched to the truncations in order): shown plus said lost is then
+everything the rotor wrote, and no loss is understated. A follower that
+did not find the copy in time (a busy machine) says its loss from where it
+had read, which is honest: `in_copy_unshown` counts those lines (the copy
+held them), `rotor_destroyed` the lines in no file; both are figures, not
+failures.
 
 Notices: stdout and stderr lines that name the path with "rotated" or
 "truncated" (through a dserver they come as server messages). rename modes
@@ -195,7 +198,7 @@ def main(argv):
             in_copy_unshown += sum(1 for s in gone if s <= copied_last)
             at = base + (gone[0] - first) * LINE_BYTES
             q = p
-            while q < len(said) and not copy_bytes <= said[q] <= at:
+            while q < len(said) and not said[q] <= at:
                 q += 1
             if q < len(said):
                 excusable += gone
