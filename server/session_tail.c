@@ -105,6 +105,25 @@ static int tail_open(void *ctx, const char *path)
     return -1;
 }
 
+/* follow.h's open_candidate hook: a file in the followed file's directory
+ * that may be its copy, checked like the file; a refusal is only logged
+ * (at debug: most candidates are other files). */
+static int tail_open_candidate(void *ctx, const char *path)
+{
+    tail_file_t *f = ctx;
+    session_t *ss = f->t->ss;
+    char canonical[4096], detail[8192];
+    int fd;
+    if (perm_open(ss->rules, &ss->user, path, &fd, canonical, sizeof canonical, detail,
+                  sizeof detail) == PERM_OK) {
+        LOG_DEBUG("Copy candidate|%s", canonical);
+        return fd;
+    }
+    LOG_DEBUG("Copy candidate refused|%s|%s", path, detail);
+    errno = EACCES;
+    return -1;
+}
+
 /* follow.h's notice hook: rotations and truncations, after the lines
  * before them. */
 static void tail_notice(void *ctx, const char *path, const char *what)
@@ -225,7 +244,8 @@ static void start_follower(tail_run_t *t, const target_t *tg, const char *asked,
         session_send_message(t->ss, LOG_ERROR, e.msg);
         return;
     }
-    follow_opts_t fo = {.from_start = from_start, .open = tail_open, .open_ctx = f,
+    follow_opts_t fo = {.from_start = from_start, .open = tail_open,
+                        .open_candidate = tail_open_candidate, .open_ctx = f,
                         .notice = tail_notice, .notice_ctx = f};
     int added = follow_run_add(t->run, tg->path, &fo, &follow_file_ops, f->ff, &e);
     if (added <= 0) {   /* else the run owns f (tail_release) */

@@ -339,7 +339,9 @@ static int ours(const void *ctx, dev_t dev, ino_t ino)
 
 static copy_query_t copy_query(const follow_t *f)
 {
-    return (copy_query_t){.path = f->path, .open = f->o.open, .open_ctx = f->o.open_ctx,
+    return (copy_query_t){.path = f->path,
+                          .open = f->o.open_candidate ? f->o.open_candidate : f->o.open,
+                          .open_ctx = f->o.open_ctx,
                           .ours = ours, .ours_ctx = f};
 }
 

@@ -49,6 +49,10 @@ typedef struct follow_opts {
      * read; the source looks again later. */
     int (*open)(void *ctx, const char *path);
     void *open_ctx;
+    /* Opens a file that may be the followed file's copy (copytruncate;
+     * exec/scan/follow_copy.h), with open_ctx: as open, but a refusal is
+     * not news to the user (most candidates are other files). NULL: open. */
+    int (*open_candidate)(void *ctx, const char *path);
     /* Told what happened to the followed path, in words for the user
      * ("file truncated", "file rotated; following the new file", ...). */
     void (*notice)(void *ctx, const char *path, const char *what);

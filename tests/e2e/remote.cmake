@@ -8,3 +8,4 @@ foreach(c dcat1 dcat2 dcat3 dcatcolors dgrep icase max dmap dmap_oracle append d
   dtail_e2e(remote_${c} remote ${c} TIMEOUT 60)
 endforeach()
 dtail_e2e(remote_tail_rotate remote tail_rotate TIMEOUT 240)
+dtail_e2e(remote_tail_copy_refused remote tail_copy_refused TIMEOUT 60)

@@ -363,6 +363,36 @@ tail)
   server_alive
   server_stop
   ;;
+tail_copy_refused)
+  # copytruncate through dserver: the files of the directory that may be
+  # the copy are checked like the followed file, and a refused one is no
+  # news to the client, which asked for none of them (here the rules allow
+  # the followed file only, so the copy and another log are refused).
+  need_bin wireclient
+  SERVER_CFG_EXTRA="\"Permissions\": {\"Default\": [\"readfiles:^$IN/ct\\\\.log\$\"]}"
+  server_setup
+  F=$IN/ct.log
+  echo "old line before the tail" >"$F"
+  chmod 644 "$F"
+  SERVER_LOG_LEVEL=debug server_start
+  BG_TIMEOUT=40 bg_start wireclient "$SERVER" "$SERVER_KEY" tail "$F" "" 10
+  wait_following "$SERVER_CHILD" "$F"
+  for i in $(seq 1 100); do echo "before the copy $i"; done >>"$F"
+  echo "another log" >"$IN/other.log"
+  cp "$F" "$F.1" && chmod 644 "$IN/other.log" "$F.1"
+  : >"$F"
+  for i in $(seq 1 50); do echo "after the truncation $i"; done >>"$F"
+  wait_out "after the truncation 50" 30
+  bg_stop none 30
+  expect_rc tail_copy 0
+  expect_contains tail_copy "$ERR" "END 0"
+  expect_log tail_copy "Copy candidate refused|"
+  if grep -q "No permission" "$OUT" "$ERR"; then
+    fail "a refused copy candidate was told to the client: $(grep -h 'No permission' "$OUT" "$ERR" | head -2)"
+  fi
+  server_alive
+  server_stop
+  ;;
 tail_rotate)
   # dtail through dserver: 1M lines written while the file is rotated
   # (rename and create) three times and truncated once; every line arrives
