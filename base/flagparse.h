@@ -19,7 +19,7 @@ typedef struct flagparse_def {
     const char *help;             /* "ARG  text" for the help line */
 } flagparse_def_t;
 
-/* Go's flag values, shared with the clients' parser (client/cli.c):
+/* Go's flag values, shared with the clients' parser (client/tools/cli.c):
  * booleans true/false, 1/0, t/f (any case); integers >= 0. 0, or -1 when
  * the text is no such value. */
 int flagparse_bool(const char *v, int *out);

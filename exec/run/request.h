@@ -1,6 +1,6 @@
 /* request.h: one request of any kind, as the engine runs it.
  *
- * The CLI flags (client/client_request.c) and a wire REQUEST
+ * The CLI flags (client/tools/request.c) and a wire REQUEST
  * (exec_request_from_wire) are each translated into this struct once; from
  * it every runner builds its plan the same way, serverless or in dserver:
  * the cat/grep plan (lines_plan_init) and the map options

@@ -417,7 +417,7 @@ large)
   fanout_stop_all
   ;;
 nolibssh)
-  # The clients load libssh only to connect (client/lazy_lib.h). One that
+  # The clients load libssh only to connect (client/tools/lazy_lib.h). One that
   # cannot be loaded is a clear error naming the library, per server, and
   # serverless runs never notice it.
   fanout_start_n 1

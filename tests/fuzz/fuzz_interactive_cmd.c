@@ -1,5 +1,5 @@
 /* fuzz_interactive_cmd.c: libFuzzer target over the --interactive-query
- * command language (client/interactive_cmd.h), for every mode's flag set.
+ * command language (client/interactive/cmd.h), for every mode's flag set.
  *
  * Any line must either parse (a reload then changes at least one flag) or
  * fail with a message; tokens never contain more bytes than the line. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/interactive_cmd.h"
+#include "client/interactive/cmd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/repl_cmd.h"
-#include "client/repl_complete.h"
-#include "client/repl_lines.h"
-#include "client/repl_schema.h"
+#include "client/repl/cmd.h"
+#include "client/repl/complete.h"
+#include "client/repl/lines.h"
+#include "client/repl/schema.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "client/remote.h"
+#include "client/remote/session.h"
 #include "exec/agg/table.h"
 #include "wire/frame.h"
 #include "wire/msg.h"

@@ -1,5 +1,5 @@
 /* wireclient.c: a bare client of the wire protocol over the real SSH
- * transport (client/ssh_client.h), for the server-mode e2e tests and the
+ * transport (client/remote/ssh.h), for the server-mode e2e tests and the
  * benchmarks: it sends what the real clients never send.
  *
  *   wireclient SERVER KEY raw HEX       HELLO, then the bytes HEX as they
@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "client/ssh_client.h"
+#include "client/remote/ssh.h"
 #include "wire/frame.h"
 #include "wire/msg.h"
 

@@ -1,5 +1,5 @@
 /* test_interactive_cmd.c: the --interactive-query command language
- * (client/interactive_cmd.h): tokens, commands, reload flags per mode, and
+ * (client/interactive/cmd.h): tokens, commands, reload flags per mode, and
  * the exact error texts of shared reference §6.6. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "client/interactive_cmd.h"
+#include "client/interactive/cmd.h"
 
 static const unsigned LINES = ICMD_ALLOW_COMMON | ICMD_ALLOW_GREP;
 static const unsigned QUERY = ICMD_ALLOW_COMMON | ICMD_ALLOW_QUERY;

@@ -1,4 +1,4 @@
-/* test_remote_agg.c: the client's side of AGGREGATE frames (client/remote.c)
+/* test_remote_agg.c: the client's side of AGGREGATE frames (client/remote/session.c)
  * over a socketpair: a table a server sends in parts (flag `more` on all but
  * the last) reaches the handler once, joined, equal to the table sent; a
  * whole table passes as it is; a table cut off by another frame is dropped;
@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "client/remote.h"
+#include "client/remote/session.h"
 #include "exec/agg/table.h"
 #include "tests/support/sockstream.h"
 #include "wire/msg.h"

@@ -12,12 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "client/dmap_run.h"
-#include "client/repl_cmd.h"
-#include "client/repl_complete.h"
-#include "client/repl_data.h"
-#include "client/repl_lines.h"
-#include "client/repl_schema.h"
+#include "client/serverless/map_run.h"
+#include "client/repl/cmd.h"
+#include "client/repl/complete.h"
+#include "client/repl/data.h"
+#include "client/repl/lines.h"
+#include "client/repl/schema.h"
 #include "parser/parser.h"
 
 /* ---- dot commands ---------------------------------------------------- */

@@ -29,7 +29,7 @@
 #include <libssh/libssh.h>
 
 #include "base/log.h"
-#include "client/ssh_client.h"
+#include "client/remote/ssh.h"
 #include "server/ssh_server.h"
 #include "tests/support/tmpdir.h"
 

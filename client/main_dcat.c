@@ -1,7 +1,0 @@
-/* dcat: print whole files, serverless or (later) from many servers. */
-#include "client/scan_client.h"
-
-int main(int argc, char **argv)
-{
-    return scan_client_main(CLI_DCAT, argc, argv);
-}

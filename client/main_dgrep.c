@@ -1,7 +1,0 @@
-/* dgrep: print the matching lines of whole files. */
-#include "client/scan_client.h"
-
-int main(int argc, char **argv)
-{
-    return scan_client_main(CLI_DGREP, argc, argv);
-}

@@ -1,7 +1,0 @@
-/* dtail: follow log files as they grow. */
-#include "client/dtail_client.h"
-
-int main(int argc, char **argv)
-{
-    return dtail_client_main(argc, argv);
-}

@@ -1,0 +1,326 @@
+/* ssh.c: connect, check the host key, authenticate, open the shell. */
+#include "client/remote/ssh.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client/tools/lazy_lib.h"
+
+#define SSH_CLIENT_READ (16 * 1024 * 1024)  /* grows the window (see header): 16 MiB
+                                            in flight is 320 MB/s at 50 ms RTT */
+#define SSH_CLIENT_WRITE_PIECE (64 * 1024)
+#define SSH_CLIENT_POLL_MS 100              /* an idle reader looks again this often */
+
+typedef struct ssh_stream {
+    ssh_session sess;   /* the connection */
+    ssh_channel ch;     /* its shell channel */
+    char *buf;          /* read_max bytes for small reads */
+    size_t read_max;    /* largest read (ssh_client_opts_t.read_max) */
+    size_t off, len;    /* unread part of buf */
+    pthread_mutex_t mu; /* one libssh call at a time: a reader thread and a
+                           writer thread (interactive reloads) share sess */
+} ssh_stream_t;
+
+int ssh_client_parse_server(const char *spec, int def_port, char *host, size_t cap, int *port,
+                            err_t *e)
+{
+    const char *h = spec, *colon;
+    size_t hlen;
+    if (spec[0] == '[') {
+        const char *rb = strchr(spec, ']');
+        if (!rb)
+            return err_set(e, ERR_USAGE, "server %s: missing ']'", spec);
+        h = spec + 1;
+        hlen = (size_t)(rb - h);
+        colon = rb[1] == ':' ? rb + 1 : NULL;
+        if (rb[1] && !colon)
+            return err_set(e, ERR_USAGE, "server %s: expected ':' after ']'", spec);
+    } else {
+        colon = strrchr(spec, ':');
+        if (colon && strchr(spec, ':') != colon)
+            colon = NULL;   /* a bare IPv6 address without a port */
+        hlen = colon ? (size_t)(colon - spec) : strlen(spec);
+    }
+    if (hlen == 0 || hlen >= cap)
+        return err_set(e, ERR_USAGE, "server \"%s\": host name missing or too long", spec);
+    memcpy(host, h, hlen);
+    host[hlen] = '\0';
+    *port = def_port;
+    if (colon) {
+        char *end;
+        long p = strtol(colon + 1, &end, 10);
+        if (!colon[1] || *end || p < 1 || p > 65535)
+            return err_set(e, ERR_USAGE, "server \"%s\": port must be 1 to 65535", spec);
+        *port = (int)p;
+    }
+    return 0;
+}
+
+int ssh_client_ask_trust(const char *hostport, const char *fingerprint, FILE *answer_in,
+                         FILE *prompt_out)
+{
+    fprintf(prompt_out, "Encountered 1 unknown hosts: '%s'\n", hostport);
+    for (;;) {
+        fprintf(prompt_out, "Do you want to trust these hosts?? (y=yes,a=all,n=no,d=details): ");
+        fflush(prompt_out);
+        char line[64];
+        if (!fgets(line, sizeof line, answer_in))
+            return 0;
+        switch (line[0]) {
+        case 'y': case 'Y': case 'a': case 'A':
+            return 1;
+        case 'n': case 'N':
+            return 0;
+        case 'd': case 'D':
+            fprintf(prompt_out, "%s %s\n", hostport, fingerprint);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+/* $HOME/.ssh (the user database's home without HOME), as DTail finds it.
+ * libssh itself would take the home from the user database only, so a
+ * HOME of one's own (sudo -E, tests) would find other keys than it names. */
+static void default_ssh_dir(char *out, size_t cap)
+{
+    const char *home = getenv("HOME");
+    struct passwd *pw = NULL;
+    if (!home || !*home) {
+        pw = getpwuid(getuid());
+        home = pw ? pw->pw_dir : "/";
+    }
+    snprintf(out, cap, "%s/.ssh", home);
+}
+
+static int check_host(ssh_session s, const ssh_client_opts_t *o, const char *path,
+                      const char *hostport, err_t *e)
+{
+    enum ssh_known_hosts_e k = ssh_api.ssh_session_is_known_server(s);
+    if (k == SSH_KNOWN_HOSTS_OK)
+        return 0;
+    if (k == SSH_KNOWN_HOSTS_CHANGED || k == SSH_KNOWN_HOSTS_OTHER)
+        return err_set(e, ERR_IO,
+                       "the host key differs from the one in %s: possible man-in-the-middle "
+                       "attack; remove the old entry if the key really changed",
+                       path);
+    if (k == SSH_KNOWN_HOSTS_ERROR)
+        return err_set(e, ERR_IO, "cannot check known hosts %s: %s", path, ssh_api.ssh_get_error(s));
+    int trust = o->trust_all_hosts;
+    if (!trust) {
+        ssh_key key = NULL;
+        char *fp = NULL;
+        unsigned char *hash = NULL;
+        size_t hlen = 0;
+        if (ssh_api.ssh_get_server_publickey(s, &key) == SSH_OK &&
+            ssh_api.ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &hlen) == 0)
+            fp = ssh_api.ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hlen);
+        if (isatty(STDIN_FILENO) && isatty(STDERR_FILENO))
+            trust = ssh_client_ask_trust(hostport, fp ? fp : "?", stdin, stderr);
+        ssh_api.ssh_string_free_char(fp);
+        ssh_api.ssh_clean_pubkey_hash(&hash);
+        ssh_api.ssh_key_free(key);
+        if (!trust)
+            return err_set(e, ERR_IO,
+                           "unknown host key, not trusted (answer the prompt on a terminal, "
+                           "use --trustAllHosts, or add it to %s)",
+                           path);
+    }
+    if (ssh_api.ssh_session_update_known_hosts(s) != SSH_OK)
+        return err_set(e, ERR_IO, "cannot add the host key to %s: %s", path, ssh_api.ssh_get_error(s));
+    chmod(path, 0600);
+    return 0;
+}
+
+static int authenticate(ssh_session s, const ssh_client_opts_t *o, const char *user, err_t *e)
+{
+    const char *pass = getenv("DTAIL_KEY_PASSPHRASE");
+    int rc;
+    /* libssh (before 0.12) picks an RSA key's signature algorithm from the
+     * server's server-sig-algs before it asks for the ssh-userauth service,
+     * so whether it has read the server's EXT_INFO by then is a race: lost,
+     * it picks ssh-rsa (SHA-1), which it refuses itself ("not allowed by
+     * PUBLICKEY_ACCEPTED_TYPES"). The service's accept comes after EXT_INFO
+     * (RFC 8308 sends that right after NEWKEYS), and the request is made
+     * once per session (later calls return the accepted state). */
+    if (ssh_api.ssh_service_request(s, "ssh-userauth") != SSH_OK)
+        return err_set(e, ERR_IO, "the server refused the ssh-userauth service: %s",
+                       ssh_api.ssh_get_error(s));
+    if (o->password) {
+        rc = ssh_api.ssh_userauth_password(s, NULL, o->password);
+    } else if (o->key_path && *o->key_path) {
+        ssh_key key = NULL;
+        if (ssh_api.ssh_pki_import_privkey_file(o->key_path, pass, NULL, NULL, &key) != SSH_OK)
+            return err_set(e, ERR_USAGE, "cannot read private key %s (encrypted keys need "
+                           "DTAIL_KEY_PASSPHRASE)", o->key_path);
+        rc = ssh_api.ssh_userauth_publickey(s, NULL, key);
+        ssh_api.ssh_key_free(key);
+    } else {
+        rc = ssh_api.ssh_userauth_publickey_auto(s, NULL, pass);
+    }
+    if (rc == SSH_AUTH_SUCCESS)
+        return 0;
+    return err_set(e, ERR_IO, "authentication failed for user %s (%s)", user,
+                   o->password ? "password refused"
+                   : o->key_path ? "key not accepted"
+                                 : "no key from ssh-agent, ~/.ssh/id_ed25519, id_ecdsa or id_rsa accepted");
+}
+
+/* Reads poll the socket without holding the lock, so another thread may
+ * write (send the next request) while this one waits for data. The read
+ * itself asks for read_max bytes without waiting (timeout 0), which still
+ * grows the window as a blocking read does. */
+static ssize_t stream_read_fn(void *ctx, void *buf, size_t n, err_t *e)
+{
+    ssh_stream_t *st = ctx;
+    if (st->len == 0) {
+        int direct = n >= st->read_max;
+        int r;
+        for (;;) {
+            pthread_mutex_lock(&st->mu);
+            r = ssh_api.ssh_channel_read_timeout(st->ch, direct ? buf : st->buf, (uint32_t)st->read_max, 0, 0);
+            int eof = r == 0 && (ssh_api.ssh_channel_is_eof(st->ch) || ssh_api.ssh_channel_is_closed(st->ch));
+            pthread_mutex_unlock(&st->mu);
+            if (r != 0 || eof)
+                break;
+            struct pollfd p = {.fd = ssh_api.ssh_get_fd(st->sess), .events = POLLIN};
+            if (poll(&p, 1, SSH_CLIENT_POLL_MS) < 0 && errno != EINTR)
+                return err_set(e, ERR_IO, "poll on the SSH socket: %s", strerror(errno));
+        }
+        if (r == SSH_ERROR)
+            return err_set(e, ERR_IO, "reading from the server: %s", ssh_api.ssh_get_error(st->sess));
+        if (r <= 0)
+            return 0;   /* end of stream */
+        if (direct)
+            return r;
+        st->off = 0;
+        st->len = (size_t)r;
+    }
+    size_t k = n < st->len ? n : st->len;
+    memcpy(buf, st->buf + st->off, k);
+    st->off += k;
+    st->len -= k;
+    return (ssize_t)k;
+}
+
+static int stream_write_fn(void *ctx, const void *buf, size_t n, err_t *e)
+{
+    ssh_stream_t *st = ctx;
+    const char *p = buf;
+    pthread_mutex_lock(&st->mu);
+    while (n > 0) {
+        uint32_t piece = n > SSH_CLIENT_WRITE_PIECE ? SSH_CLIENT_WRITE_PIECE : (uint32_t)n;
+        int w = ssh_api.ssh_channel_write(st->ch, p, piece);
+        if (w == SSH_ERROR || (w == 0 && ssh_api.ssh_channel_is_closed(st->ch))) {
+            pthread_mutex_unlock(&st->mu);
+            return err_set(e, ERR_IO, "writing to the server: %s",
+                           w == SSH_ERROR ? ssh_api.ssh_get_error(st->sess) : "channel closed");
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    pthread_mutex_unlock(&st->mu);
+    return 0;
+}
+
+static void stream_close_fn(void *ctx)
+{
+    ssh_stream_t *st = ctx;
+    if (st->ch) {
+        if (ssh_api.ssh_channel_is_open(st->ch)) {
+            ssh_api.ssh_channel_send_eof(st->ch);
+            ssh_api.ssh_channel_close(st->ch);
+        }
+        ssh_api.ssh_channel_free(st->ch);
+    }
+    ssh_api.ssh_disconnect(st->sess);
+    ssh_api.ssh_free(st->sess);
+    pthread_mutex_destroy(&st->mu);
+    free(st->buf);
+    free(st);
+}
+
+static const char *default_user(void)
+{
+    const char *u = getenv("USER");
+    if (u && *u)
+        return u;
+    struct passwd *pw = getpwuid(getuid());
+    return pw ? pw->pw_name : "root";
+}
+
+int ssh_client_open(const char *host, int port, const ssh_client_opts_t *o, stream_t *out, err_t *e)
+{
+    if (ssh_api_load(e) < 0)
+        return -1;
+    ssh_stream_t *st = calloc(1, sizeof *st);
+    size_t read_max = o->read_max ? o->read_max : SSH_CLIENT_READ;
+    if (st)
+        st->read_max = read_max;
+    if (!st || !(st->buf = malloc(read_max)) || !(st->sess = ssh_api.ssh_new())) {
+        if (st)
+            free(st->buf);
+        free(st);
+        return err_set(e, ERR_NOMEM, "out of memory");
+    }
+    pthread_mutex_init(&st->mu, NULL);
+    const char *user = o->user && *o->user ? o->user : default_user();
+    char dir[3072], kh[4096];
+    default_ssh_dir(dir, sizeof dir);
+    if (o->known_hosts) {
+        snprintf(kh, sizeof kh, "%s", o->known_hosts);
+    } else {
+        mkdir(dir, 0700);   /* DTail creates it too; EEXIST is fine */
+        snprintf(kh, sizeof kh, "%s/known_hosts", dir);
+    }
+    char hostport[300];
+    snprintf(hostport, sizeof hostport, "%s:%d", host, port);
+    long usec = (long)(o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 2000) * 1000L;
+    int yes = 1, no = 0;
+    ssh_session s = st->sess;
+    if (ssh_api.ssh_options_set(s, SSH_OPTIONS_HOST, host) != SSH_OK ||
+        ssh_api.ssh_options_set(s, SSH_OPTIONS_PORT, &port) != SSH_OK ||
+        ssh_api.ssh_options_set(s, SSH_OPTIONS_USER, user) != SSH_OK ||
+        ssh_api.ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no) != SSH_OK ||
+        ssh_api.ssh_options_set(s, SSH_OPTIONS_NODELAY, &yes) != SSH_OK ||
+        ssh_api.ssh_options_set(s, SSH_OPTIONS_TIMEOUT_USEC, &usec) != SSH_OK ||
+        ssh_api.ssh_options_set(s, SSH_OPTIONS_SSH_DIR, dir) != SSH_OK ||
+        ssh_api.ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, kh) != SSH_OK ||
+        ssh_api.ssh_options_set(s, SSH_OPTIONS_CIPHERS_C_S,
+                        "aes128-gcm@openssh.com,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com,"
+                        "aes128-ctr,aes256-ctr") != SSH_OK ||
+        ssh_api.ssh_options_set(s, SSH_OPTIONS_CIPHERS_S_C,
+                        "aes128-gcm@openssh.com,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com,"
+                        "aes128-ctr,aes256-ctr") != SSH_OK) {
+        err_set(e, ERR_USAGE, "invalid SSH option: %s", ssh_api.ssh_get_error(s));
+        goto fail;
+    }
+    if (ssh_api.ssh_connect(s) != SSH_OK) {
+        err_set(e, ERR_IO, "cannot connect: %s", ssh_api.ssh_get_error(s));
+        goto fail;
+    }
+    if ((!o->no_host_key_check && check_host(s, o, kh, hostport, e) < 0) ||
+        authenticate(s, o, user, e) < 0)
+        goto fail;
+    st->ch = ssh_api.ssh_channel_new(s);
+    if (!st->ch || ssh_api.ssh_channel_open_session(st->ch) != SSH_OK ||
+        ssh_api.ssh_channel_request_shell(st->ch) != SSH_OK) {
+        err_set(e, ERR_IO, "cannot open the session channel: %s", ssh_api.ssh_get_error(s));
+        goto fail;
+    }
+    out->ctx = st;
+    out->read = stream_read_fn;
+    out->write = stream_write_fn;
+    out->close = stream_close_fn;
+    return 0;
+fail:
+    stream_close_fn(st);
+    return -1;
+}

@@ -1,0 +1,141 @@
+/* map.c: the serverless mapreduce client. */
+#include "client/serverless/map.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/config.h"
+#include "base/log.h"
+#include "client/tools/cli.h"
+#include "client/tools/common.h"
+#include "client/remote/session.h"
+#include "client/serverless/map_run.h"
+#include "client/interactive/reload.h"
+#include "client/repl/repl.h"
+#include "exec/scan/targets.h"
+#include "parser/parser.h"
+
+/* The REPL opens for inputs without a query when stdin is a terminal, or
+ * with --repl. It needs files: stdin is the terminal it reads. */
+static int start_repl(const cli_opts_t *o)
+{
+    err_t e;
+    char host[256];
+    config_t cfg;
+    if (client_setup(o, &cfg, host, sizeof host, &e) < 0)
+        return client_usage_error("dmap", &e);
+    target_list_t targets;
+    target_list_init(&targets);
+    client_run_t run = {"dmap", 0};
+    if (client_targets(o, -1, 1, &targets, &run, &e) < 0) {
+        target_list_free(&targets);
+        return client_usage_error("dmap", &e);
+    }
+    int status = run.status;
+    for (size_t i = 0; i < targets.n && !status; i++) {
+        if (!strcmp(targets.items[i].path, "-")) {
+            err_set(&e, ERR_USAGE, "the prompt reads queries from the terminal; "
+                                   "give the inputs as files, not stdin");
+            status = client_usage_error("dmap", &e);
+        }
+    }
+    if (!status && targets.n == 0) {
+        err_set(&e, ERR_USAGE, "--repl: no input file");
+        status = client_usage_error("dmap", &e);
+    }
+    if (!status)
+        status = repl_main(o, &cfg, host, &targets);
+    target_list_free(&targets);
+    return status;
+}
+
+int dmap_client_main(int argc, char **argv)
+{
+    err_t e;
+    err_clear(&e);
+    cli_opts_t o;
+    int status;
+    if (client_parse_args(&o, CLI_DMAP, argc, argv, &status))
+        return status;
+    /* DTail: the first positional containing "select " is the query. */
+    const char *query = o.query;
+    int query_pos = -1;
+    for (int i = 0; !query && i < o.n_positional; i++) {
+        if (strcasestr(o.positional[i], "select ")) {
+            query = o.positional[i];
+            query_pos = i;
+        }
+    }
+    if (interactive_check(&o, remote_wanted(&o), &e) < 0) {
+        cli_free(&o);
+        return client_usage_error("dmap", &e);
+    }
+    if (o.repl && query) {
+        err_set(&e, ERR_USAGE, "--repl takes no query: type queries at the prompt");
+        cli_free(&o);
+        return client_usage_error("dmap", &e);
+    }
+    if (!query && (o.repl || ((o.files || o.n_positional) && isatty(STDIN_FILENO)))) {
+        status = start_repl(&o);
+        cli_free(&o);
+        return status;
+    }
+    if (!query) {
+        err_set(&e, ERR_USAGE, "No mapreduce query specified, use '-query' flag");
+        cli_free(&o);
+        return client_usage_error("dmap", &e);
+    }
+    query_t *q = NULL;
+    if (query_parse(query, strlen(query), NULL, &q, &e) < 0) {
+        char buf[8192];
+        query_error_format(query, strlen(query), &e, buf, sizeof buf);
+        fprintf(stderr, "dmap: invalid query: %s\n", buf);
+        cli_free(&o);
+        return err_exit_status(e.code);
+    }
+    const plan_t *plan = query_plan(q);
+    char host[256];
+    config_t cfg;
+    if (client_setup(&o, &cfg, host, sizeof host, &e) < 0) {
+        query_free(q);
+        cli_free(&o);
+        return client_usage_error("dmap", &e);
+    }
+    LOG_DEBUG("query|%s", query_canonical(q));
+    for (size_t i = 0; i < plan->n_warnings && log_level >= LOG_WARN; i++)
+        fprintf(stderr, "dmap: warning: %s\n", plan->warnings[i].msg);
+
+    client_run_t run = {"dmap", 0};
+    if (remote_wanted(&o)) {   /* parsed here, run on the server */
+        status = remote_map_main(&o, &cfg, plan, query, query_pos, client_colors(&o, &cfg), &run);
+        query_free(q);
+        cli_free(&o);
+        return status;
+    }
+    target_list_t targets;
+    target_list_init(&targets);
+    if (client_targets(&o, query_pos, 1, &targets, &run, &e) < 0) {
+        target_list_free(&targets);
+        query_free(q);
+        cli_free(&o);
+        return client_usage_error("dmap", &e);
+    }
+    dmap_job_t job = {
+        .plan = plan,
+        .query = query,
+        .host = host,
+        .max_line_len = cfg.max_line_len,
+        .targets = targets.items,
+        .n_targets = targets.n,
+        .quiet = o.quiet || o.plain,
+        .color = client_colors(&o, &cfg),
+        .memory_limit = (size_t)o.memory_limit_bytes,
+        .timeout_s = o.timeout,
+    };
+    dmap_run(&job, &run);
+    target_list_free(&targets);
+    query_free(q);
+    cli_free(&o);
+    return run.status;
+}

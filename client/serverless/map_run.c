@@ -1,0 +1,239 @@
+/* map_run.c: run a plan over inputs, then render or write the result. */
+#include "client/serverless/map_run.h"
+#include "client/serverless/inputs.h"
+#include "client/tools/table_print.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "base/outbuf.h"
+#include "base/term.h"
+#include "exec/agg/spill_result.h"
+#include "exec/mapscan.h"
+#include "exec/run/runner.h"
+#include "exec/sink/outfile.h"
+
+
+typedef struct dmap_state {
+    const dmap_job_t *job;      /* what runs */
+    client_run_t *run;          /* tool name and exit status */
+    mapscan_t ms;               /* the engine */
+    table_printer_t tp;         /* the terminal form, and what it printed last */
+    outfile_input_t *inputs;    /* per target read so far: what became of it
+                                   (NULL when out of memory: none recorded) */
+    size_t n_inputs;            /* targets tried */
+} dmap_state_t;
+
+/* Rows the terminal shows. */
+static long long terminal_limit(const dmap_state_t *rs)
+{
+    const plan_t *plan = rs->job->plan;
+    return plan->limit_given ? plan->limit : rs->job->show == DMAP_SHOW_TABLE ? TABLE_DEFAULT_ROWS : -1;
+}
+
+static void show_result(dmap_state_t *rs, result_t *r, int final);
+
+/* Renders table t to stdout (terminal form). */
+static void print_table(dmap_state_t *rs, const agg_table_t *t, int final)
+{
+    result_t r;
+    err_t e;
+    if (result_build(rs->job->plan, t, terminal_limit(rs), &r, &e) < 0) {
+        client_report(rs->run, &e);
+        return;
+    }
+    show_result(rs, &r, final);
+}
+
+/* Writes r to stdout in the terminal form and frees it. As DTail, a table
+ * identical to the one printed last is not printed again (an interim table
+ * that already showed the final result is not repeated at the end). */
+static void show_result(dmap_state_t *rs, result_t *r, int final)
+{
+    const plan_t *plan = rs->job->plan;
+    int table = rs->job->show == DMAP_SHOW_TABLE;
+    err_t e;
+    outbuf_t text;
+    if (outbuf_init_mem(&text, 64 * 1024, &e) == 0) {
+        text.escape_data = term_escapes(STDOUT_FILENO);
+        if (!table)
+            dmap_show_text(r, plan, rs->job->show, &text);
+        else
+            table_printer_render(&rs->tp, r, &text);
+        table_printer_emit(&rs->tp, &text);
+        outbuf_free(&text);
+    }
+    if (final && table)
+        table_printer_note_limit(plan, r->n_groups);
+    result_free(r);
+}
+
+/* An interim table (DTail prints the table each interval). */
+static void print_interim(const agg_table_t *snap, void *arg)
+{
+    print_table(arg, snap, 0);
+}
+
+static void print_summary(dmap_state_t *rs, const map_stats_t *st, size_t n_groups, double seconds)
+{
+    int quiet = rs->job->quiet;
+    if (!quiet && log_level >= LOG_WARN) {
+        char table[300] = "";
+        if (rs->ms.has_filter)
+            snprintf(table, sizeof table, " (%s)", rs->ms.filter.pattern);
+        fprintf(stderr, "dmap: %llu lines read, %llu matched%s, %llu parsed, %llu not for this "
+                        "format, %llu unparsed, %llu selected, %zu groups, %.3f s\n",
+                st->lines_read, st->lines_matched, table, st->lines_parsed, st->lines_skipped,
+                st->lines_unparsed, st->lines_selected, n_groups, seconds);
+    }
+    if (st->lines_unparsed && log_level >= LOG_WARN && !quiet && log_level < LOG_DEBUG)
+        fprintf(stderr, "dmap: %llu lines could not be parsed as log format %s "
+                        "(--logLevel debug shows examples)\n",
+                st->lines_unparsed, rs->job->plan->logformat->name);
+    for (int i = 0; i < st->n_examples && log_level >= LOG_DEBUG; i++)
+        term_fprintf(stderr, "dmap: unparsed: %s\n", st->examples[i]);
+}
+
+/* sp: the spill holding the whole result, or NULL when it is all in
+ * ms.result. Sets *n_groups to the groups of the result. */
+static void write_outfile(dmap_state_t *rs, outfile_info_t info, spill_t *sp, size_t *n_groups)
+{
+    const dmap_job_t *job = rs->job;
+    const plan_t *plan = job->plan;
+    clock_gettime(CLOCK_REALTIME, &info.end);
+    err_t e;
+    err_clear(&e);
+    int rc = outfile_write_merged(plan, &rs->ms.result, sp, &info, n_groups, &e);
+    if (rc < 0)
+        client_report(rs->run, &e);
+    else
+        LOG_INFO("%s to outfile|%s", plan->outfile_append ? "Appended" : "Wrote", plan->outfile);
+}
+
+/* The final table of a spilled run: only the rows shown are rendered. */
+static void print_spilled(dmap_state_t *rs, spill_t *sp, size_t *n_groups)
+{
+    result_t r;
+    err_t e;
+    err_clear(&e);
+    if (spill_result_build(rs->job->plan, sp, terminal_limit(rs), &r, &e) < 0) {
+        client_report(rs->run, &e);
+        return;
+    }
+    *n_groups = r.n_groups;
+    show_result(rs, &r, 1);
+}
+
+int dmap_run(const dmap_job_t *job, client_run_t *run)
+{
+    const plan_t *plan = job->plan;
+    dmap_state_t rs = {.job = job, .run = run};
+    err_t e;
+    err_clear(&e);
+    exec_env_t env = {
+        .host = job->host,
+        .max_line_len = job->max_line_len,
+        .memory_limit = job->memory_limit ? job->memory_limit : mapscan_default_memory_limit(),
+        .n_threads = client_cpu_count(),
+        .cancel = job->cancel,
+    };
+    exec_request_t rq = {.kind = EXEC_MAP, .query = job->query, .timeout_s = job->timeout_s};
+    exec_zone_t zone;
+    map_opts_t mo;
+    exec_map_opts(&rq, &env, plan, &zone, &mo);
+    if (outfile_check(plan, &e) < 0 ||
+        table_printer_init(&rs.tp, plan, job->query, job->color, 0, &e) < 0) {
+        client_report(run, &e);
+        return 0;
+    }
+    rs.inputs = calloc(job->n_targets ? job->n_targets : 1, sizeof *rs.inputs);
+    if (mapscan_init(&rs.ms, &mo, &e) < 0) {
+        free(rs.inputs);
+        mapscan_free(&rs.ms);
+        table_printer_free(&rs.tp);
+        client_report(run, &e);
+        return 0;
+    }
+    /* Interim tables only to a terminal or when `interval` was given. */
+    mapscan_reporter_t rep = {0};
+    if (!plan->outfile && (plan->interval_given || isatty(STDOUT_FILENO)))
+        mapscan_reporter_start(&rep, &rs.ms, plan, plan->interval, print_interim, &rs);
+    struct timespec t0, t1, start;
+    clock_gettime(CLOCK_REALTIME, &start);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    client_inputs_t ci = {.targets = job->targets, .n_targets = job->n_targets,
+                          .mem_fds = job->mem_fds, .deadline_ms = mo.deadline_ms, .run = run,
+                          .records = rs.inputs};
+    run_inputs_t ins = client_inputs(&ci);
+    int stopped = run_map(&rs.ms, &ins) != RUN_END_ALL;
+    rs.n_inputs = ci.n_tried;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    mapscan_reporter_stop(&rep);
+    int timed_out = stopped && mapscan_timed_out(&rs.ms), cancelled = stopped && !timed_out;
+    if (timed_out)
+        LOG_WARN("--timeout %lld s reached: the result covers only what was read until then",
+                 job->timeout_s);
+    if (!cancelled) {
+        if (rs.ms.result.failed) {
+            err_set(&e, ERR_NOMEM, "out of memory: the result is incomplete");
+            client_report(run, &e);
+        }
+        map_stats_t st;
+        mapscan_stats(&rs.ms, &st);
+        field_report_t fr;
+        int have_fr = mapscan_fields(&rs.ms, &fr, &e) == 0;
+        if (!have_fr)
+            client_report(run, &e);
+        else
+            field_report_mark_null(&fr, plan, rs.ms.result.specs);
+        size_t n_groups = rs.ms.result.n_groups;
+        spill_t *sp = NULL;
+        int lost = 0;   /* groups left split between memory and disk */
+        if (mapscan_spilled(&rs.ms)) {
+            sp = mapscan_spill_rest(&rs.ms, &e);
+            lost = !sp;
+            if (lost)
+                client_report(run, &e);
+            else
+                LOG_INFO("spill|%zu runs, %llu group rows in a temporary database",
+                         spill_total_runs(sp), (unsigned long long)spill_n_rows(sp));
+            if (sp && have_fr)
+                field_report_mark_null(&fr, plan, spill_specs_mut(sp));
+        }
+        outfile_info_t info = {.query = job->query, .start = start, .inputs = rs.inputs,
+                               .n_inputs = rs.inputs ? rs.n_inputs : 0, .stats = &st,
+                               .partial = rs.ms.result.failed};
+        if (!lost && plan->outfile)
+            write_outfile(&rs, info, sp, &n_groups);
+        else if (!lost && sp)
+            print_spilled(&rs, sp, &n_groups);
+        else if (!lost)
+            print_table(&rs, &rs.ms.result, 1);
+        print_summary(&rs, &st, n_groups, (double)(t1.tv_sec - t0.tv_sec) +
+                                              (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+        if (have_fr) {
+            if (log_level >= LOG_WARN)
+                field_report_warn(&fr, plan, "dmap", stderr);
+            field_report_free(&fr);
+        }
+        if (outfile_info_partial(&info) && log_level >= LOG_WARN && !job->quiet) {
+            char text[2048];
+            outfile_partial_text(&info, text, sizeof text);
+            term_fprintf(stderr, "dmap: warning: %s\n", text);
+        }
+    }
+    for (size_t i = 0; rs.inputs && i < rs.n_inputs; i++)
+        free((char *)rs.inputs[i].error);
+    free(rs.inputs);
+    mapscan_free(&rs.ms);
+    table_printer_free(&rs.tp);
+    return cancelled;
+}

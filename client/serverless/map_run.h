@@ -1,0 +1,56 @@
+/* map_run.h: one mapreduce query over a list of inputs, with its result
+ * rendered to the terminal or written to its outfile.
+ *
+ * The one query path: `dmap --query` runs a single job and the REPL runs
+ * one per query, through the same engine (exec/mapscan.h), the same
+ * renderer (exec/sink/result.h) and the same outfile dispatch
+ * (exec/sink/outfile.h). */
+#ifndef DTAIL_CLIENT_DMAP_RUN_H
+#define DTAIL_CLIENT_DMAP_RUN_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "client/tools/common.h"
+#include "exec/scan/targets.h"
+#include "exec/sink/result.h"
+#include "parser/plan.h"
+
+/* How a result without outfile reaches the terminal. */
+typedef enum dmap_show {
+    DMAP_SHOW_TABLE = 0,   /* DTail's table (10 rows without limit) */
+    DMAP_SHOW_CSV,         /* CSV, header and rows */
+    DMAP_SHOW_JSON,        /* one JSON object per row and line */
+} dmap_show_t;
+
+typedef struct dmap_job {
+    const plan_t *plan;          /* what to run (its outfile decides the sink) */
+    const char *query;           /* the query text as given */
+    const char *host;            /* $hostname */
+    size_t max_line_len;         /* longer lines are split */
+    const target_t *targets;     /* inputs in order */
+    size_t n_targets;            /* their count */
+    const int *mem_fds;          /* per target: a descriptor holding its
+                                    decoded bytes (read instead of the path),
+                                    or -1; NULL when none is in memory */
+    int quiet;                   /* no summary line on stderr */
+    int color;                   /* paint the table (and the query above it) */
+    dmap_show_t show;            /* terminal form */
+    const volatile sig_atomic_t *cancel; /* set asynchronously to stop; may be NULL */
+    long long timeout_s;         /* --timeout: reading ends after this many seconds
+                                    and what was read is the result (a warning
+                                    says so); 0: none. Not with cancel. */
+    size_t memory_limit;         /* bytes for group tables before they spill
+                                    (--memory-limit); 0: a quarter of RAM */
+} dmap_job_t;
+
+/* Runs job. Errors (unreadable inputs, an outfile that cannot be written)
+ * are reported on stderr through run, which keeps the exit status. Returns
+ * 0, or 1 when *cancel stopped the run (nothing is rendered or written). */
+int dmap_run(const dmap_job_t *job, client_run_t *run);
+
+
+/* The result in the terminal forms other than the table (csv, json). */
+void dmap_show_text(const result_t *r, const plan_t *plan, dmap_show_t show, outbuf_t *out);
+
+#endif

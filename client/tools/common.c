@@ -1,0 +1,133 @@
+/* common.c: shared set-up of the serverless clients. */
+#include "client/tools/common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/fdio.h"
+#include "base/log.h"
+#include "base/term.h"
+
+#define DEFAULT_SHUTDOWN_AFTER 86400
+
+void client_report(client_run_t *rs, const err_t *e)
+{
+    if (log_level >= LOG_ERROR)
+        term_fprintf(stderr, "%s: error: %s\n", rs->tool, e->msg);
+    int st = err_exit_status(e->code);
+    if (st > rs->status)
+        rs->status = st;
+}
+
+void client_report_cb(void *ctx, const err_t *e)
+{
+    client_report(ctx, e);
+}
+
+int client_parse_args(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, int *status)
+{
+    err_t e;
+    err_clear(&e);
+    *status = 0;
+    if (cli_parse(o, tool, argc, argv, &e) < 0)
+        *status = client_usage_error(cli_tool_name(tool), &e);
+    else if (o->help)
+        cli_print_help(tool, argv[0]);
+    else if (o->version)
+        cli_print_version();
+    else
+        return 0;
+    cli_free(o);
+    return 1;
+}
+
+int client_default_port(const cli_opts_t *o, const config_t *cfg)
+{
+    return o->port ? (int)o->port : cfg->ssh_port ? cfg->ssh_port : 2222;
+}
+
+int client_cpu_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+int client_usage_error(const char *tool, const err_t *e)
+{
+    term_fprintf(stderr, "%s: %s\n", tool, e->msg);
+    return err_exit_status(e->code);
+}
+
+int client_setup(const cli_opts_t *o, config_t *cfg, char *host, size_t host_cap, err_t *e)
+{
+    term_setup(o->raw_terminal);
+    fdio_raise_nofile();
+    cli_host_name(host, host_cap);
+    log_set_host(host);
+    config_defaults(cfg);
+    if (cli_integration_mode())
+        cfg->max_line_len = 1024;
+    if (config_load(cfg, o->cfg, e) < 0)
+        return -1;
+    /* Serverless runs log at warn unless asked otherwise (as DTail). */
+    log_level = LOG_WARN;
+    if (cfg->log_level[0])
+        log_level_parse(cfg->log_level, &log_level);
+    if (o->log_level)
+        log_level_parse(o->log_level, &log_level);
+    config_warn_ignored(cfg);
+    if (o->max_line_len)
+        cfg->max_line_len = (size_t)o->max_line_len;
+    return 0;
+}
+
+int client_colors(const cli_opts_t *o, const config_t *cfg)
+{
+    if (o->plain || o->no_color || !cfg->term_colors_enable)
+        return 0;
+    if (o->color && strcmp(o->color, "always") == 0)
+        return 1;
+    if (o->color && strcmp(o->color, "never") == 0)
+        return 0;
+    const char *nc = getenv("NO_COLOR");
+    return !(nc && *nc) && isatty(STDOUT_FILENO);
+}
+
+enum line_format client_line_format(const cli_opts_t *o, const config_t *cfg)
+{
+    if (o->plain)
+        return LINE_PLAIN;
+    return client_colors(o, cfg) ? LINE_COLOR : LINE_REMOTE;
+}
+
+long long client_follow_limit_s(const cli_opts_t *o)
+{
+    long long limit = o->shutdown_after ? o->shutdown_after : DEFAULT_SHUTDOWN_AFTER;
+    if (o->timeout > 0 && o->timeout < limit)
+        limit = o->timeout;
+    return limit;
+}
+
+int client_files_given(const cli_opts_t *o, int skip)
+{
+    return o->files || o->n_positional > (skip >= 0 && skip < o->n_positional);
+}
+
+int client_targets(const cli_opts_t *o, int skip, int report_missing, target_list_t *tl,
+                   client_run_t *rs, err_t *e)
+{
+    void (*cb)(void *, const err_t *) = report_missing ? client_report_cb : NULL;
+    if (o->files && target_list_add_spec(tl, o->files, cb, rs, e) < 0)
+        return -1;
+    for (int i = 0; i < o->n_positional; i++)
+        if (i != skip && target_list_add_spec(tl, o->positional[i], cb, rs, e) < 0)
+            return -1;
+    if (client_files_given(o, skip))
+        return 0;
+    if (isatty(STDIN_FILENO))
+        return err_set(e, ERR_USAGE,
+                       "no input: give files with --files or as arguments, or pipe into stdin");
+    return target_list_add_spec(tl, "-", NULL, NULL, e);
+}

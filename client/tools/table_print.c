@@ -1,0 +1,79 @@
+/* table_print.c: see table_print.h. */
+#include "client/tools/table_print.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/term.h"
+
+int table_printer_init(table_printer_t *tp, const plan_t *plan, const char *query, int color,
+                       int query_always, err_t *e)
+{
+    memset(tp, 0, sizeof *tp);
+    tp->plan = plan;
+    tp->query = query;
+    tp->color = color;
+    tp->query_always = query_always;
+    tp->group_key = calloc(plan->n_select ? plan->n_select : 1, 1);
+    if (!tp->group_key)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < plan->n_select; i++)
+        tp->group_key[i] = plan->select[i].group_key;
+    return 0;
+}
+
+void table_printer_free(table_printer_t *tp)
+{
+    free(tp->group_key);
+    free(tp->last);
+    memset(tp, 0, sizeof *tp);
+}
+
+void table_printer_render(const table_printer_t *tp, const result_t *r, outbuf_t *text)
+{
+    if (tp->color) {
+        static const char open_q[] = "\033[36m\033[40m\033[2m";
+        static const char close_q[] = "\033[0m\033[49m\033[39m\n";
+        outbuf_append(text, open_q, sizeof open_q - 1);
+        outbuf_append(text, tp->query, strlen(tp->query));
+        outbuf_append(text, close_q, sizeof close_q - 1);
+    } else if (tp->query_always) {
+        outbuf_append(text, tp->query, strlen(tp->query));
+        outbuf_putc(text, '\n');
+    }
+    result_render_table(r, text, tp->color, tp->plan->order_index, tp->group_key);
+}
+
+void table_printer_emit(table_printer_t *tp, outbuf_t *text)
+{
+    if (text->failed || (tp->last && tp->last_len == text->len &&
+                         memcmp(tp->last, text->data, text->len) == 0))
+        return;
+    outbuf_t out = {.fd = STDOUT_FILENO, .data = text->data, .len = text->len, .cap = text->cap};
+    outbuf_flush(&out);
+    free(tp->last);
+    tp->last = text->data;   /* kept for the next comparison */
+    tp->last_len = text->len;
+    text->data = NULL;
+}
+
+void table_printer_show(table_printer_t *tp, const result_t *r)
+{
+    outbuf_t text;
+    err_t e;
+    if (outbuf_init_mem(&text, 64 * 1024, &e) < 0)
+        return;
+    text.escape_data = term_escapes(STDOUT_FILENO);
+    table_printer_render(tp, r, &text);
+    table_printer_emit(tp, &text);
+    outbuf_free(&text);
+}
+
+void table_printer_note_limit(const plan_t *plan, size_t n_groups)
+{
+    if (!plan->limit_given && n_groups > TABLE_DEFAULT_ROWS)
+        fprintf(stderr, "Got %zu results but limited terminal output to %d rows! "
+                        "Use 'limit' clause to override!\n", n_groups, TABLE_DEFAULT_ROWS);
+}
