@@ -9,6 +9,7 @@
 #include "exec/follow_run.h"
 #include "exec/linescan.h"
 #include "exec/mapscan.h"
+#include "exec/run/request.h"
 
 typedef struct follow_file follow_file_t;
 
@@ -44,6 +45,23 @@ void follow_file_free(follow_file_t *ff);
  * read make the rows, an idle file shows none. */
 mapscan_t *follow_scan_new(const map_opts_t *mo, err_t *e);
 void follow_scan_free(mapscan_t *ms);
+
+/* The cat/grep side of a follow run, whole: the request's plan, the
+ * line sink every file of the run writes to (over out), and the follow
+ * plan over both. It points into itself: it stays where it was made. */
+typedef struct follow_lines {
+    lines_plan_t lp;
+    line_sink_t sink;
+    follow_plan_t plan;
+} follow_lines_t;
+
+/* failed and ctx go to plan. An invalid pattern fails with ERR_PATTERN
+ * and leaves nothing to free. */
+int follow_lines_init(follow_lines_t *fl, const exec_request_t *rq, size_t max_line_len,
+                      outbuf_t *out, const char *host,
+                      void (*failed)(void *ctx, const char *path, const err_t *e), void *ctx,
+                      err_t *e);
+void follow_lines_free(follow_lines_t *fl);
 
 /* The ops that run a follow_file_t (release: plan->release_file). */
 extern const follow_plan_ops_t follow_file_ops;

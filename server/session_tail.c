@@ -53,13 +53,13 @@ struct tail_run {
     atomic_int failed;           /* files that could not be followed */
     follow_run_t *run;           /* the supervisor */
     /* lines */
-    follow_plan_t lines;         /* the cat/grep plan, shared by the files */
-    lines_plan_t lp;             /* its matcher and options */
-    int have_lp;
+    follow_lines_t lines;        /* the cat/grep plan, shared by the files */
+    int have_lines;
     outbuf_t out;                /* 64 KiB blocks */
     wire_batch_t batch;          /* LINES frames */
-    line_sink_t sink;
     int have_out;
+    follow_plan_t map_files;     /* map: the plan the files' scans run under */
+    follow_plan_t *files;        /* the plan of the run's files: one of the two */
     /* map */
     const plan_t *plan;          /* the query's plan, NULL for lines */
     agg_spec_t *specs;           /* its aggregate specs */
@@ -168,28 +168,18 @@ static int lines_setup(tail_run_t *t, err_t *e)
 {
     const exec_request_t *rq = t->rq;
     exec_env_t env = session_exec_env(t->ss, 0);
-    if (lines_plan_init(&t->lp, rq, env.max_line_len, e) < 0)
-        return -1;
-    t->have_lp = 1;
-    LOG_INFO("Using %s matching for pattern:|%s", matcher_strategy(&t->lp.m), t->lp.m.pattern);
     if (wire_batch_init(&t->batch, t->ss->s, &t->ss->send_mu, session_zlevel(t->wq), e) < 0)
         return -1;
     if (outbuf_init_sink(&t->out, TAIL_BATCH, tail_sink, t, e) < 0) {
         wire_batch_free(&t->batch);
         return -1;
     }
-    if (line_sink_init(&t->sink, &t->out, rq->render, env.host) < 0) {
-        outbuf_free(&t->out);
-        wire_batch_free(&t->batch);
-        return err_set(e, ERR_NOMEM, "out of memory");
-    }
     t->have_out = 1;
-    t->lines = (follow_plan_t){
-        .sink = &t->sink,
-        .lo = t->lp.lo,
-        .failed = tail_failed,
-        .ctx = t,
-    };
+    if (follow_lines_init(&t->lines, rq, env.max_line_len, &t->out, env.host, tail_failed, t, e) < 0)
+        return -1;
+    t->have_lines = 1;
+    LOG_INFO("Using %s matching for pattern:|%s", matcher_strategy(&t->lines.lp.m),
+             t->lines.lp.m.pattern);
     return 0;
 }
 
@@ -224,7 +214,7 @@ static tail_file_t *tail_file_new(tail_run_t *t, const target_t *tg, const char 
         tail_file_free(f);
         return NULL;
     }
-    if (!(f->ff = follow_file_new(&t->lines, tg->path, tg->source_id, f->ms, e))) {
+    if (!(f->ff = follow_file_new(t->files, tg->path, tg->source_id, f->ms, e))) {
         tail_file_free(f);
         return NULL;
     }
@@ -391,13 +381,12 @@ static int map_setup(tail_run_t *t, query_t **q, err_t *e)
 static void run_free(tail_run_t *t)
 {
     follow_run_free(t->run);
+    if (t->have_lines)
+        follow_lines_free(&t->lines);
     if (t->have_out) {
-        line_sink_free(&t->sink);
         outbuf_free(&t->out);
         wire_batch_free(&t->batch);
     }
-    if (t->have_lp)
-        lines_plan_free(&t->lp);
     free(t->specs);
 }
 
@@ -424,7 +413,9 @@ int session_run_tail(session_t *ss, const wire_request_t *wq, const exec_request
         run_free(&t);
         return session_send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;
     }
-    t.lines.release_file = tail_release;   /* the files carry a tail_file_t */
+    t.map_files = (follow_plan_t){.failed = tail_failed, .ctx = &t};
+    t.files = t.plan ? &t.map_files : &t.lines.plan;
+    t.files->release_file = tail_release;   /* the files carry a tail_file_t */
     follow_run_hooks_t hooks = {.ctx = &t, .rescan = rescan, .tick = tick, .flush = flush,
                                 .warn = run_warn};
     if (!(t.run = follow_run_new(&hooks, &t.stop, e))) {
@@ -447,8 +438,8 @@ int session_run_tail(session_t *ss, const wire_request_t *wq, const exec_request
     }
     t.stop = 1;
     flush(&t);
-    if (t.have_out && env->counters)
-        atomic_fetch_add(&env->counters->lines_served, t.sink.n_lines);
+    if (t.have_lines && env->counters)
+        atomic_fetch_add(&env->counters->lines_served, t.lines.sink.n_lines);
     /* The client's close is how a tail normally ends: nothing to tell. */
     int closed = atomic_load_explicit(&t.watched, memory_order_acquire) && ss->pending_rc == 0;
     int rc = 0;

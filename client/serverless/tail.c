@@ -101,10 +101,9 @@ typedef struct tail_run {
     dtail_query_t *query;   /* --query: the mapreduce side, else NULL */
     /* the follow run and its cat/grep plan */
     follow_run_t *run;
-    follow_plan_t plan;
-    lines_plan_t lp;        /* the request's cat/grep plan */
+    follow_lines_t lines;   /* the request's cat/grep plan, its sink and follow plan */
+    int have_lines;
     outbuf_t out;
-    line_sink_t sink;
 } tail_run_t;
 
 static int write_stdout(void *ctx, const char *p, size_t n, int *err)
@@ -137,10 +136,10 @@ static void scan_stdin(tail_run_t *t)
     err_clear(&e);
     linescan_t scan;
     input_t *in = NULL;
-    if (linescan_init(&scan, &t->plan.lo, &e) == 0) {
+    if (linescan_init(&scan, &t->lines.plan.lo, &e) == 0) {
         in = input_open_until("-", t->deadline_ms, &e);
         linescan_stats_t stats = {0};
-        if (!in || linescan_run(&scan, in, "-", &t->sink, &stats, &e) < 0)
+        if (!in || linescan_run(&scan, in, "-", &t->lines.sink, &stats, &e) < 0)
             report(t, &e);
         linescan_free(&scan);
     } else {
@@ -178,7 +177,7 @@ static void start_follower(tail_run_t *t, const target_t *tg, int from_start)
         report(t, &e);
         return;
     }
-    follow_file_t *ff = follow_file_new(&t->plan, tg->path, tg->source_id, ms, &e);
+    follow_file_t *ff = follow_file_new(&t->lines.plan, tg->path, tg->source_id, ms, &e);
     follow_opts_t fo = {.from_start = from_start, .notice = notice, .notice_ctx = t};
     int added = ff ? follow_run_add(t->run, tg->path, &fo, &follow_file_ops, ff, &e) : -1;
     if (added <= 0) {   /* else the run owns ff */
@@ -252,16 +251,10 @@ static int plan_init(tail_run_t *t, err_t *e)
         return -1;
     t->out.escape_data = term_escapes(STDOUT_FILENO);
     exec_request_t rq = client_request(t->o, t->cfg);
-    if (lines_plan_init(&t->lp, &rq, t->cfg->max_line_len, e) < 0)
+    if (follow_lines_init(&t->lines, &rq, t->cfg->max_line_len, &t->out, t->host, file_failed, t,
+                          e) < 0)
         return -1;
-    if (line_sink_init(&t->sink, &t->out, rq.render, t->host) < 0)
-        return err_set(e, ERR_NOMEM, "out of memory");
-    t->plan = (follow_plan_t){
-        .sink = &t->sink,
-        .lo = t->lp.lo,
-        .failed = file_failed,
-        .ctx = t,
-    };
+    t->have_lines = 1;
     return 0;
 }
 
@@ -342,9 +335,9 @@ int dtail_client_main(int argc, char **argv)
     if (t.query)
         dtail_query_close(t.query, &t.rs);
     follow_run_free(t.run);
-    line_sink_free(&t.sink);
+    if (t.have_lines)
+        follow_lines_free(&t.lines);
     outbuf_free(&t.out);
-    lines_plan_free(&t.lp);
     cli_free(&o);
     return t.rs.status;
 }
