@@ -118,7 +118,7 @@ int remote_lines_run(const cli_opts_t *o, const exec_request_t *rq, const config
 /* dtail through servers: follow the files on every server, reconnecting
  * with backoff; returns the exit status. */
 int remote_tail_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs);
-/* dtail --query through servers (remote_query.c): the servers' deltas
+/* dtail --query through servers (client/remote/query.c): the servers' deltas
  * reported every interval as serverless dtail --query does. Query errors
  * exit 2 before connecting. Returns the exit status. */
 int remote_query_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs);

@@ -4,7 +4,7 @@
  * cannot be reached, breaks the connection or restarts is connected again
  * with backoff (2 s doubling to 60 s, ±20 %) until the run ends at
  * --timeout / --shutdownAfter (default 86400 s) or a signal. With --query
- * see remote_query.c. */
+ * see query.c. */
 #include "client/tools/request.h"
 #include "client/remote/fanout.h"
 #include "client/remote/session.h"
