@@ -32,7 +32,7 @@ static const agg_spec_t specs[] = {
 #define N_SPECS (sizeof specs / sizeof specs[0])
 
 typedef struct row {
-    char key[8];
+    char key[16];
     char val[16];
     int missing;
     uint64_t seq;
