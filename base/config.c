@@ -29,8 +29,7 @@
  * that DTail's files load here, with a warning that they do nothing. */
 static const char *const dtail_only_common[] = {"ExperimentalFeaturesEnable", "LogRotation", NULL};
 static const char *const dtail_only_server[] = {
-    "MapreduceLogFormat", "Schedule", "Continuous", "KeyExchanges", "Ciphers", "MACs",
-    "AuthKeyEnabled", "AuthKeyTTLSeconds", "AuthKeyMaxPerUser", "ReadGlobRetryIntervalMs",
+    "MapreduceLogFormat", "Schedule", "Continuous", "AuthKeyEnabled", "AuthKeyTTLSeconds", "AuthKeyMaxPerUser", "ReadGlobRetryIntervalMs",
     "ReadRetryIntervalMs", "ShutdownOutputSerializeWaitMs", "ShutdownIdleRecheckWaitMs",
     "OutputTransmissionDelayMs", "OutputEOFWaitBaseMs", "OutputEOFWaitPerFileMs",
     "OutputEOFWaitMaxMs", "OutputChannelBufferSize", "OutputFlushTimeoutMs",
@@ -287,6 +286,59 @@ static int read_permissions(config_t *c, json_t *v, const src_t *s, err_t *e)
     return 0;
 }
 
+/* Server.KeyExchanges, Ciphers, MACs: lists of SSH algorithm names
+ * (OpenSSH's spelling, as libssh and Go's x/crypto use), kept
+ * comma-joined for libssh; whether libssh knows them is checked when
+ * dserver applies them. */
+static const struct {
+    const char *name;
+    size_t offset;
+} algorithm_keys[] = {
+    {"KeyExchanges", offsetof(config_t, key_exchanges)},
+    {"Ciphers", offsetof(config_t, ciphers)},
+    {"MACs", offsetof(config_t, macs)},
+};
+
+static int algorithm_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '-' || ch == '@' || ch == '.' || ch == '_' || ch == '+';
+}
+
+static int read_algorithms(config_t *c, json_t *server, const src_t *s, err_t *e)
+{
+    for (size_t k = 0; k < sizeof algorithm_keys / sizeof algorithm_keys[0]; k++) {
+        const char *name = algorithm_keys[k].name;
+        json_t *v = json_object_get(server, name);
+        if (!v)
+            continue;
+        const char *keys[] = {"Server", name, NULL};
+        char *out = (char *)c + algorithm_keys[k].offset;
+        size_t cap = sizeof c->ciphers, len = 0, i;
+        json_t *item;
+        if (!json_is_array(v) || json_array_size(v) == 0)
+            return src_err(e, s, keys, "Server.%s must be a non-empty list of algorithm names "
+                                       "(leave it out for libssh's defaults)", name);
+        json_array_foreach(v, i, item) {
+            const char *a = json_is_string(item) ? json_string_value(item) : NULL;
+            size_t n = a ? strlen(a) : 0;
+            int ok = n > 0 && n == json_string_length(item);
+            for (size_t j = 0; ok && j < n; j++)
+                ok = algorithm_char(a[j]);
+            if (!ok)
+                return src_err(e, s, keys, "Server.%s[%zu] is not an algorithm name", name, i);
+            if (len + n + 2 > cap)
+                return src_err(e, s, keys, "Server.%s is too long (at most %zu bytes)", name,
+                               cap - 1);
+            if (len)
+                out[len++] = ',';
+            memcpy(out + len, a, n + 1);
+            len += n;
+        }
+    }
+    return 0;
+}
+
 static int in_list(const char *const *list, const char *key)
 {
     for (; *list; list++)
@@ -302,7 +354,9 @@ static int implemented(const char *section, const char *key)
         if (strcmp(config_keys[i].section, section) == 0 && strcmp(config_keys[i].name, key) == 0)
             return 1;
     return (strcmp(section, "Common") == 0 && strcmp(key, "LogLevel") == 0) ||
-           (strcmp(section, "Server") == 0 && strcmp(key, "Permissions") == 0) ||
+           (strcmp(section, "Server") == 0 &&
+            (strcmp(key, "Permissions") == 0 || strcmp(key, "KeyExchanges") == 0 ||
+             strcmp(key, "Ciphers") == 0 || strcmp(key, "MACs") == 0)) ||
            (strcmp(section, "Client") == 0 && strcmp(key, "TermColorsEnable") == 0);
 }
 
@@ -367,6 +421,8 @@ static int load_root(config_t *c, json_t *root, const src_t *s, err_t *e)
     }
     if (read_permissions(c, json_object_get(json_object_get(root, "Server"), "Permissions"), s,
                          e) < 0)
+        return -1;
+    if (read_algorithms(c, json_object_get(root, "Server"), s, e) < 0)
         return -1;
     return read_keys(c, root, s, e);
 }

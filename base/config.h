@@ -43,6 +43,11 @@ typedef struct config {
     size_t max_command_frame_size; /* Server.MaxCommandFrameSize, default 1 MiB */
     int max_glob_targets;         /* Server.MaxGlobTargets, default 1000: files one
                                      spec may expand to on the server */
+    /* Server.KeyExchanges, Ciphers, MACs: the SSH algorithms dserver
+     * allows, comma-joined; "" = libssh's defaults. */
+    char key_exchanges[1024];
+    char ciphers[1024];
+    char macs[1024];
     /* Server.Permissions as compact JSON, checked for shape ({"Default":
      * [rules], "Users": {user: [rules]}}); "" = DTail's default ["^/.*"].
      * server/permissions.c compiles the rules of one user. */

@@ -85,6 +85,47 @@ static int listen_on(const char *addr, int port, int *fd_out, int *port_out, err
     return 0;
 }
 
+/* Server.KeyExchanges, Ciphers, MACs onto the listener (sessions
+ * accepted from it negotiate only these). Each name is tried alone
+ * first: libssh drops the names it does not know from a list, and a
+ * misspelt cipher must not leave a server running with fewer algorithms
+ * than its operator thinks. */
+static int set_algorithms(ssh_bind bind, const config_t *cfg, err_t *e)
+{
+    static const struct {
+        const char *key;
+        size_t offset;
+        enum ssh_bind_options_e opts[2];
+    } sets[] = {
+        {"KeyExchanges", offsetof(config_t, key_exchanges),
+         {SSH_BIND_OPTIONS_KEY_EXCHANGE, SSH_BIND_OPTIONS_KEY_EXCHANGE}},
+        {"Ciphers", offsetof(config_t, ciphers),
+         {SSH_BIND_OPTIONS_CIPHERS_C_S, SSH_BIND_OPTIONS_CIPHERS_S_C}},
+        {"MACs", offsetof(config_t, macs), {SSH_BIND_OPTIONS_HMAC_C_S, SSH_BIND_OPTIONS_HMAC_S_C}},
+    };
+    for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
+        const char *list = (const char *)cfg + sets[k].offset;
+        if (!*list)
+            continue;
+        char where[4200];
+        config_where(cfg, (const char *const[]){"Server", sets[k].key, NULL}, where, sizeof where);
+        char one[1024];
+        for (const char *p = list; *p;) {
+            size_t n = strcspn(p, ",");
+            snprintf(one, sizeof one, "%.*s", (int)n, p);
+            if (ssh_bind_options_set(bind, sets[k].opts[0], one) != SSH_OK)
+                return err_set(e, ERR_CONFIG, "%s: Server.%s: \"%s\" is not an algorithm this "
+                                              "libssh supports", where, sets[k].key, one);
+            p += n + (p[n] == ',');
+        }
+        for (int d = 0; d < 2; d++)
+            if (ssh_bind_options_set(bind, sets[k].opts[d], list) != SSH_OK)
+                return err_set(e, ERR_CONFIG, "%s: Server.%s: libssh refused \"%s\": %s", where,
+                               sets[k].key, list, ssh_get_error(bind));
+    }
+    return 0;
+}
+
 int ssh_server_open(ssh_server_t **out, const ssh_server_opts_t *o, err_t *e)
 {
     *out = NULL;
@@ -102,7 +143,7 @@ int ssh_server_open(ssh_server_t **out, const ssh_server_opts_t *o, err_t *e)
         ssh_server_free(s);
         return err_set(e, ERR_NOMEM, "ssh_bind_new failed");
     }
-    if (hostkey_setup(s->bind, o->cfg, e) < 0 ||
+    if (set_algorithms(s->bind, o->cfg, e) < 0 || hostkey_setup(s->bind, o->cfg, e) < 0 ||
         listen_on(o->cfg->ssh_bind_address, o->cfg->ssh_port, &s->listen_fd, &s->port, e) < 0) {
         ssh_server_free(s);
         return -1;

@@ -171,6 +171,34 @@ openssh)
   expect_log log "Creating new server handler"
   expect_log log "Good bye Mister!"
   ;;
+ciphers)
+  # Server.KeyExchanges, Ciphers and MACs restrict what a client may
+  # negotiate: OpenSSH offering only an excluded algorithm is refused,
+  # offering an allowed one gets in; our own client still connects.
+  SERVER_CFG_EXTRA='"KeyExchanges": ["ecdh-sha2-nistp256"], "Ciphers": ["aes256-ctr"], "MACs": ["hmac-sha2-512"]'
+  server_setup
+  server_start
+  command -v ssh >/dev/null || skip "OpenSSH client not installed"
+  for c in "Ciphers=aes128-ctr:no matching cipher" \
+           "MACs=hmac-sha2-256:no matching MAC" \
+           "KexAlgorithms=curve25519-sha256:no matching key exchange method"; do
+    opt=${c%%:*} want=${c#*:}
+    printf 'not a frame\n' >"$T/ossh.in"
+    # At LogLevel INFO ssh says why it gave up (ssh_opts keeps it quiet,
+    # and ssh takes the first value given for an option).
+    # shellcheck disable=SC2046
+    RUN_STDIN=$T/ossh.in RUN_TIMEOUT=15 run "refused ${opt%%=*}" ssh -o LogLevel=INFO $(ssh_opts) -o "$opt" \
+      -i "$SERVER_KEY" "$SERVER_USER@127.0.0.1"
+    expect_rc "refused ${opt%%=*}" 255
+    expect_contains "refused ${opt%%=*}" "$ERR" "$want"
+  done
+  # shellcheck disable=SC2046
+  RUN_STDIN=$T/ossh.in RUN_TIMEOUT=15 run allowed ssh $(ssh_opts) -o KexAlgorithms=ecdh-sha2-nistp256 \
+    -o Ciphers=aes256-ctr -o MACs=hmac-sha2-512 -i "$SERVER_KEY" "$SERVER_USER@127.0.0.1"
+  expect_contains allowed "$OUT" "protocol error"
+  health_ok after
+  server_stop
+  ;;
 openssh_end)
   # A session ends when dserver is done, not when the client's stdin
   # ends: OpenSSH's ssh sends its CLOSE only after its own EOF, so a

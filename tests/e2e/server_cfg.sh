@@ -4,7 +4,7 @@
 # Usage: server_cfg.sh CASE
 #   bad_KIND      one bad config: dserver exits 2 with the message (KIND:
 #                 misspelt, section, type, permkey, regex_default,
-#                 regex_user), having created nothing
+#                 regex_user, cipher, kex_type), having created nothing
 #   client        an unknown key stops dcat, dgrep, dmap and dtail (exit 2)
 #   dtail_only    DTail's keys without effect here: accepted, one warning each
 #   log_filename  file names holding a newline or '|' are escaped in the log;
@@ -98,6 +98,17 @@ bad_regex_user)
     }'
   bad_config regex_user '8: Server.Permissions.Users.x, rule 1: rule "readfiles:![a": invalid regex'
   ;;
+bad_cipher)
+  server_setup
+  write_cfg '    "MaxConnections": 5,
+    "Ciphers": ["aes256-ctr", "aes512-ctr"]'
+  bad_config cipher '6: Server.Ciphers: "aes512-ctr" is not an algorithm this libssh supports'
+  ;;
+bad_kex_type)
+  server_setup
+  write_cfg '    "KeyExchanges": "curve25519-sha256"'
+  bad_config kex_type '5: Server.KeyExchanges must be a non-empty list of algorithm names'
+  ;;
 client)
   server_setup
   printf '{\n  "Common": {"SSHConnectTimeoutMs": 30000},\n  "Client": {"TermColorsEnabled": false}\n}\n' >"$T/client.json"
@@ -119,12 +130,12 @@ client)
 dtail_only)
   server_setup
   write_cfg '    "Schedule": [],
-    "KeyExchanges": ["curve25519-sha256"]'
+    "Continuous": []'
   server_start
   run up "$DTAIL_BIN/dtailhealth" --server "$SERVER" --connectTimeout 30000
   expect_rc up 0
   server_stop
-  for k in 5:Server.Schedule 6:Server.KeyExchanges; do
+  for k in 5:Server.Schedule 6:Server.Continuous; do
     n=$(grep -c "^WARN|[0-9-]*|$SERVER_CFG:${k%%:*}: ${k#*:}: DTail's key has no effect in this build" "$SERVER_LOG")
     [ "$n" -eq 1 ] || fail "dtail_only: $n warnings for ${k#*:} at line ${k%%:*}, want 1"
   done

@@ -192,6 +192,29 @@ static void test_key_lines(void **state)
     assert_string_equal(where, "config");
 }
 
+/* Server.KeyExchanges, Ciphers, MACs: lists kept comma-joined for
+ * libssh; what is not a list of names is refused with its line. */
+static void test_algorithm_lists(void **state)
+{
+    (void)state;
+    config_t c;
+    err_t e;
+    err_clear(&e);
+    assert_int_equal(load_text(&c,
+        "{\"Server\": {\"Ciphers\": [\"aes256-gcm@openssh.com\", \"aes256-ctr\"],\n"
+        "  \"MACs\": [\"hmac-sha2-512\"]}}", &e), 0);
+    assert_string_equal(c.ciphers, "aes256-gcm@openssh.com,aes256-ctr");
+    assert_string_equal(c.macs, "hmac-sha2-512");
+    assert_string_equal(c.key_exchanges, "");
+    assert_string_equal(c.ignored, "");
+    expect_error("{\"Server\": {\"MACs\": []}}", "Server.MACs must be a non-empty list");
+    expect_error("{\"Server\": {\"Ciphers\": \"aes256-ctr\"}}", "Server.Ciphers must be a non-empty list");
+    expect_error("{\"Server\": {\"Ciphers\": [\"aes256-ctr,aes128-ctr\"]}}",
+                 "Server.Ciphers[0] is not an algorithm name");
+    expect_error("{\"Server\": {\"KeyExchanges\": [\"x\", 3]}}",
+                 "Server.KeyExchanges[1] is not an algorithm name");
+}
+
 /* DTail's keys this build does not act on: accepted, each listed with its
  * line for the one warning. */
 static void test_dtail_only_keys(void **state)
@@ -203,14 +226,14 @@ static void test_dtail_only_keys(void **state)
     assert_int_equal(load_text(&c,
         "{\"Common\": {\"LogRotation\": \"daily\"},\n"
         "\"Server\": {\"Schedule\": [{\"Name\": \"x\"}],\n"
-        "  \"OutputFlushTimeoutMs\": 5, \"KeyExchanges\": [\"curve25519-sha256\"]},\n"
+        "  \"OutputFlushTimeoutMs\": 5, \"Continuous\": []},\n"
         "\"Client\": {\"TermColors\": {\"Remote\": {}}}}", &e), 0);
     char want[1024];
     char p[64];
     snprintf(p, sizeof p, "%.63s", c.path);
     snprintf(want, sizeof want,
              "%s:1: Common.LogRotation\n%s:2: Server.Schedule\n%s:3: Server.OutputFlushTimeoutMs\n"
-             "%s:3: Server.KeyExchanges\n%s:4: Client.TermColors", p, p, p, p, p);
+             "%s:3: Server.Continuous\n%s:4: Client.TermColors", p, p, p, p, p);
     assert_string_equal(c.ignored, want);
     /* Output* is not a wildcard: only DTail's names. */
     expect_error("{\"Server\": {\"OutputTypo\": 1}}", "unknown config key Server.OutputTypo");
@@ -315,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_strict),
         cmocka_unit_test(test_key_lines),
         cmocka_unit_test(test_dtail_only_keys),
+        cmocka_unit_test(test_algorithm_lists),
         cmocka_unit_test(test_authorized_keys_text),
         cmocka_unit_test(test_user_names_and_passwords),
         cmocka_unit_test(test_dserver_flags),
