@@ -27,7 +27,7 @@
 /* DTail's keys (shared reference §5.1, the names of DTail 4.3.2-ng's
  * config structs) that this build does not act on. They are accepted so
  * that DTail's files load here, with a warning that they do nothing. */
-static const char *const dtail_only_common[] = {"ExperimentalFeaturesEnable", "LogRotation", NULL};
+static const char *const dtail_only_common[] = {"ExperimentalFeaturesEnable", NULL};
 static const char *const dtail_only_server[] = {
     "MapreduceLogFormat", "Schedule", "Continuous", "AuthKeyEnabled", "AuthKeyTTLSeconds", "AuthKeyMaxPerUser", "ReadGlobRetryIntervalMs",
     "ReadRetryIntervalMs", "ShutdownOutputSerializeWaitMs", "ShutdownIdleRecheckWaitMs",
@@ -45,6 +45,7 @@ void config_defaults(config_t *c)
     c->ssh_port = 2222;
     c->ssh_connect_timeout_ms = 2000;
     snprintf(c->log_dir, sizeof c->log_dir, "log");
+    snprintf(c->log_rotation, sizeof c->log_rotation, "daily");
     snprintf(c->cache_dir, sizeof c->cache_dir, "cache");
     snprintf(c->ssh_bind_address, sizeof c->ssh_bind_address, "0.0.0.0");
     c->max_connections = 10;
@@ -80,6 +81,7 @@ static const config_key_t config_keys[] = {
     CK_INT("Common", "SSHConnectTimeoutMs", ssh_connect_timeout_ms, 1, 3600000),
     CK_STR("Common", "LogDir", log_dir),
     CK_STR("Common", "Logger", logger),
+    CK_STR("Common", "LogRotation", log_rotation),
     CK_STR("Common", "CacheDir", cache_dir),
     CK_STR("Server", "SSHBindAddress", ssh_bind_address),
     CK_INT("Server", "MaxConnections", max_connections, 1, 1000000),

@@ -27,6 +27,9 @@ typedef struct config {
     int ssh_connect_timeout_ms;   /* Common.SSHConnectTimeoutMs, default 2000 */
     char log_dir[1024];           /* Common.LogDir, default "log" */
     char logger[32];              /* Common.Logger, "" when unset */
+    char log_rotation[32];        /* Common.LogRotation: "daily" (default), a file
+                                     per day; anything else (DTail's rule): one
+                                     file <LogDir>/<program>.log, reopened on SIGHUP */
     char cache_dir[1024];         /* Common.CacheDir, default "cache" */
     char ssh_bind_address[256];   /* Server.SSHBindAddress, default 0.0.0.0 */
     int max_connections;          /* Server.MaxConnections, default 10 */

@@ -21,15 +21,22 @@ static struct {
     pthread_mutex_t mu;       /* guards everything below */
     int to_stdout, to_file;   /* destinations */
     char dir[1024];           /* LogDir for the daily file */
-    int fd;                   /* daily file, -1 when closed */
+    char fixed[1100];         /* signal rotation: the one file's path, else "" */
+    int fd;                   /* log file, -1 when closed */
     int fd_day;               /* YYYYMMDD of the open file */
     char buf[DLOG_BUF];       /* pending bytes */
     size_t len;               /* used bytes of buf */
 } dl = {.mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
-/* Opens <dir>/YYYYMMDD.log for today's date when it is not open yet. */
+/* Opens <dir>/YYYYMMDD.log for today's date when it is not open yet
+ * (with signal rotation: the fixed file, once). */
 static void open_daily(const struct tm *tm)
 {
+    if (dl.fixed[0]) {
+        if (dl.fd < 0)
+            dl.fd = open(dl.fixed, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        return;
+    }
     int day = (tm->tm_year + 1900) * 10000 + (tm->tm_mon + 1) * 100 + tm->tm_mday;
     if (dl.fd >= 0 && dl.fd_day == day)
         return;
@@ -97,7 +104,7 @@ void dlog_line(enum log_level level, const char *msg, size_t len)
     pthread_mutex_unlock(&dl.mu);
 }
 
-int dlog_open(const char *logger, const char *log_dir, err_t *e)
+int dlog_open(const char *logger, const char *log_dir, const char *name, err_t *e)
 {
     int out = 0, file = 0;
     if (!strcasecmp(logger, "stdout"))
@@ -112,6 +119,9 @@ int dlog_open(const char *logger, const char *log_dir, err_t *e)
         if (mkdir(log_dir, 0755) < 0 && errno != EEXIST)
             return err_set(e, ERR_IO, "cannot create log directory %s: %s", log_dir, strerror(errno));
         snprintf(dl.dir, sizeof dl.dir, "%s", log_dir);
+        dl.fixed[0] = '\0';
+        if (name)
+            snprintf(dl.fixed, sizeof dl.fixed, "%s/%s.log", log_dir, name);
         time_t now = time(NULL);
         struct tm tm;
         localtime_r(&now, &tm);
@@ -123,6 +133,35 @@ int dlog_open(const char *logger, const char *log_dir, err_t *e)
     dl.to_file = file;
     log_set_sink(dlog_line);
     return 0;
+}
+
+int dlog_reopen(err_t *e)
+{
+    pthread_mutex_lock(&dl.mu);
+    flush_locked();
+    int rc = 0;
+    if (dl.to_file) {
+        char path[1100];
+        if (dl.fixed[0]) {
+            snprintf(path, sizeof path, "%s", dl.fixed);
+        } else {
+            time_t now = time(NULL);
+            struct tm tm;
+            localtime_r(&now, &tm);
+            snprintf(path, sizeof path, "%s/%04d%02d%02d.log", dl.dir, tm.tm_year + 1900,
+                     tm.tm_mon + 1, tm.tm_mday);
+        }
+        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            rc = err_set(e, ERR_IO, "cannot reopen log file %s: %s", path, strerror(errno));
+        } else {
+            if (dl.fd >= 0)
+                close(dl.fd);
+            dl.fd = fd;
+        }
+    }
+    pthread_mutex_unlock(&dl.mu);
+    return rc;
 }
 
 void dlog_close(void)

@@ -20,8 +20,14 @@
 #include "base/log.h"
 #include "server/counters.h"
 
-/* Opens the log; logger is none, stdout, file or fout (any case). */
-int dlog_open(const char *logger, const char *log_dir, err_t *e);
+/* Opens the log; logger is none, stdout, file or fout (any case). The
+ * file is <log_dir>/YYYYMMDD.log, a new one each day, or with name (not
+ * NULL: signal rotation) <log_dir>/<name>.log, reopened by dlog_reopen. */
+int dlog_open(const char *logger, const char *log_dir, const char *name, err_t *e);
+/* Closes the log file and opens its path again (after a rotation moved
+ * it away: SIGHUP). What is buffered goes to the old file first. Returns
+ * 0, or -1 with e when the path cannot be opened (the old file is kept). */
+int dlog_reopen(err_t *e);
 void dlog_flush(void);
 void dlog_close(void);
 

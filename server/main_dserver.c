@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +33,18 @@ static void on_signal(int sig)
     stopping = 1;
 }
 
+/* SIGHUP (a log rotator moved the file away) is blocked in every thread
+ * and collected here, on the ticker: a handler would cut the sessions'
+ * reads and polls short with EINTR. */
+static int hup_pending(void)
+{
+    sigset_t hup;
+    sigemptyset(&hup);
+    sigaddset(&hup, SIGHUP);
+    struct timespec now = {0, 0};
+    return sigtimedwait(&hup, NULL, &now) == SIGHUP;
+}
+
 typedef struct dserver {
     config_t cfg;                 /* dtail.json with the flags applied */
     server_counters_t counters;   /* process-wide */
@@ -42,6 +55,7 @@ typedef struct dserver {
     long long started_ms;         /* clock_now_ms(), for --shutdownAfter */
     long long last_stats_ms;      /* last periodic STATS line */
     int log_open;                 /* errors go to the log too */
+    const char *prog;             /* basename of argv[0]: <prog>.log with signal rotation */
 } dserver_t;
 
 static void tick(void *ctx)
@@ -55,6 +69,14 @@ static void tick(void *ctx)
     if (d->shutdown_after_ms > 0 && !stopping && now - d->started_ms >= d->shutdown_after_ms) {
         LOG_INFO("Shutting down after %lld s (--shutdownAfter)", d->shutdown_after_ms / 1000);
         stopping = 1;
+    }
+    if (hup_pending()) {
+        err_t e;
+        err_clear(&e);
+        if (dlog_reopen(&e) < 0)
+            LOG_ERROR("%s", e.msg);
+        else
+            LOG_INFO("Reopened the log file (SIGHUP)");
     }
     dlog_flush();
 }
@@ -129,7 +151,8 @@ static int run(dserver_t *d, const dserver_flags_t *f, err_t *e)
     if (perm_rules_check(&d->cfg, e) < 0)
         return -1;
     const char *logger = f->logger ? f->logger : d->cfg.logger[0] ? d->cfg.logger : "file";
-    if (dlog_open(logger, d->cfg.log_dir, e) < 0)
+    const char *fixed = strcasecmp(d->cfg.log_rotation, "daily") ? d->prog : NULL;
+    if (dlog_open(logger, d->cfg.log_dir, fixed, e) < 0)
         return -1;
     d->log_open = 1;
     LOG_INFO("%s", WIRE_VERSION_LINE);
@@ -190,7 +213,10 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    signal(SIGHUP, SIG_IGN);   /* the daily file reopens by itself */
+    sigset_t hup;
+    sigemptyset(&hup);
+    sigaddset(&hup, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &hup, NULL);   /* before any thread: see hup_pending */
     ssh_init();
 
     dserver_t *d = calloc(1, sizeof *d);
@@ -199,6 +225,8 @@ int main(int argc, char **argv)
         return 1;
     }
     config_defaults(&d->cfg);
+    const char *slash = strrchr(argv[0], '/');
+    d->prog = slash ? slash + 1 : argv[0];
     d->shutdown_after_ms = f.shutdown_after * 1000;
     int rc = config_load(&d->cfg, f.cfg ? f.cfg : "", &e) < 0 ? -1 : run(d, &f, &e);
     if (rc < 0 && d->log_open)

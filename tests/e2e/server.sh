@@ -171,6 +171,42 @@ openssh)
   expect_log log "Creating new server handler"
   expect_log log "Good bye Mister!"
   ;;
+log_rotation)
+  # Common.LogRotation other than "daily" (DTail's rule): one file
+  # <LogDir>/dserver.log, and SIGHUP after a rotator moved it away makes
+  # dserver write to a new file at the path. A session open across the
+  # signal is not cut by it.
+  server_setup
+  sed -i 's|"Common": {|"Common": {"LogRotation": "signal", |' "$SERVER_CFG"
+  # After the drop to --user the new file is made as that user.
+  mkdir -p "$SRV/log"
+  [ "$(id -u)" -eq 0 ] && chown nobody "$SRV/log"
+  server_start --logger fout
+  f=$SRV/log/dserver.log
+  health_ok before
+  for _ in $(seq 1 50); do grep -q 'Listening on' "$f" 2>/dev/null && break; sleep 0.1; done
+  expect_contains "first file" "$f" "Listening on"
+  ls "$SRV/log" | grep -q '^[0-9]\{8\}\.log$' && fail "a daily file was written with signal rotation"
+  : >"$T/grow.log"
+  chmod 644 "$T/grow.log"
+  follows_in_flight 1 "$T/grow.log" || fail "the follow did not start"
+  printf 'first line\n' >>"$T/grow.log"
+  poll 20 grep -q 'first line' "$T/follow1.out" || fail "the follow shows no line"
+  mv "$f" "$f.1"
+  kill -HUP "$SERVER_CHILD"
+  for _ in $(seq 1 50); do [ -e "$f" ] && break; sleep 0.1; done
+  [ -e "$f" ] || fail "no new $f within 5 s of SIGHUP"
+  server_alive
+  printf 'second line\n' >>"$T/grow.log"
+  poll 20 grep -q 'second line' "$T/follow1.out" || fail "the follow open across SIGHUP stopped"
+  kill "${FOLLOW_PIDS[@]}" 2>/dev/null
+  wait "${FOLLOW_PIDS[@]}" 2>/dev/null
+  health_ok after
+  server_stop
+  expect_contains "new file" "$f" "Reopened the log file (SIGHUP)"
+  expect_contains "new file" "$f" "Good bye Mister!"
+  grep -q 'Reopened the log file' "$f.1" && fail "the reopen was logged into the old file"
+  ;;
 ciphers)
   # Server.KeyExchanges, Ciphers and MACs restrict what a client may
   # negotiate: OpenSSH offering only an excluded algorithm is refused,

@@ -224,7 +224,7 @@ static void test_dtail_only_keys(void **state)
     err_t e;
     err_clear(&e);
     assert_int_equal(load_text(&c,
-        "{\"Common\": {\"LogRotation\": \"daily\"},\n"
+        "{\"Common\": {\"ExperimentalFeaturesEnable\": false},\n"
         "\"Server\": {\"Schedule\": [{\"Name\": \"x\"}],\n"
         "  \"OutputFlushTimeoutMs\": 5, \"Continuous\": []},\n"
         "\"Client\": {\"TermColors\": {\"Remote\": {}}}}", &e), 0);
@@ -232,7 +232,7 @@ static void test_dtail_only_keys(void **state)
     char p[64];
     snprintf(p, sizeof p, "%.63s", c.path);
     snprintf(want, sizeof want,
-             "%s:1: Common.LogRotation\n%s:2: Server.Schedule\n%s:3: Server.OutputFlushTimeoutMs\n"
+             "%s:1: Common.ExperimentalFeaturesEnable\n%s:2: Server.Schedule\n%s:3: Server.OutputFlushTimeoutMs\n"
              "%s:3: Server.Continuous\n%s:4: Client.TermColors", p, p, p, p, p);
     assert_string_equal(c.ignored, want);
     /* Output* is not a wildcard: only DTail's names. */
