@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/log.h"
+#include "server/auth_options.h"
 
 int auth_user_name_ok(const char *user)
 {
@@ -23,16 +25,34 @@ int auth_user_name_ok(const char *user)
     return 1;
 }
 
-/* One authorized_keys line (NUL-terminated, modified in place). */
-static int line_has(char *line, ssh_key key)
+/* One authorized_keys line (NUL-terminated, modified in place): 1 when
+ * it lists key and its options let peer in, 0 when it does not list key,
+ * -1 when it does but refuses (why says so). */
+static int line_has(char *line, ssh_key key, const char *peer, char *why, size_t cap)
 {
+    line += strspn(line, " \t");
+    if (!line[0] || line[0] == '#')
+        return 0;
+    char *opts = NULL;
+    size_t opts_len = 0;
+    char *end = line + strcspn(line, " \t\r");
+    char saved = *end;
+    *end = '\0';
+    int typed = ssh_key_type_from_name(line) != SSH_KEYTYPE_UNKNOWN;
+    *end = saved;
+    if (!typed) {   /* options first */
+        long n = auth_options_len(line, strlen(line));
+        if (n <= 0 || !line[n])
+            return 0;
+        opts = line;
+        opts_len = (size_t)n;
+        line += n;
+    }
     char *save = NULL;
     char *type = strtok_r(line, " \t\r", &save);
-    if (!type || type[0] == '#')
-        return 0;
-    enum ssh_keytypes_e kt = ssh_key_type_from_name(type);
+    enum ssh_keytypes_e kt = type ? ssh_key_type_from_name(type) : SSH_KEYTYPE_UNKNOWN;
     if (kt == SSH_KEYTYPE_UNKNOWN)
-        return 0;   /* options first, or garbage: skipped (see auth.h) */
+        return 0;   /* garbage: skipped */
     char *b64 = strtok_r(NULL, " \t\r", &save);
     if (!b64)
         return 0;
@@ -41,21 +61,31 @@ static int line_has(char *line, ssh_key key)
         return 0;
     int same = ssh_key_cmp(k, key, SSH_KEY_CMP_PUBLIC) == 0;
     ssh_key_free(k);
-    return same;
+    if (!same || !opts)
+        return same;
+    return auth_options_check(opts, opts_len, peer, time(NULL), why, cap) == 1 ? 1 : -1;
 }
 
-int auth_keys_text_has(const char *text, size_t len, ssh_key key)
+int auth_keys_text_has(const char *text, size_t len, ssh_key key, const char *peer, char *why,
+                       size_t cap)
 {
     char line[16384];
     size_t i = 0;
+    int refused = 0;
     while (i < len) {
         const char *nl = memchr(text + i, '\n', len - i);
         size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
         if (n < sizeof line) {
             memcpy(line, text + i, n);
             line[n] = '\0';
-            if (line_has(line, key))
+            char w[512];
+            int r = line_has(line, key, peer, w, sizeof w);
+            if (r == 1)
                 return 1;
+            if (r < 0 && !refused) {   /* the first refusal says why */
+                refused = 1;
+                snprintf(why, cap, "%s", w);
+            }
         }
         i += n + 1;
     }
@@ -63,7 +93,7 @@ int auth_keys_text_has(const char *text, size_t len, ssh_key key)
 }
 
 /* -1: file missing or unreadable; 0: not listed; 1: listed. */
-static int file_has(const char *path, ssh_key key)
+static int file_has(const char *path, ssh_key key, const char *peer, char *why, size_t why_cap)
 {
     FILE *f = fopen(path, "re");
     if (!f)
@@ -88,12 +118,13 @@ static int file_has(const char *path, ssh_key key)
             break;
     }
     fclose(f);
-    int has = auth_keys_text_has(text, len, key);
+    int has = auth_keys_text_has(text, len, key, peer, why, why_cap);
     free(text);
     return has;
 }
 
-int auth_key_authorized(const char *cache_dir, const char *user, ssh_key key, err_t *e)
+int auth_key_authorized(const char *cache_dir, const char *user, ssh_key key, const char *peer,
+                        err_t *e)
 {
     /* The messages are log records (LOG_MSG): the name is escaped in them. */
     char esc[1024];
@@ -103,7 +134,8 @@ int auth_key_authorized(const char *cache_dir, const char *user, ssh_key key, er
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.authorized_keys", cache_dir, user);
-    int r1 = file_has(path, key);
+    char why[512] = "";
+    int r1 = file_has(path, key, peer, why, sizeof why);
     if (r1 == 1)
         return 1;
     int r2 = -1;
@@ -111,13 +143,16 @@ int auth_key_authorized(const char *cache_dir, const char *user, ssh_key key, er
     char pwbuf[4096];
     if (getpwnam_r(user, &pw, pwbuf, sizeof pwbuf, &res) == 0 && res && res->pw_dir) {
         snprintf(path, sizeof path, "%s/.ssh/authorized_keys", res->pw_dir);
-        r2 = file_has(path, key);
+        r2 = file_has(path, key, peer, why, sizeof why);
         if (r2 == 1)
             return 1;
     }
     if (r1 < 0 && r2 < 0)
         err_set(e, ERR_INPUT, "%s|unable to find any authorized keys file",
                 log_escape(user, esc, sizeof esc));
+    else if (why[0])
+        err_set(e, ERR_INPUT, "%s|public key of user not authorized (%s)",
+                log_escape(user, esc, sizeof esc), why);
     else
         err_set(e, ERR_INPUT, "%s|public key of user not authorized",
                 log_escape(user, esc, sizeof esc));

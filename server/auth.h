@@ -4,8 +4,9 @@
  * else in ~<user>/.ssh/authorized_keys (home from the user database).
  * Lines in OpenSSH's format: optional options, key type, base64, comment;
  * blank lines, comments and lines that do not parse are skipped. Options
- * (from=, command=, ...) are not honoured: a line with options is skipped
- * rather than granting more than it says.
+ * are applied as server/auth_options.h says: from= and expiry-time=
+ * enforced, a line with an option dserver cannot apply (command=, ...)
+ * not used.
  *
  * Passwords: refused, except DTail's health user DTAIL-HEALTH whose
  * password is DTAIL-HEALTH (compared in constant time); it may only run
@@ -25,11 +26,16 @@
  * empty, not starting with '.', printable ASCII, at most 255 bytes. */
 int auth_user_name_ok(const char *user);
 
-/* 1 when key is listed in the authorized_keys text (len bytes), else 0. */
-int auth_keys_text_has(const char *text, size_t len, ssh_key key);
+/* 1 when key is listed in the authorized_keys text (len bytes) on a line
+ * whose options let a client at address peer in, else 0; when a line
+ * listed it but refused, why says why (for the log). */
+int auth_keys_text_has(const char *text, size_t len, ssh_key key, const char *peer, char *why,
+                       size_t cap);
 
-/* 1 when key is authorized for user, 0 when not (why in e, for the log). */
-int auth_key_authorized(const char *cache_dir, const char *user, ssh_key key, err_t *e);
+/* 1 when key is authorized for user connecting from address peer, 0 when
+ * not (why in e, for the log). */
+int auth_key_authorized(const char *cache_dir, const char *user, ssh_key key, const char *peer,
+                        err_t *e);
 
 /* 1 when user/password is DTail's health login. */
 int auth_password_ok(const char *user, const char *password);

@@ -60,7 +60,7 @@ static int on_pubkey(ssh_session s, const char *user, struct ssh_key_struct *key
     err_clear(&e);
     /* The probe and the signed attempt are both checked: a client must not
      * be told "this key would do" for a key that is not listed. */
-    if (!auth_key_authorized(c->o->cfg->cache_dir, user, key, &e)) {
+    if (!auth_key_authorized(c->o->cfg->cache_dir, user, key, c->entry->source, &e)) {
         auth_failed(c, user, e.msg);
         return SSH_AUTH_DENIED;
     }

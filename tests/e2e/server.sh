@@ -171,6 +171,35 @@ openssh)
   expect_log log "Creating new server handler"
   expect_log log "Good bye Mister!"
   ;;
+from_key)
+  # authorized_keys options as DTail's key-cache script writes them: a
+  # key with from= logs in from its own address only (OpenSSH binding
+  # 127.0.0.2 or 127.0.0.3), no-pty is harmless, and a key with an option
+  # dserver cannot apply (command=) is not used.
+  server_setup
+  command -v ssh >/dev/null || skip "OpenSSH client not installed"
+  ak=$SRV/cache/$SERVER_USER.authorized_keys
+  sed -i 's|^|from="127.0.0.2",no-pty,no-port-forwarding |' "$ak"
+  server_start
+  printf 'not a frame\n' >"$T/ossh.in"
+  # shellcheck disable=SC2046
+  RUN_STDIN=$T/ossh.in RUN_TIMEOUT=15 run own ssh $(ssh_opts) -b 127.0.0.2 -i "$SERVER_KEY" "$SERVER_USER@127.0.0.1"
+  expect_contains own "$OUT" "protocol error"
+  # shellcheck disable=SC2046
+  RUN_STDIN=$T/ossh.in RUN_TIMEOUT=15 run other ssh $(ssh_opts) -b 127.0.0.3 -i "$SERVER_KEY" "$SERVER_USER@127.0.0.1"
+  expect_rc other 255
+  expect_contains other "$ERR" "Permission denied"
+  # Our client from 127.0.0.1 is refused too.
+  run dcat "$DTAIL_BIN/dcat" "${SERVER_CLIENT_FLAGS[@]}" --plain /etc/hostname
+  expect_contains dcat "$ERR" "authentication"
+  sed -i 's|^from="127.0.0.2",no-pty,no-port-forwarding |command="/bin/true" |' "$ak"
+  # shellcheck disable=SC2046
+  RUN_STDIN=$T/ossh.in RUN_TIMEOUT=15 run forced ssh $(ssh_opts) -b 127.0.0.2 -i "$SERVER_KEY" "$SERVER_USER@127.0.0.1"
+  expect_rc forced 255
+  server_stop
+  expect_log refused_from 'public key of user not authorized (from="127.0.0.2" does not allow 127.0.0.3)'
+  expect_log refused_command 'option command is not supported by dserver'
+  ;;
 log_rotation)
   # Common.LogRotation other than "daily" (DTail's rule): one file
   # <LogDir>/dserver.log, and SIGHUP after a rotator moved it away makes

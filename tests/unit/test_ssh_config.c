@@ -18,6 +18,7 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "server/auth.h"
+#include "server/auth_options.h"
 #include "server/dlog.h"
 #include "server/dserver_flags.h"
 #include "tests/support/memfile.h"
@@ -242,6 +243,12 @@ static void test_dtail_only_keys(void **state)
     assert_string_equal(c.ignored, "");
 }
 
+static int has(const char *text, ssh_key k, const char *peer)
+{
+    char why[512] = "";
+    return auth_keys_text_has(text, strlen(text), k, peer, why, sizeof why);
+}
+
 static void test_authorized_keys_text(void **state)
 {
     (void)state;
@@ -252,20 +259,74 @@ static void test_authorized_keys_text(void **state)
     assert_int_equal(ssh_pki_export_pubkey_base64(k, &b64), SSH_OK);
     char text[1024];
     snprintf(text, sizeof text, "# comment\n\n  ssh-ed25519 AAAAbroken x\nssh-ed25519 %s me@host\n", b64);
-    assert_int_equal(auth_keys_text_has(text, strlen(text), k), 1);
-    assert_int_equal(auth_keys_text_has(text, strlen(text), other), 0);
+    assert_int_equal(has(text, k, "127.0.0.1"), 1);
+    assert_int_equal(has(text, other, "127.0.0.1"), 0);
     /* Without a final newline, with CRLF. */
     snprintf(text, sizeof text, "ssh-ed25519 %s\r", b64);
-    assert_int_equal(auth_keys_text_has(text, strlen(text), k), 1);
-    /* A line with options is skipped, not trusted beyond what it says. */
+    assert_int_equal(has(text, k, "127.0.0.1"), 1);
+    /* from= is enforced: its address in, another out, with why. */
     snprintf(text, sizeof text, "from=\"10.0.0.1\" ssh-ed25519 %s me\n", b64);
-    assert_int_equal(auth_keys_text_has(text, strlen(text), k), 0);
+    assert_int_equal(has(text, k, "10.0.0.1"), 1);
+    char why[512] = "";
+    assert_int_equal(auth_keys_text_has(text, strlen(text), k, "10.0.0.2", why, sizeof why), 0);
+    assert_string_equal(why, "from=\"10.0.0.1\" does not allow 10.0.0.2");
+    /* DTail's key cache writes no-pty etc.: harmless, the key works. */
+    snprintf(text, sizeof text, "no-pty,no-port-forwarding,from=\"127.0.0.0/8,!127.0.0.9\" ssh-ed25519 %s\n", b64);
+    assert_int_equal(has(text, k, "127.0.0.2"), 1);
+    assert_int_equal(has(text, k, "::ffff:127.0.0.2"), 1);
+    assert_int_equal(has(text, k, "127.0.0.9"), 0);
+    /* An option dserver cannot apply: the line is not used; a later line
+     * without it still counts. */
+    snprintf(text, sizeof text, "command=\"/bin/echo hi\" ssh-ed25519 %s\n", b64);
+    assert_int_equal(auth_keys_text_has(text, strlen(text), k, "127.0.0.1", why, sizeof why), 0);
+    assert_non_null(strstr(why, "option command is not supported"));
+    snprintf(text, sizeof text, "command=\"x\" ssh-ed25519 %s\nssh-ed25519 %s\n", b64, b64);
+    assert_int_equal(has(text, k, "127.0.0.1"), 1);
+    /* Expired. */
+    snprintf(text, sizeof text, "expiry-time=\"20200101Z\" ssh-ed25519 %s\n", b64);
+    assert_int_equal(has(text, k, "127.0.0.1"), 0);
+    snprintf(text, sizeof text, "expiry-time=\"29991231235959\" ssh-ed25519 %s\n", b64);
+    assert_int_equal(has(text, k, "127.0.0.1"), 1);
     /* The wrong type name for the key. */
     snprintf(text, sizeof text, "ssh-rsa %s me\n", b64);
-    assert_int_equal(auth_keys_text_has(text, strlen(text), k), 0);
+    assert_int_equal(has(text, k, "127.0.0.1"), 0);
     ssh_string_free_char(b64);
     ssh_key_free(k);
     ssh_key_free(other);
+}
+
+/* OpenSSH's pattern lists for from=. */
+static void test_addr_patterns(void **state)
+{
+    (void)state;
+#define M(peer, list) auth_addr_match_list(peer, list, strlen(list))
+    assert_int_equal(M("127.0.0.2", "127.0.0.2"), 1);
+    assert_int_equal(M("127.0.0.2", "127.0.0.3"), 0);
+    assert_int_equal(M("127.0.0.2", "127.0.0.*"), 1);
+    assert_int_equal(M("127.0.0.22", "127.0.0.?"), 0);
+    assert_int_equal(M("10.1.2.3", "10.0.0.0/8"), 1);
+    assert_int_equal(M("11.1.2.3", "10.0.0.0/8"), 0);
+    assert_int_equal(M("10.1.2.3", "10.1.2.0/25"), 1);
+    assert_int_equal(M("10.1.2.200", "10.1.2.0/25"), 0);
+    assert_int_equal(M("2001:db8::1", "2001:db8::/32"), 1);
+    assert_int_equal(M("2001:db9::1", "2001:db8::/32"), 0);
+    assert_int_equal(M("10.1.2.3", "2001:db8::/32"), 0);
+    assert_int_equal(M("10.1.2.3", "*,!10.1.2.3"), 0);
+    assert_int_equal(M("10.1.2.4", "*,!10.1.2.3"), 1);
+    assert_int_equal(M("10.1.2.3", "host.example.com"), 0);
+    assert_int_equal(M("10.1.2.3", "10.0.0.0/33"), -1);
+    assert_int_equal(M("10.1.2.3", "10.0.0.x/8"), -1);
+    assert_int_equal(M("10.1.2.3", "a,,b"), -1);
+    assert_int_equal(M("10.1.2.3", ""), -1);
+#undef M
+    char why[256];
+    const char *o = "from=\"1.2.3.4\",no-pty";
+    assert_int_equal(auth_options_len(o, strlen(o)), (long)strlen(o));
+    assert_int_equal(auth_options_len("from=\"a b\" ssh", 14), 10);
+    assert_int_equal(auth_options_len("from=\"a b ssh", 12), -1);
+    assert_int_equal(auth_options_check("from=1.2.3.4", 12, "1.2.3.4", 0, why, sizeof why), -1);
+    assert_int_equal(auth_options_check("restrict,pty", 12, "1.2.3.4", 0, why, sizeof why), 1);
+    assert_int_equal(auth_options_check("cert-authority", 14, "1.2.3.4", 0, why, sizeof why), -1);
 }
 
 static void test_user_names_and_passwords(void **state)
@@ -340,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_dtail_only_keys),
         cmocka_unit_test(test_algorithm_lists),
         cmocka_unit_test(test_authorized_keys_text),
+        cmocka_unit_test(test_addr_patterns),
         cmocka_unit_test(test_user_names_and_passwords),
         cmocka_unit_test(test_dserver_flags),
         cmocka_unit_test(test_go_duration),
