@@ -29,7 +29,7 @@
  * that DTail's files load here, with a warning that they do nothing. */
 static const char *const dtail_only_common[] = {"ExperimentalFeaturesEnable", NULL};
 static const char *const dtail_only_server[] = {
-    "MapreduceLogFormat", "Schedule", "Continuous", "AuthKeyEnabled", "AuthKeyTTLSeconds", "AuthKeyMaxPerUser", "ReadGlobRetryIntervalMs",
+    "Schedule", "Continuous", "AuthKeyEnabled", "AuthKeyTTLSeconds", "AuthKeyMaxPerUser", "ReadGlobRetryIntervalMs",
     "ReadRetryIntervalMs", "ShutdownOutputSerializeWaitMs", "ShutdownIdleRecheckWaitMs",
     "OutputTransmissionDelayMs", "OutputEOFWaitBaseMs", "OutputEOFWaitPerFileMs",
     "OutputEOFWaitMaxMs", "OutputChannelBufferSize", "OutputFlushTimeoutMs",
@@ -84,6 +84,7 @@ static const config_key_t config_keys[] = {
     CK_STR("Common", "LogRotation", log_rotation),
     CK_STR("Common", "CacheDir", cache_dir),
     CK_STR("Server", "SSHBindAddress", ssh_bind_address),
+    CK_STR("Server", "MapreduceLogFormat", mapreduce_log_format),
     CK_INT("Server", "MaxConnections", max_connections, 1, 1000000),
     CK_INT("Server", "MaxConcurrentCats", max_concurrent_cats, 1, 1000000),
     CK_INT("Server", "MaxConcurrentTails", max_concurrent_tails, 1, 1000000),

@@ -31,6 +31,9 @@ typedef struct config {
                                      per day; anything else (DTail's rule): one
                                      file <LogDir>/<program>.log, reopened on SIGHUP */
     char cache_dir[1024];         /* Common.CacheDir, default "cache" */
+    char mapreduce_log_format[32]; /* Server.MapreduceLogFormat: the log format of a
+                                     `from` query without logformat; "" = default
+                                     (exec_default_logformat) */
     char ssh_bind_address[256];   /* Server.SSHBindAddress, default 0.0.0.0 */
     int max_connections;          /* Server.MaxConnections, default 10 */
     int max_concurrent_cats;      /* Server.MaxConcurrentCats, default 2 */

@@ -12,6 +12,7 @@
 
 #include <libssh/libssh.h>
 
+#include "exec/run/request.h"
 #include "base/fdio.h"
 #include "base/clock.h"
 #include "base/config.h"
@@ -148,7 +149,7 @@ static int run(dserver_t *d, const dserver_flags_t *f, err_t *e)
         return -1;
     /* Every user's rules, before anything is created: a bad rule stops the
      * start instead of failing that user's sessions later. */
-    if (perm_rules_check(&d->cfg, e) < 0)
+    if (perm_rules_check(&d->cfg, e) < 0 || exec_config_check(&d->cfg, e) < 0)
         return -1;
     const char *logger = f->logger ? f->logger : d->cfg.logger[0] ? d->cfg.logger : "file";
     const char *fixed = strcasecmp(d->cfg.log_rotation, "daily") ? d->prog : NULL;

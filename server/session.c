@@ -318,7 +318,7 @@ int session_parse_query(session_t *ss, const char *text, query_t **q)
 {
     err_t e;
     *q = NULL;
-    if (query_parse(text, strlen(text), NULL, q, &e) == 0)
+    if (query_parse(text, strlen(text), &(query_opts_t){.default_logformat = exec_default_logformat(ss->env->cfg)}, q, &e) == 0)
         return 0;
     char buf[4096];
     query_error_format(text, strlen(text), &e, buf, sizeof buf);

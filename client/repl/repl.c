@@ -1,4 +1,5 @@
 /* repl.c: the prompt loop, libedit set-up, Ctrl-C and the dot commands. */
+#include "exec/run/request.h"
 #include "client/repl/repl.h"
 
 #include <errno.h>
@@ -205,7 +206,7 @@ static void run_query(repl_t *r, const char *text)
         return;
     query_t *q = NULL;
     err_t e;
-    if (query_parse(text, len, NULL, &q, &e) < 0) {
+    if (query_parse(text, len, &(query_opts_t){.default_logformat = exec_default_logformat(r->cfg)}, &q, &e) < 0) {
         char buf[8192];
         query_error_format(text, len, &e, buf, sizeof buf);
         term_fprintf(stderr, "%s\n", buf);

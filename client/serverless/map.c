@@ -1,4 +1,5 @@
 /* map.c: the serverless mapreduce client. */
+#include "exec/run/request.h"
 #include "client/serverless/map.h"
 
 #include <stdio.h>
@@ -86,8 +87,17 @@ int dmap_client_main(int argc, char **argv)
         cli_free(&o);
         return client_usage_error("dmap", &e);
     }
+    char host[256];
+    config_t cfg;
+    if (client_setup(&o, &cfg, host, sizeof host, &e) < 0) {
+        cli_free(&o);
+        return client_usage_error("dmap", &e);
+    }
     query_t *q = NULL;
-    if (query_parse(query, strlen(query), NULL, &q, &e) < 0) {
+    /* Serverless the run is ours, with our config's log format; through
+     * servers each uses its own (as DTail's client assumes default). */
+    const char *fmt = remote_wanted(&o) ? NULL : exec_default_logformat(&cfg);
+    if (query_parse(query, strlen(query), &(query_opts_t){.default_logformat = fmt}, &q, &e) < 0) {
         char buf[8192];
         query_error_format(query, strlen(query), &e, buf, sizeof buf);
         fprintf(stderr, "dmap: invalid query: %s\n", buf);
@@ -95,13 +105,6 @@ int dmap_client_main(int argc, char **argv)
         return err_exit_status(e.code);
     }
     const plan_t *plan = query_plan(q);
-    char host[256];
-    config_t cfg;
-    if (client_setup(&o, &cfg, host, sizeof host, &e) < 0) {
-        query_free(q);
-        cli_free(&o);
-        return client_usage_error("dmap", &e);
-    }
     LOG_DEBUG("query|%s", query_canonical(q));
     for (size_t i = 0; i < plan->n_warnings && log_level >= LOG_WARN; i++)
         fprintf(stderr, "dmap: warning: %s\n", plan->warnings[i].msg);

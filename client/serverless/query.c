@@ -15,6 +15,7 @@
 #include "base/outbuf.h"
 #include "exec/follow_plan.h"
 #include "exec/mapscan.h"
+#include "client/remote/session.h"
 #include "exec/run/request.h"
 #include "exec/sink/outfile.h"
 #include "exec/sink/result.h"
@@ -132,7 +133,10 @@ int dtail_query_open(dtail_query_t **out, const cli_opts_t *o, const config_t *c
     if (!d)
         return err_set(e, ERR_NOMEM, "out of memory");
     d->text = o->query;
-    if (query_parse(o->query, strlen(o->query), NULL, &d->q, e) < 0) {
+    /* Serverless the run is ours, with our config's log format; through
+     * servers each uses its own. */
+    const char *fmt = remote_wanted(o) ? NULL : exec_default_logformat(cfg);
+    if (query_parse(o->query, strlen(o->query), &(query_opts_t){.default_logformat = fmt}, &d->q, e) < 0) {
         char buf[4096];
         query_error_format(o->query, strlen(o->query), e, buf, sizeof buf);
         err_set(e, ERR_QUERY, "invalid query: %s", buf);

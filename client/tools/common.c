@@ -1,4 +1,5 @@
 /* common.c: shared set-up of the serverless clients. */
+#include "exec/run/request.h"
 #include "client/tools/common.h"
 
 #include <stdio.h>
@@ -78,6 +79,8 @@ int client_setup(const cli_opts_t *o, config_t *cfg, char *host, size_t host_cap
     if (o->log_level)
         log_level_parse(o->log_level, &log_level);
     config_warn_ignored(cfg);
+    if (exec_config_check(cfg, e) < 0)
+        return -1;
     if (o->max_line_len)
         cfg->max_line_len = (size_t)o->max_line_len;
     return 0;

@@ -1,6 +1,7 @@
 /* request.c: a request from the wire and back, and the plans it makes. */
 #include "exec/run/request.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "base/clock.h"
@@ -86,4 +87,26 @@ void exec_map_opts(const exec_request_t *rq, const exec_env_t *env, const plan_t
         .deadline_ms = rq->timeout_s > 0 ? clock_now_ms() + rq->timeout_s * 1000LL : 0,
         .memory_limit = env->memory_limit,
     };
+}
+
+const char *exec_default_logformat(const config_t *cfg)
+{
+    return cfg && cfg->mapreduce_log_format[0] ? cfg->mapreduce_log_format : NULL;
+}
+
+int exec_config_check(const config_t *cfg, err_t *e)
+{
+    const char *name = exec_default_logformat(cfg);
+    if (!name || logformat_find(name))
+        return 0;
+    char where[4200];
+    config_where(cfg, (const char *const[]){"Server", "MapreduceLogFormat", NULL}, where,
+                 sizeof where);
+    char known[256] = "";
+    size_t k = 0;
+    for (size_t i = 0; logformat_all[i]; i++)
+        k += (size_t)snprintf(known + k, k < sizeof known ? sizeof known - k : 0, "%s%s",
+                              i ? " " : "", logformat_all[i]->name);
+    return err_set(e, ERR_CONFIG, "%s: Server.MapreduceLogFormat: unknown log format '%s' "
+                                  "(known: %s)", where, name, known);
 }

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stddef.h>
 
+#include "base/config.h"
 #include "base/err.h"
 #include "exec/linescan.h"
 #include "exec/mapscan.h"
@@ -70,6 +71,15 @@ typedef struct lines_plan {
 /* The pattern is checked here: an invalid one fails with ERR_PATTERN. */
 int lines_plan_init(lines_plan_t *lp, const exec_request_t *rq, size_t max_line_len, err_t *e);
 void lines_plan_free(lines_plan_t *lp);
+
+/* The log format a `from` query without a logformat clause gets:
+ * Server.MapreduceLogFormat, or NULL for the parser's (default). Runs on
+ * a server use the server's config; a client sending a query to servers
+ * parses it with NULL (as DTail's client, which cannot know theirs). */
+const char *exec_default_logformat(const config_t *cfg);
+/* What of cfg only the engine can check (a log format's name): 0, or -1
+ * with ERR_CONFIG naming the file, line and key. */
+int exec_config_check(const config_t *cfg, err_t *e);
 
 /* The strings $timezone and $timeoffset point to. */
 typedef struct exec_zone {

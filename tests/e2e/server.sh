@@ -171,6 +171,30 @@ openssh)
   expect_log log "Creating new server handler"
   expect_log log "Good bye Mister!"
   ;;
+logformat)
+  # Server.MapreduceLogFormat is the log format of a `from` query without
+  # logformat: a dmap through the server reads generickv lines with it,
+  # and so does a serverless dmap whose config has it; without it the
+  # lines are not for the default format.
+  SERVER_CFG_EXTRA='"MapreduceLogFormat": "generickv"'
+  server_setup
+  printf 'x|MAPREDUCE:T|user=a|n=1\nx|MAPREDUCE:T|user=b|n=2\nx|MAPREDUCE:T|user=a|n=5\n' >"$T/kv.log"
+  chmod 644 "$T/kv.log"
+  printf 'sum(n),count($line)\n2.000000,1\n6.000000,2\n' | sort >"$T/kv.want"
+  server_start
+  q='from T select sum(n),count($line) group by user'
+  run remote "$DTAIL_BIN/dmap" "${SERVER_CLIENT_FLAGS[@]}" --files "$T/kv.log" "$q outfile $T/remote.csv"
+  expect_rc remote 0
+  sort "$T/remote.csv" >"$T/remote.sorted"
+  expect_bytes remote "$T/remote.sorted" "$T/kv.want"
+  run local "$DTAIL_BIN/dmap" --cfg "$SERVER_CFG" --files "$T/kv.log" "$q outfile $T/local.csv"
+  expect_rc local 0
+  sort "$T/local.csv" >"$T/local.sorted"
+  expect_bytes local "$T/local.sorted" "$T/kv.want"
+  run default "$DTAIL_BIN/dmap" --cfg none --files "$T/kv.log" "$q outfile $T/default.csv"
+  expect_contains default "$ERR" "0 parsed, 3 not for this format"
+  server_stop
+  ;;
 from_key)
   # authorized_keys options as DTail's key-cache script writes them: a
   # key with from= logs in from its own address only (OpenSSH binding

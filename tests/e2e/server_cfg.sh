@@ -4,7 +4,7 @@
 # Usage: server_cfg.sh CASE
 #   bad_KIND      one bad config: dserver exits 2 with the message (KIND:
 #                 misspelt, section, type, permkey, regex_default,
-#                 regex_user, cipher, kex_type), having created nothing
+#                 regex_user, cipher, kex_type, logformat), having created nothing
 #   client        an unknown key stops dcat, dgrep, dmap and dtail (exit 2)
 #   dtail_only    DTail's keys without effect here: accepted, one warning each
 #   log_filename  file names holding a newline or '|' are escaped in the log;
@@ -108,6 +108,11 @@ bad_kex_type)
   server_setup
   write_cfg '    "KeyExchanges": "curve25519-sha256"'
   bad_config kex_type '5: Server.KeyExchanges must be a non-empty list of algorithm names'
+  ;;
+bad_logformat)
+  server_setup
+  write_cfg '    "MapreduceLogFormat": "genericvk"'
+  bad_config logformat "5: Server.MapreduceLogFormat: unknown log format 'genericvk' (known: default generic generickv csv json)"
   ;;
 client)
   server_setup
