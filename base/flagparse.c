@@ -150,3 +150,22 @@ void flagparse_help(const flagparse_t *p, int width, int arg_width)
         }
     }
 }
+
+int flagparse_check_port(long long port, err_t *e)
+{
+    if (port > 65535)
+        return err_set(e, ERR_USAGE, "invalid value %lld for flag -port: at most 65535", port);
+    return 0;
+}
+
+int flagparse_check_log_level(const char *level, enum log_level *lv, err_t *e)
+{
+    enum log_level parsed;
+    if (!level)
+        return 0;
+    if (log_level_parse(level, &parsed) < 0)
+        return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -logLevel", level);
+    if (lv)
+        *lv = parsed;
+    return 0;
+}

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "base/log.h"
 
 enum flagparse_type { FP_BOOL, FP_INT, FP_STRING };
 
@@ -72,5 +73,11 @@ int flagparse(flagparse_t *p, void *out, int argc, char **argv, err_t *e);
  * and ARG in a column of its own, arg_width wide (dserver, dtailhealth).
  * A one-letter flag is shown as -x. */
 void flagparse_help(const flagparse_t *p, int width, int arg_width);
+
+/* The checks of -port and -logLevel every binary makes, worded alike:
+ * a port above 65535; a log level log_level_parse does not know (NULL:
+ * not given, accepted; *lv, if lv is not NULL, is set only when valid). */
+int flagparse_check_port(long long port, err_t *e);
+int flagparse_check_log_level(const char *level, enum log_level *lv, err_t *e);
 
 #endif

@@ -30,15 +30,9 @@ int dserver_flags_parse(dserver_flags_t *f, int argc, char **argv, err_t *e)
     memset(f, 0, sizeof *f);
     f->port = -1;
     flagparse_t p = {.defs = dflags, .n_defs = N_DFLAGS, .tool = "dserver"};
-    if (flagparse(&p, f, argc, argv, e) < 0)
+    if (flagparse(&p, f, argc, argv, e) < 0 || flagparse_check_port(f->port, e) < 0 ||
+        flagparse_check_log_level(f->log_level, NULL, e) < 0)
         return -1;
-    if (f->port > 65535)
-        return err_set(e, ERR_USAGE, "invalid value %lld for flag -port: at most 65535", f->port);
-    if (f->log_level) {
-        enum log_level lv;
-        if (log_level_parse(f->log_level, &lv) < 0)
-            return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -logLevel", f->log_level);
-    }
     return 0;
 }
 

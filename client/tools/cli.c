@@ -92,13 +92,8 @@ int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e
     if (o->memory_limit && numfmt_parse_size(o->memory_limit, &o->memory_limit_bytes) < 0)
         return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -memory-limit: "
                                      "use bytes or a size such as 512M or 2G", o->memory_limit);
-    if (o->port > 65535)
-        return err_set(e, ERR_USAGE, "invalid value %lld for flag -port: at most 65535", o->port);
-    if (o->log_level) {
-        enum log_level lv;
-        if (log_level_parse(o->log_level, &lv) < 0)
-            return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -logLevel", o->log_level);
-    }
+    if (flagparse_check_port(o->port, e) < 0 || flagparse_check_log_level(o->log_level, NULL, e) < 0)
+        return -1;
     return 0;
 }
 

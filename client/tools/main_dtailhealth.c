@@ -59,8 +59,8 @@ int main(int argc, char **argv)
         return 0;
     }
     enum log_level lv = LOG_NONE;
-    if (f.log_level && log_level_parse(f.log_level, &lv) < 0) {
-        fprintf(stderr, "dtailhealth: invalid value \"%s\" for flag -logLevel\n", f.log_level);
+    if (flagparse_check_log_level(f.log_level, &lv, &e) < 0) {
+        fprintf(stderr, "dtailhealth: %s\n", e.msg);
         return 2;
     }
     if (f.logger && strcasecmp(f.logger, "none") && strcasecmp(f.logger, "stdout")) {

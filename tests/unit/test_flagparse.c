@@ -1,6 +1,7 @@
 /* test_flagparse.c: the one flag parser (base/flagparse.h): Go's value
  * forms, positional arguments and "--", a table shared by several tools
- * through masks, -h, the failures and their exact messages, help lines. */
+ * through masks, -h, the failures and their exact messages, help lines,
+ * and the shared -port / -logLevel checks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -253,6 +254,27 @@ static void test_help(void **state)
                              "  --help         print this help\n");
 }
 
+static void test_port_and_log_level(void **state)
+{
+    (void)state;
+    err_t e;
+    err_clear(&e);
+    assert_int_equal(flagparse_check_port(0, &e), 0);
+    assert_int_equal(flagparse_check_port(65535, &e), 0);
+    assert_int_equal(flagparse_check_port(65536, &e), -1);
+    assert_int_equal(e.code, ERR_USAGE);
+    assert_string_equal(e.msg, "invalid value 65536 for flag -port: at most 65535");
+    enum log_level lv = LOG_NONE;
+    assert_int_equal(flagparse_check_log_level(NULL, &lv, &e), 0);
+    assert_int_equal(lv, LOG_NONE);
+    assert_int_equal(flagparse_check_log_level("debug", &lv, &e), 0);
+    assert_int_equal(lv, LOG_DEBUG);
+    assert_int_equal(flagparse_check_log_level("info", NULL, &e), 0);
+    assert_int_equal(flagparse_check_log_level("loud", &lv, &e), -1);
+    assert_string_equal(e.msg, "invalid value \"loud\" for flag -logLevel");
+    assert_int_equal(lv, LOG_DEBUG);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_h_is_help),
         cmocka_unit_test(test_failures),
         cmocka_unit_test(test_help),
+        cmocka_unit_test(test_port_and_log_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
