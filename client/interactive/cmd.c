@@ -2,6 +2,7 @@
 #include "client/interactive/cmd.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,51 +119,83 @@ int icmd_tokenize(const char *line, char ***argv, int *argc, err_t *e)
 
 /* ---- :reload flags ----------------------------------------------------------- */
 
-enum ftype { F_STR, F_BOOL, F_INT };
+/* What a :reload gives, before it is copied into icmd_t: -1 and NULL are
+ * "not given". Strings borrow the tokens. */
+typedef struct reload_args {
+    const char *files, *query, *regex;
+    int plain, quiet, invert;
+    long long timeout, before, after, max;
+} reload_args_t;
 
-typedef struct rflag {
-    const char *name;
-    enum ftype type;
-    unsigned allow;               /* enum icmd_allow */
-    unsigned has;                 /* ICMD_HAS_* */
-} rflag_t;
-
-static const rflag_t rflags[] = {
-    {"files", F_STR, ICMD_ALLOW_COMMON, ICMD_HAS_FILES},
-    {"plain", F_BOOL, ICMD_ALLOW_COMMON, ICMD_HAS_PLAIN},
-    {"quiet", F_BOOL, ICMD_ALLOW_COMMON, ICMD_HAS_QUIET},
-    {"timeout", F_INT, ICMD_ALLOW_COMMON, ICMD_HAS_TIMEOUT},
-    {"query", F_STR, ICMD_ALLOW_QUERY, ICMD_HAS_QUERY},
-    {"regex", F_STR, ICMD_ALLOW_GREP, ICMD_HAS_REGEX},
-    {"grep", F_STR, ICMD_ALLOW_GREP, ICMD_HAS_REGEX},
-    {"invert", F_BOOL, ICMD_ALLOW_GREP, ICMD_HAS_INVERT},
-    {"before", F_INT, ICMD_ALLOW_GREP, ICMD_HAS_BEFORE},
-    {"after", F_INT, ICMD_ALLOW_GREP, ICMD_HAS_AFTER},
-    {"max", F_INT, ICMD_ALLOW_GREP, ICMD_HAS_MAX},
+/* The mask is enum icmd_allow: a run sees the flags it may change. */
+#define R(field) offsetof(reload_args_t, field)
+static const flagparse_def_t rflags[] = {
+    {"files", FP_STRING, ICMD_ALLOW_COMMON, R(files), NULL, NULL},
+    {"plain", FP_BOOL, ICMD_ALLOW_COMMON, R(plain), NULL, NULL},
+    {"quiet", FP_BOOL, ICMD_ALLOW_COMMON, R(quiet), NULL, NULL},
+    {"timeout", FP_INT, ICMD_ALLOW_COMMON, R(timeout), NULL, NULL},
+    {"query", FP_STRING, ICMD_ALLOW_QUERY, R(query), NULL, NULL},
+    {"regex", FP_STRING, ICMD_ALLOW_GREP, R(regex), NULL, NULL},
+    {"grep", FP_STRING, ICMD_ALLOW_GREP, R(regex), NULL, NULL},
+    {"invert", FP_BOOL, ICMD_ALLOW_GREP, R(invert), NULL, NULL},
+    {"before", FP_INT, ICMD_ALLOW_GREP, R(before), NULL, NULL},
+    {"after", FP_INT, ICMD_ALLOW_GREP, R(after), NULL, NULL},
+    {"max", FP_INT, ICMD_ALLOW_GREP, R(max), NULL, NULL},
 };
+#undef R
 
-static int set_flag(icmd_t *c, const rflag_t *f, const char *v, err_t *e)
+/* The prompt has its own words for these (§6.6), and no --help to point
+ * to; a missing value reads as the parser words it. */
+static int reword(const flagparse_failure_t *f, err_t *e)
 {
-    if (f->type == F_BOOL) {
-        int *slot = f->has == ICMD_HAS_PLAIN ? &c->plain : f->has == ICMD_HAS_QUIET ? &c->quiet
-                                                                                  : &c->invert;
-        if (flagparse_bool(v, slot) < 0)
-            return err_set(e, ERR_USAGE, "invalid boolean value \"%s\" for -%s", v, f->name);
-    } else if (f->type == F_INT) {
-        long long *slot = f->has == ICMD_HAS_TIMEOUT ? &c->timeout
-                          : f->has == ICMD_HAS_BEFORE ? &c->before
-                          : f->has == ICMD_HAS_AFTER  ? &c->after
-                                                      : &c->max;
-        if (flagparse_int(v, slot) < 0)
-            return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -%s", v, f->name);
-    } else {
-        char **slot = f->has == ICMD_HAS_FILES ? &c->files : f->has == ICMD_HAS_QUERY ? &c->query
-                                                                                    : &c->regex;
-        free(*slot);
-        if (!(*slot = strdup(v)))
-            return err_set(e, ERR_NOMEM, "out of memory");
+    if (f->fault == FP_FAULT_UNKNOWN)
+        return err_set(e, ERR_USAGE, "flag provided but not defined: -%.*s", (int)f->name_len, f->name);
+    if (f->fault == FP_FAULT_BAD_VALUE && f->def->type == FP_BOOL)
+        return err_set(e, ERR_USAGE, "invalid boolean value \"%s\" for -%s", f->value, f->def->name);
+    if (f->fault == FP_FAULT_BAD_VALUE)
+        return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -%s", f->value, f->def->name);
+    return -1;
+}
+
+static void take_bool(int v, int *dst, unsigned bit, unsigned *has)
+{
+    if (v >= 0) {
+        *dst = v;
+        *has |= bit;
     }
-    c->has |= f->has;
+}
+
+static void take_int(long long v, long long *dst, unsigned bit, unsigned *has)
+{
+    if (v >= 0) {
+        *dst = v;
+        *has |= bit;
+    }
+}
+
+static int take_string(const char *v, char **dst, unsigned bit, unsigned *has, err_t *e)
+{
+    if (!v)
+        return 0;
+    if (!(*dst = strdup(v)))
+        return err_set(e, ERR_NOMEM, "out of memory");
+    *has |= bit;
+    return 0;
+}
+
+static int take_reload(const reload_args_t *r, icmd_t *c, err_t *e)
+{
+    take_bool(r->plain, &c->plain, ICMD_HAS_PLAIN, &c->has);
+    take_bool(r->quiet, &c->quiet, ICMD_HAS_QUIET, &c->has);
+    take_bool(r->invert, &c->invert, ICMD_HAS_INVERT, &c->has);
+    take_int(r->timeout, &c->timeout, ICMD_HAS_TIMEOUT, &c->has);
+    take_int(r->before, &c->before, ICMD_HAS_BEFORE, &c->has);
+    take_int(r->after, &c->after, ICMD_HAS_AFTER, &c->has);
+    take_int(r->max, &c->max, ICMD_HAS_MAX, &c->has);
+    if (take_string(r->files, &c->files, ICMD_HAS_FILES, &c->has, e) < 0 ||
+        take_string(r->query, &c->query, ICMD_HAS_QUERY, &c->has, e) < 0 ||
+        take_string(r->regex, &c->regex, ICMD_HAS_REGEX, &c->has, e) < 0)
+        return -1;
     return 0;
 }
 
@@ -182,42 +215,24 @@ static int unexpected(char **argv, int from, int argc, err_t *e)
 
 static int parse_reload(char **argv, int argc, unsigned allow, icmd_t *c, err_t *e)
 {
-    int i = 1;
-    while (i < argc) {
-        const char *a = argv[i];
-        if (a[0] != '-' || a[1] == '\0')
-            break;
-        if (!strcmp(a, "--")) {
-            i++;
-            break;
-        }
-        const char *name = a + 1 + (a[1] == '-');
-        const char *eq = strchr(name, '=');
-        size_t len = eq ? (size_t)(eq - name) : strlen(name);
-        const rflag_t *f = NULL;
-        for (size_t k = 0; k < sizeof rflags / sizeof *rflags; k++)
-            if (strlen(rflags[k].name) == len && !strncmp(rflags[k].name, name, len) &&
-                (rflags[k].allow & allow))
-                f = &rflags[k];
-        if (!f)
-            return err_set(e, ERR_USAGE, "flag provided but not defined: -%.*s", (int)len, name);
-        const char *v = eq ? eq + 1 : NULL;
-        if (!v && f->type == F_BOOL)
-            v = "true";
-        if (!v) {
-            if (i + 1 >= argc)
-                return err_set(e, ERR_USAGE, "flag needs an argument: -%s", f->name);
-            v = argv[++i];
-        }
-        if (set_flag(c, f, v, e) < 0)
-            return -1;
-        i++;
-    }
-    if (i < argc)
-        return unexpected(argv, i, argc, e);
-    if (!c->has)
-        return err_set(e, ERR_USAGE, "reload requires flags to change");
-    return 0;
+    reload_args_t r = {.plain = -1, .quiet = -1, .invert = -1,
+                       .timeout = -1, .before = -1, .after = -1, .max = -1};
+    char **rest = malloc((size_t)argc * sizeof *rest);
+    if (!rest)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    flagparse_t p = {.defs = rflags, .n_defs = sizeof rflags / sizeof *rflags, .select = allow,
+                     .tool = ":reload", .positional = rest, .first_ends_flags = 1};
+    int rc = 0;
+    if (flagparse(&p, &r, argc, argv, e) < 0)
+        rc = reword(&p.failure, e);
+    else if (p.n_positional)
+        rc = unexpected(rest, 0, p.n_positional, e);
+    else
+        rc = take_reload(&r, c, e);
+    free(rest);
+    if (rc == 0 && !c->has)
+        rc = err_set(e, ERR_USAGE, "reload requires flags to change");
+    return rc;
 }
 
 int icmd_parse(const char *line, unsigned allow, icmd_t *out, err_t *e)

@@ -1,78 +1,64 @@
-/* cli.c: the flag table and parser. */
+/* cli.c: the clients' flag table (one for all four tools, parsed by base/flagparse). */
 #include "client/tools/cli.h"
 
 #include "base/numfmt.h"
 #include "base/flagparse.h"
 #include "wire/msg.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
-enum flag_type { FLAG_BOOL, FLAG_INT, FLAG_STRING };
-
-/* Which tools accept a flag. */
+/* Which tools accept a flag: a parse selects 1u << tool. */
 #define T_CAT   (1u << CLI_DCAT)
 #define T_GREP  (1u << CLI_DGREP)
 #define T_MAP   (1u << CLI_DMAP)
 #define T_TAIL  (1u << CLI_DTAIL)
 #define T_ALL   (T_CAT | T_GREP | T_MAP | T_TAIL)
 
-typedef struct flag_def {
-    const char *name;        /* without dashes */
-    enum flag_type type;     /* how the value is parsed */
-    unsigned tools;          /* T_* mask */
-    size_t offset;           /* field in cli_opts_t */
-    const char *arg;         /* value name in --help */
-    const char *help;        /* one line */
-} flag_def_t;
-
 #define F(field) offsetof(cli_opts_t, field)
-static const flag_def_t flags[] = {
-    {"files", FLAG_STRING, T_ALL, F(files), "LIST", "comma list of files or globs (also positional arguments)"},
-    {"regex", FLAG_STRING, T_GREP | T_TAIL, F(regex), "PATTERN", "select lines matching PATTERN (PCRE2; a pattern without metacharacters is a literal)"},
-    {"grep", FLAG_STRING, T_GREP | T_TAIL, F(regex), "PATTERN", "alias of --regex"},
-    {"invert", FLAG_BOOL, T_GREP | T_TAIL, F(invert), NULL, "select lines that do not match"},
-    {"ignore-case", FLAG_BOOL, T_GREP | T_TAIL, F(ignore_case), NULL, "the pattern matches letters of either case (also -i)"},
-    {"i", FLAG_BOOL, T_GREP | T_TAIL, F(ignore_case), NULL, "alias of --ignore-case"},
-    {"before", FLAG_INT, T_GREP | T_TAIL, F(before), "N", "print N lines of context before each selected line"},
-    {"after", FLAG_INT, T_GREP | T_TAIL, F(after), "N", "print N lines of context after each selected line"},
-    {"max", FLAG_INT, T_GREP | T_TAIL, F(max), "N", "stop reading a file after N selected lines"},
-    {"query", FLAG_STRING, T_MAP | T_TAIL, F(query), "QUERY", "the mapreduce query (or the first argument containing 'select ')"},
-    {"timeout", FLAG_INT, T_MAP | T_TAIL, F(timeout), "SECONDS", "end the run after SECONDS (0: no limit)"},
-    {"shutdownAfter", FLAG_INT, T_TAIL, F(shutdown_after), "SECONDS", "end the run after SECONDS (default 86400)"},
-    {"colorTable", FLAG_BOOL, T_TAIL, F(color_table), NULL, "print the table of terminal colours and exit"},
-    {"wideColorTable", FLAG_BOOL, T_TAIL, F(wide_color_table), NULL, "print the colour table with sample text and exit"},
-    {"checkHealth", FLAG_BOOL, T_TAIL, F(check_health), NULL, "deprecated: use dtailhealth"},
-    {"repl", FLAG_BOOL, T_MAP, F(repl), NULL, "open the interactive query prompt (also without a query on a terminal)"},
-    {"memory-limit", FLAG_STRING, T_MAP | T_TAIL, F(memory_limit), "SIZE", "memory for group tables; beyond it groups spill to a temporary SQLite database in $TMPDIR (bytes, or with K, M, G; default: a quarter of RAM)"},
-    {"plain", FLAG_BOOL, T_ALL, F(plain), NULL, "print raw lines without the REMOTE|host|... prefix"},
-    {"quiet", FLAG_BOOL, T_ALL, F(quiet), NULL, "no statistics lines"},
-    {"noColor", FLAG_BOOL, T_ALL, F(no_color), NULL, "never print ANSI colours"},
-    {"raw-terminal", FLAG_BOOL, T_ALL, F(raw_terminal), NULL, "on a terminal, print control bytes and invalid UTF-8 of logs, names and server text raw (default: shown as ^[, <FF>)"},
-    {"color", FLAG_STRING, T_ALL, F(color), "WHEN", "always, never or auto (default: colours only on a terminal, not with NO_COLOR)"},
-    {"logLevel", FLAG_STRING, T_ALL, F(log_level), "LEVEL", "none fatal error warn info debug trace (default warn serverless)"},
-    {"cfg", FLAG_STRING, T_ALL, F(cfg), "FILE", "config file, or none"},
-    {"maxLineLength", FLAG_INT, T_ALL, F(max_line_len), "BYTES", "split longer lines (default 1048576, config Server.MaxLineLength)"},
-    {"servers", FLAG_STRING, T_ALL, F(servers), "LIST", "servers to query; empty or 'serverless' reads local files"},
-    {"user", FLAG_STRING, T_ALL, F(user), "NAME", "SSH user name (default: the current user)"},
-    {"key", FLAG_STRING, T_ALL, F(key), "FILE", "SSH private key (default: ssh-agent, then ~/.ssh/id_ed25519, id_ecdsa, id_rsa)"},
-    {"auth-key-path", FLAG_STRING, T_ALL, F(key), "FILE", "alias of --key"},
-    {"trustAllHosts", FLAG_BOOL, T_ALL, F(trust_all_hosts), NULL, "trust unknown SSH host keys and add them to ~/.ssh/known_hosts"},
-    {"no-auth-key", FLAG_BOOL, T_ALL, F(no_auth_key), NULL, "accepted for DTail compatibility (no auth-key store here)"},
-    {"noAuthKey", FLAG_BOOL, T_ALL, F(no_auth_key), NULL, "alias of --no-auth-key"},
-    {"port", FLAG_INT, T_ALL, F(port), "N", "SSH port of servers given without :port (default 2222)"},
-    {"discovery", FLAG_STRING, T_ALL, F(discovery), "MODULE[:OPT]", "server list source: COMMA[:LIST] or FILE[:PATH]; --servers /regex/ filters it"},
-    {"cpc", FLAG_INT, T_ALL, F(cpc), "N", "SSH handshakes in flight per CPU core (default 10)"},
-    {"compress", FLAG_BOOL, T_ALL, F(compress), NULL, "zstd-compress lines from servers that offer it (slow links)"},
-    {"interactive-query", FLAG_BOOL, T_ALL, F(interactive), NULL, "read :reload <flags>, :show, :help, :quit from the control terminal"},
-    {"control-tty", FLAG_STRING, T_ALL, F(control_tty), "PATH", "control terminal for --interactive-query (default /dev/tty)"},
-    {"help", FLAG_BOOL, T_ALL, F(help), NULL, "print this help"},
-    {"version", FLAG_BOOL, T_ALL, F(version), NULL, "print the version"},
+static const flagparse_def_t flags[] = {
+    {"files", FP_STRING, T_ALL, F(files), "LIST", "comma list of files or globs (also positional arguments)"},
+    {"regex", FP_STRING, T_GREP | T_TAIL, F(regex), "PATTERN", "select lines matching PATTERN (PCRE2; a pattern without metacharacters is a literal)"},
+    {"grep", FP_STRING, T_GREP | T_TAIL, F(regex), "PATTERN", "alias of --regex"},
+    {"invert", FP_BOOL, T_GREP | T_TAIL, F(invert), NULL, "select lines that do not match"},
+    {"ignore-case", FP_BOOL, T_GREP | T_TAIL, F(ignore_case), NULL, "the pattern matches letters of either case (also -i)"},
+    {"i", FP_BOOL, T_GREP | T_TAIL, F(ignore_case), NULL, "alias of --ignore-case"},
+    {"before", FP_INT, T_GREP | T_TAIL, F(before), "N", "print N lines of context before each selected line"},
+    {"after", FP_INT, T_GREP | T_TAIL, F(after), "N", "print N lines of context after each selected line"},
+    {"max", FP_INT, T_GREP | T_TAIL, F(max), "N", "stop reading a file after N selected lines"},
+    {"query", FP_STRING, T_MAP | T_TAIL, F(query), "QUERY", "the mapreduce query (or the first argument containing 'select ')"},
+    {"timeout", FP_INT, T_MAP | T_TAIL, F(timeout), "SECONDS", "end the run after SECONDS (0: no limit)"},
+    {"shutdownAfter", FP_INT, T_TAIL, F(shutdown_after), "SECONDS", "end the run after SECONDS (default 86400)"},
+    {"colorTable", FP_BOOL, T_TAIL, F(color_table), NULL, "print the table of terminal colours and exit"},
+    {"wideColorTable", FP_BOOL, T_TAIL, F(wide_color_table), NULL, "print the colour table with sample text and exit"},
+    {"checkHealth", FP_BOOL, T_TAIL, F(check_health), NULL, "deprecated: use dtailhealth"},
+    {"repl", FP_BOOL, T_MAP, F(repl), NULL, "open the interactive query prompt (also without a query on a terminal)"},
+    {"memory-limit", FP_STRING, T_MAP | T_TAIL, F(memory_limit), "SIZE", "memory for group tables; beyond it groups spill to a temporary SQLite database in $TMPDIR (bytes, or with K, M, G; default: a quarter of RAM)"},
+    {"plain", FP_BOOL, T_ALL, F(plain), NULL, "print raw lines without the REMOTE|host|... prefix"},
+    {"quiet", FP_BOOL, T_ALL, F(quiet), NULL, "no statistics lines"},
+    {"noColor", FP_BOOL, T_ALL, F(no_color), NULL, "never print ANSI colours"},
+    {"raw-terminal", FP_BOOL, T_ALL, F(raw_terminal), NULL, "on a terminal, print control bytes and invalid UTF-8 of logs, names and server text raw (default: shown as ^[, <FF>)"},
+    {"color", FP_STRING, T_ALL, F(color), "WHEN", "always, never or auto (default: colours only on a terminal, not with NO_COLOR)"},
+    {"logLevel", FP_STRING, T_ALL, F(log_level), "LEVEL", "none fatal error warn info debug trace (default warn serverless)"},
+    {"cfg", FP_STRING, T_ALL, F(cfg), "FILE", "config file, or none"},
+    {"maxLineLength", FP_INT, T_ALL, F(max_line_len), "BYTES", "split longer lines (default 1048576, config Server.MaxLineLength)"},
+    {"servers", FP_STRING, T_ALL, F(servers), "LIST", "servers to query; empty or 'serverless' reads local files"},
+    {"user", FP_STRING, T_ALL, F(user), "NAME", "SSH user name (default: the current user)"},
+    {"key", FP_STRING, T_ALL, F(key), "FILE", "SSH private key (default: ssh-agent, then ~/.ssh/id_ed25519, id_ecdsa, id_rsa)"},
+    {"auth-key-path", FP_STRING, T_ALL, F(key), "FILE", "alias of --key"},
+    {"trustAllHosts", FP_BOOL, T_ALL, F(trust_all_hosts), NULL, "trust unknown SSH host keys and add them to ~/.ssh/known_hosts"},
+    {"no-auth-key", FP_BOOL, T_ALL, F(no_auth_key), NULL, "accepted for DTail compatibility (no auth-key store here)"},
+    {"noAuthKey", FP_BOOL, T_ALL, F(no_auth_key), NULL, "alias of --no-auth-key"},
+    {"port", FP_INT, T_ALL, F(port), "N", "SSH port of servers given without :port (default 2222)"},
+    {"discovery", FP_STRING, T_ALL, F(discovery), "MODULE[:OPT]", "server list source: COMMA[:LIST] or FILE[:PATH]; --servers /regex/ filters it"},
+    {"cpc", FP_INT, T_ALL, F(cpc), "N", "SSH handshakes in flight per CPU core (default 10)"},
+    {"compress", FP_BOOL, T_ALL, F(compress), NULL, "zstd-compress lines from servers that offer it (slow links)"},
+    {"interactive-query", FP_BOOL, T_ALL, F(interactive), NULL, "read :reload <flags>, :show, :help, :quit from the control terminal"},
+    {"control-tty", FP_STRING, T_ALL, F(control_tty), "PATH", "control terminal for --interactive-query (default /dev/tty)"},
+    {"help", FP_BOOL, T_ALL, F(help), NULL, "print this help"},
+    {"version", FP_BOOL, T_ALL, F(version), NULL, "print the version"},
 };
 #undef F
 
@@ -82,6 +68,11 @@ const char *cli_tool_name(enum cli_tool tool)
     return names[tool];
 }
 
+static flagparse_t tool_flags(enum cli_tool tool)
+{
+    return (flagparse_t){.defs = flags, .n_defs = sizeof flags / sizeof flags[0],
+                         .select = 1u << tool, .tool = cli_tool_name(tool)};
+}
 
 int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e)
 {
@@ -90,71 +81,19 @@ int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e
     o->positional = calloc((size_t)argc + 1, sizeof *o->positional);
     if (!o->positional)
         return err_set(e, ERR_NOMEM, "out of memory");
-    int only_positional = 0;
-    for (int i = 1; i < argc; i++) {
-        char *arg = argv[i];
-        if (only_positional || arg[0] != '-' || arg[1] == '\0') {
-            o->positional[o->n_positional++] = arg;
-            continue;
-        }
-        if (strcmp(arg, "--") == 0) {
-            only_positional = 1;
-            continue;
-        }
-        const char *name = arg + (arg[1] == '-' ? 2 : 1);
-        const char *eq = strchr(name, '=');
-        size_t name_len = eq ? (size_t)(eq - name) : strlen(name);
-        const flag_def_t *f = NULL;
-        for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++) {
-            if ((flags[k].tools & (1u << tool)) && strlen(flags[k].name) == name_len &&
-                strncmp(flags[k].name, name, name_len) == 0) {
-                f = &flags[k];
-                break;
-            }
-        }
-        if (!f) {
-            if (name_len == 1 && name[0] == 'h')
-                f = &flags[sizeof flags / sizeof flags[0] - 2];
-            else
-                return err_set(e, ERR_USAGE, "flag provided but not defined: %s (see %s --help)",
-                               arg, cli_tool_name(tool));
-        }
-        void *field = (char *)o + f->offset;
-        if (f->type == FLAG_BOOL) {
-            int b = 1;
-            if (eq && flagparse_bool(eq + 1, &b) < 0)
-                return err_set(e, ERR_USAGE, "invalid boolean value \"%s\" for flag -%s", eq + 1, f->name);
-            *(int *)field = b;
-            continue;
-        }
-        const char *val;
-        if (eq) {
-            val = eq + 1;
-        } else if (i + 1 < argc) {
-            val = argv[++i];
-        } else {
-            return err_set(e, ERR_USAGE, "flag needs an argument: -%s", f->name);
-        }
-        if (f->type == FLAG_INT) {
-            if (flagparse_int(val, (long long *)field) < 0)
-                return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -%s: not a non-negative integer",
-                               val, f->name);
-        } else {
-            *(const char **)field = val;
-        }
-    }
+    flagparse_t p = tool_flags(tool);
+    p.positional = o->positional;
+    int rc = flagparse(&p, o, argc, argv, e);
+    o->n_positional = p.n_positional;
+    if (rc < 0)
+        return -1;
     if (o->color && strcmp(o->color, "always") && strcmp(o->color, "never") && strcmp(o->color, "auto"))
         return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -color: use always, never or auto", o->color);
     if (o->memory_limit && numfmt_parse_size(o->memory_limit, &o->memory_limit_bytes) < 0)
         return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -memory-limit: "
                                      "use bytes or a size such as 512M or 2G", o->memory_limit);
-    if (o->port > 65535)
-        return err_set(e, ERR_USAGE, "invalid value %lld for flag -port: at most 65535", o->port);
-    if (o->log_level) {
-        enum log_level lv;
-        if (log_level_parse(o->log_level, &lv) < 0)
-            return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -logLevel", o->log_level);
-    }
+    if (flagparse_check_port(o->port, e) < 0 || flagparse_check_log_level(o->log_level, NULL, e) < 0)
+        return -1;
     return 0;
 }
 
@@ -183,15 +122,8 @@ void cli_print_help(enum cli_tool tool, const char *argv0)
     else if (tool == CLI_DGREP)
         printf("Print the lines of whole files (or stdin) that match a pattern.\n");
     printf("\nFlags (-flag and --flag are the same; values as -flag V or -flag=V):\n");
-    for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++) {
-        if (!(flags[k].tools & (1u << tool)))
-            continue;
-        char left[64];
-        snprintf(left, sizeof left, "%s%s%s%s", flags[k].name[1] ? "--" : "-", flags[k].name,
-                 flags[k].arg ? " " : "",
-                 flags[k].arg ? flags[k].arg : "");
-        printf("  %-24s %s\n", left, flags[k].help);
-    }
+    flagparse_t p = tool_flags(tool);
+    flagparse_help(&p, 24, 0);
     printf("\nWith no FILE, or when FILE is -, read standard input.\n"
            "Environment: DTAIL_HOSTNAME_OVERRIDE sets the host name shown; NO_COLOR disables colours.\n"
            "\nExit status:\n"

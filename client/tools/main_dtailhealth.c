@@ -26,15 +26,15 @@ typedef struct health_flags {
 
 #define O(field) offsetof(health_flags_t, field)
 static const flagparse_def_t hflags[] = {
-    {"server", FP_STRING, O(server), "HOST[:PORT]  the dserver to check (port default 2222)"},
-    {"logger", FP_STRING, O(logger), "NAME   none (default) or stdout: diagnostics on stderr"},
-    {"logLevel", FP_STRING, O(log_level), "LEVEL  none (default), error, warn, info, debug"},
-    {"connectTimeout", FP_INT, O(timeout_ms), "MS     SSH connect timeout (default 2000)"},
-    {"no-auth-key", FP_BOOL, O(no_auth_key), "       accepted for DTail compatibility"},
-    {"noAuthKey", FP_BOOL, O(no_auth_key), "       alias of --no-auth-key"},
-    {"raw-terminal", FP_BOOL, O(raw_terminal), "       print control bytes of server errors raw on a terminal (default: escaped)"},
-    {"help", FP_BOOL, O(help), "       print this help"},
-    {"version", FP_BOOL, O(version), "       print the version"},
+    {"server", FP_STRING, 0, O(server), "HOST[:PORT]", "the dserver to check (port default 2222)"},
+    {"logger", FP_STRING, 0, O(logger), "NAME", "none (default) or stdout: diagnostics on stderr"},
+    {"logLevel", FP_STRING, 0, O(log_level), "LEVEL", "none (default), error, warn, info, debug"},
+    {"connectTimeout", FP_INT, 0, O(timeout_ms), "MS", "SSH connect timeout (default 2000)"},
+    {"no-auth-key", FP_BOOL, 0, O(no_auth_key), NULL, "accepted for DTail compatibility"},
+    {"noAuthKey", FP_BOOL, 0, O(no_auth_key), NULL, "alias of --no-auth-key"},
+    {"raw-terminal", FP_BOOL, 0, O(raw_terminal), NULL, "print control bytes of server errors raw on a terminal (default: escaped)"},
+    {"help", FP_BOOL, 0, O(help), NULL, "print this help"},
+    {"version", FP_BOOL, 0, O(version), NULL, "print the version"},
 };
 #undef O
 
@@ -43,14 +43,15 @@ int main(int argc, char **argv)
     health_flags_t f = {.timeout_ms = 2000};
     err_t e;
     err_clear(&e);
-    if (flagparse(hflags, sizeof hflags / sizeof hflags[0], &f, argc, argv, "dtailhealth", &e) < 0) {
+    flagparse_t p = {.defs = hflags, .n_defs = sizeof hflags / sizeof hflags[0], .tool = "dtailhealth"};
+    if (flagparse(&p, &f, argc, argv, &e) < 0) {
         fprintf(stderr, "dtailhealth: %s\n", e.msg);
         return 2;
     }
     if (f.help) {
         printf("Usage: dtailhealth [--server HOST[:PORT]]\n"
                "Checks that a dserver answers (exit 0 OK, 1 WARNING, 2 CRITICAL).\n\nFlags:\n");
-        flagparse_help(hflags, sizeof hflags / sizeof hflags[0]);
+        flagparse_help(&p, 16, 5);
         return 0;
     }
     if (f.version) {
@@ -58,8 +59,8 @@ int main(int argc, char **argv)
         return 0;
     }
     enum log_level lv = LOG_NONE;
-    if (f.log_level && log_level_parse(f.log_level, &lv) < 0) {
-        fprintf(stderr, "dtailhealth: invalid value \"%s\" for flag -logLevel\n", f.log_level);
+    if (flagparse_check_log_level(f.log_level, &lv, &e) < 0) {
+        fprintf(stderr, "dtailhealth: %s\n", e.msg);
         return 2;
     }
     if (f.logger && strcasecmp(f.logger, "none") && strcasecmp(f.logger, "stdout")) {
