@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/grow.h"
 #include "base/log.h"
 #include "base/numfmt.h"
 
@@ -436,10 +437,13 @@ static int read_text(const char *path, char **text, size_t *len, err_t *e)
     FILE *f = fopen(path, "rb");
     if (!f)
         return err_set(e, ERR_CONFIG, "%s: cannot open config: %s", path, strerror(errno));
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
     for (;;) {
-        if (!buf) {
+        /* Room for one more byte than read so far and the NUL: a buffer
+         * read full doubles. */
+        if (GROW_ARRAY(buf, cap, n + 2, 4096) < 0) {
+            free(buf);
             fclose(f);
             return err_set(e, ERR_NOMEM, "%s: out of memory reading config", path);
         }
@@ -451,11 +455,6 @@ static int read_text(const char *path, char **text, size_t *len, err_t *e)
             fclose(f);
             return err_set(e, ERR_CONFIG, "%s: config larger than %d bytes", path, CONFIG_MAX_BYTES - 1);
         }
-        char *nb = realloc(buf, cap * 2);
-        if (!nb)
-            free(buf);
-        buf = nb;
-        cap *= 2;
     }
     int bad = ferror(f);
     fclose(f);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "base/fdio.h"
+#include "base/grow.h"
 #include "base/term.h"
 
 int outbuf_init(outbuf_t *ob, int fd, size_t cap, err_t *e)
@@ -96,19 +97,11 @@ int outbuf_write_direct(outbuf_t *ob, const char *p, size_t n)
 /* Makes room for n more bytes in an in-memory block; 0 or -1 (failed). */
 static int mem_reserve(outbuf_t *ob, size_t n)
 {
-    if (ob->len + n <= ob->cap)
-        return 0;
-    size_t cap = ob->cap;
-    while (cap < ob->len + n)
-        cap *= 2;
-    char *d = realloc(ob->data, cap);
-    if (!d) {
+    if (GROW_ARRAY(ob->data, ob->cap, ob->len + n, 1) < 0) {
         ob->failed = 1;
         ob->write_errno = ENOMEM;
         return -1;
     }
-    ob->data = d;
-    ob->cap = cap;
     return 0;
 }
 

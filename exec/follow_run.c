@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/grow.h"
 
 #define RESCAN_MS 1000
 #define TICK_MS 50
@@ -131,10 +132,8 @@ static int grow_slots(follow_run_t *r)
 {
     if (r->n_slots > 2 * (r->n_files + 1))
         return 0;
-    size_t n = r->n_slots ? r->n_slots * 2 : 64;
-    while (n <= 2 * (r->n_files + 1))
-        n *= 2;
-    size_t *s = calloc(n, sizeof *s);
+    size_t n = grow_capacity(r->n_slots, 2 * (r->n_files + 1) + 1, sizeof *r->slots, 64);
+    size_t *s = n ? calloc(n, sizeof *s) : NULL;
     if (!s)
         return -1;
     free(r->slots);
@@ -177,14 +176,8 @@ static int add_dir(follow_run_t *r, const char *dir, size_t len, size_t *out)
             *out = i;
             return 0;
         }
-    if (r->n_dirs == r->cap_dirs) {
-        size_t cap = r->cap_dirs ? r->cap_dirs * 2 : 8;
-        watched_dir_t *d = realloc(r->dirs, cap * sizeof *d);
-        if (!d)
-            return -1;
-        r->dirs = d;
-        r->cap_dirs = cap;
-    }
+    if (GROW_ARRAY(r->dirs, r->cap_dirs, r->n_dirs + 1, 8) < 0)
+        return -1;
     char *copy = strndup(dir, len);
     if (!copy)
         return -1;
@@ -234,15 +227,7 @@ int follow_run_add(follow_run_t *r, const char *path, const follow_opts_t *fo,
 {
     if (!followset_claim(&r->set, path))
         return 0;
-    if (r->n_files == r->cap_files) {
-        size_t cap = r->cap_files ? r->cap_files * 2 : 16;
-        run_file_t *f = realloc(r->files, cap * sizeof *f);
-        if (!f)
-            return err_set(e, ERR_NOMEM, "out of memory following %s", path);
-        r->files = f;
-        r->cap_files = cap;
-    }
-    if (grow_slots(r) < 0)
+    if (GROW_ARRAY(r->files, r->cap_files, r->n_files + 1, 16) < 0 || grow_slots(r) < 0)
         return err_set(e, ERR_NOMEM, "out of memory following %s", path);
     follow_opts_t o = *fo;
     o.stop = r->stop;

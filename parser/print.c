@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "query.h"
 
 void sb_init(strbuf_t *sb)
@@ -19,18 +20,10 @@ static bool sb_reserve(strbuf_t *sb, size_t extra)
 {
     if (sb->oom)
         return false;
-    if (sb->len + extra + 1 <= sb->cap)
-        return true;
-    size_t cap = sb->cap ? sb->cap : 256;
-    while (cap < sb->len + extra + 1)
-        cap *= 2;
-    char *p = realloc(sb->p, cap);
-    if (!p) {
+    if (GROW_ARRAY(sb->p, sb->cap, sb->len + extra + 1, 256) < 0) {
         sb->oom = true;
         return false;
     }
-    sb->p = p;
-    sb->cap = cap;
     return true;
 }
 

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 static const resolve_fn_t functions[] = {
     {"count", true, PLAN_AGG_COUNT, 0, 1, 1, "count(field)"},
     {"sum", true, PLAN_AGG_SUM, 0, 1, 1, "sum(field)"},
@@ -185,11 +187,11 @@ int resolve_vars_get(const resolve_vars_t *v, const char *key)
 int resolve_vars_put(resolve_ctx_t *rc, resolve_vars_t *v, const char *key, int val)
 {
     if ((v->n + 1) * 2 > v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 16;
-        while (cap < v->hint * 2)
-            cap *= 2;   /* sized once for the expected number of keys */
-        const char **keys = arena_alloc(rc->pc->arena, cap * sizeof *keys);
-        int *vals = arena_alloc(rc->pc->arena, cap * sizeof *vals);
+        /* Sized once for the expected number of keys; half full at most. */
+        size_t want = v->n + 1 > v->hint ? v->n + 1 : v->hint;
+        size_t cap = grow_capacity(v->cap, want * 2, sizeof *v->keys, 16);
+        const char **keys = cap ? arena_alloc(rc->pc->arena, cap * sizeof *keys) : NULL;
+        int *vals = cap ? arena_alloc(rc->pc->arena, cap * sizeof *vals) : NULL;
         if (!keys || !vals)
             return parse_nomem(rc->pc);
         for (size_t i = 0; i < v->cap; i++) {

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/grow.h"
 #include "base/log.h"
 #include "server/auth_options.h"
 
@@ -101,16 +102,11 @@ static int file_has(const char *path, ssh_key key, const char *peer, char *why, 
     char *text = NULL;
     size_t cap = 0, len = 0;
     for (;;) {
-        if (len + 4096 > cap) {
-            size_t ncap = cap ? cap * 2 : 16384;
-            char *nt = realloc(text, ncap);
-            if (!nt || ncap > 16 * 1024 * 1024) {
-                free(nt ? nt : text);
-                fclose(f);
-                return -1;
-            }
-            text = nt;
-            cap = ncap;
+        /* Read 4 KiB or more at a time; a key file over 16 MiB is refused. */
+        if (GROW_ARRAY(text, cap, len + 4096, 16384) < 0 || cap > 16 * 1024 * 1024) {
+            free(text);
+            fclose(f);
+            return -1;
         }
         size_t r = fread(text + len, 1, cap - len, f);
         len += r;

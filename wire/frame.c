@@ -5,6 +5,8 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "base/grow.h"
+
 /* Reads ask for this much at once: an SSH channel grows its window only
  * for readers that ask for a lot (lessons.md, library notes). */
 #define READ_CHUNK (16u * 1024 * 1024)
@@ -60,16 +62,8 @@ unsigned char *wire_decoder_space(wire_decoder_t *d, size_t want, size_t *avail)
         d->len -= d->off;
         d->off = 0;
     }
-    if (d->cap - d->len < want) {
-        size_t cap = d->cap;
-        while (cap - d->len < want)
-            cap *= 2;
-        unsigned char *nb = realloc(d->buf, cap);
-        if (!nb)
-            return NULL;
-        d->buf = nb;
-        d->cap = cap;
-    }
+    if (GROW_ARRAY(d->buf, d->cap, d->len + want, 1) < 0)
+        return NULL;
     *avail = d->cap - d->len;
     return d->buf + d->len;
 }
@@ -200,17 +194,9 @@ unsigned char *wire_buf_reserve(wire_buf_t *b, size_t n)
 {
     if (b->failed)
         return NULL;
-    if (b->cap - b->len < n) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap - b->len < n)
-            cap *= 2;
-        unsigned char *nb = realloc(b->p, cap);
-        if (!nb) {
-            b->failed = 1;
-            return NULL;
-        }
-        b->p = nb;
-        b->cap = cap;
+    if (GROW_ARRAY(b->p, b->cap, b->len + n, 256) < 0) {
+        b->failed = 1;
+        return NULL;
     }
     return b->p + b->len;
 }

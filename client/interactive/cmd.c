@@ -8,12 +8,14 @@
 #include <string.h>
 
 #include "base/flagparse.h"
+#include "base/grow.h"
 
 /* ---- tokens ---------------------------------------------------------------- */
 
 typedef struct tokbuf {
     char **v;
-    int n, cap;
+    int n;
+    size_t cap;
     char *cur;                   /* the token being built */
     size_t len, cur_cap;
     int in_token;                /* cur is a token (possibly empty: "") */
@@ -21,14 +23,8 @@ typedef struct tokbuf {
 
 static int put_char(tokbuf_t *t, char c)
 {
-    if (t->len + 2 > t->cur_cap) {
-        size_t cap = t->cur_cap ? t->cur_cap * 2 : 32;
-        char *p = realloc(t->cur, cap);
-        if (!p)
-            return -1;
-        t->cur = p;
-        t->cur_cap = cap;
-    }
+    if (GROW_ARRAY(t->cur, t->cur_cap, t->len + 2, 32) < 0)
+        return -1;
     t->cur[t->len++] = c;
     t->in_token = 1;
     return 0;
@@ -38,14 +34,9 @@ static int end_token(tokbuf_t *t)
 {
     if (!t->in_token)
         return 0;
-    if (t->n + 2 > t->cap) {
-        int cap = t->cap ? t->cap * 2 : 8;
-        char **v = realloc(t->v, (size_t)cap * sizeof *v);
-        if (!v)
-            return -1;
-        t->v = v;
-        t->cap = cap;
-    }
+    /* Room for the token and the NULL that ends the vector. */
+    if (GROW_ARRAY(t->v, t->cap, (size_t)t->n + 2, 8) < 0)
+        return -1;
     char *s = malloc(t->len + 1);
     if (!s)
         return -1;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/grow.h"
 #include "base/log.h"
 #include "base/term.h"
 #include "client/remote/fanout.h"
@@ -195,15 +196,7 @@ static void on_file(void *ctx, const wire_msg_t *m, int counted)
     remote_map_t *rm = h->f->ops->ctx;
     host_table_t *ht = h->user;
     pthread_mutex_lock(&rm->mu);
-    if (ht->n_files == ht->cap_files) {
-        size_t cap = ht->cap_files ? 2 * ht->cap_files : 8;
-        outfile_input_t *nf = realloc(ht->files, cap * sizeof *nf);
-        if (nf) {
-            ht->files = nf;
-            ht->cap_files = cap;
-        }
-    }
-    if (ht->n_files < ht->cap_files) {
+    if (GROW_ARRAY(ht->files, ht->cap_files, ht->n_files + 1, 8) == 0) {
         outfile_input_t *in = &ht->files[ht->n_files];
         *in = (outfile_input_t){
             .file = strndup(m->name.p, m->name.len),

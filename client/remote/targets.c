@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "base/grow.h"
 #include "client/remote/ssh.h"
 #include "exec/filter/matcher.h"
 
@@ -37,14 +38,8 @@ static int add_one(fanout_targets_t *t, const char *spec, int def_port, const ch
     for (size_t i = 0; i < t->n; i++)
         if (same(&t->items[i], &x))
             return 0;
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        fanout_target_t *p = realloc(t->items, cap * sizeof *p);
-        if (!p)
-            return err_set(e, ERR_NOMEM, "out of memory");
-        t->items = p;
-        t->cap = cap;
-    }
+    if (GROW_ARRAY(t->items, t->cap, t->n + 1, 16) < 0)
+        return err_set(e, ERR_NOMEM, "out of memory");
     t->items[t->n++] = x;
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/grow.h"
 #include "client/repl/cmd.h"
 #include "parser/logformat.h"
 
@@ -43,14 +44,8 @@ static int add(repl_cands_t *c, const char *s)
     for (size_t i = 0; i < c->n; i++)
         if (!strcmp(c->items[i], s))
             return 0;
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 32;
-        char **t = realloc(c->items, cap * sizeof *t);
-        if (!t)
-            return -1;
-        c->items = t;
-        c->cap = cap;
-    }
+    if (GROW_ARRAY(c->items, c->cap, c->n + 1, 32) < 0)
+        return -1;
     if (!(c->items[c->n] = strdup(s)))
         return -1;
     c->n++;

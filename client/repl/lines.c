@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 void repl_lines_init(repl_lines_t *q)
 {
     memset(q, 0, sizeof *q);
@@ -26,16 +28,8 @@ void repl_lines_clear(repl_lines_t *q)
 
 static int append(repl_lines_t *q, const char *p, size_t n)
 {
-    if (q->len + n + 1 > q->cap) {
-        size_t cap = q->cap ? q->cap * 2 : 256;
-        while (cap < q->len + n + 1)
-            cap *= 2;
-        char *t = realloc(q->text, cap);
-        if (!t)
-            return -1;
-        q->text = t;
-        q->cap = cap;
-    }
+    if (GROW_ARRAY(q->text, q->cap, q->len + n + 1, 256) < 0)
+        return -1;
     memcpy(q->text + q->len, p, n);
     q->len += n;
     q->text[q->len] = '\0';

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 
 #define SAMPLE_VALUE_MAX 60   /* bytes of a sample value shown */
 
@@ -44,14 +46,8 @@ static int add_field(repl_schema_t *s, const char *name, size_t n)
     /* A query cannot name a field holding a NUL byte: not offered. */
     if (n == 0 || memchr(name, '\0', n) || has_field(s, name, n))
         return 0;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        repl_field_t *f = realloc(s->fields, cap * sizeof *f);
-        if (!f)
-            return -1;
-        s->fields = f;
-        s->cap = cap;
-    }
+    if (GROW_ARRAY(s->fields, s->cap, s->n + 1, 64) < 0)
+        return -1;
     char *copy = strndup(name, n);
     if (!copy)
         return -1;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/grow.h"
 #include "base/log.h"
 #include "base/outbuf.h"
 #include "exec/follow_plan.h"
@@ -190,17 +191,11 @@ mapscan_t *dtail_query_scan(dtail_query_t *d, err_t *e)
     if (!ms)
         return NULL;
     pthread_mutex_lock(&d->mu);
-    if (d->n_scans == d->cap_scans) {
-        size_t cap = d->cap_scans ? d->cap_scans * 2 : 8;
-        mapscan_t **s = realloc(d->scans, cap * sizeof *s);
-        if (!s) {
-            pthread_mutex_unlock(&d->mu);
-            follow_scan_free(ms);
-            err_set(e, ERR_NOMEM, "out of memory");
-            return NULL;
-        }
-        d->scans = s;
-        d->cap_scans = cap;
+    if (GROW_ARRAY(d->scans, d->cap_scans, d->n_scans + 1, 8) < 0) {
+        pthread_mutex_unlock(&d->mu);
+        follow_scan_free(ms);
+        err_set(e, ERR_NOMEM, "out of memory");
+        return NULL;
     }
     d->scans[d->n_scans++] = ms;
     pthread_mutex_unlock(&d->mu);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/grow.h"
 #include "exec/agg/number.h"
 #include "wire/codec.h"
 
@@ -92,14 +93,8 @@ static int field_index(eval_t *ev, const char *name)
 
 static long new_node(eval_t *ev, enum ev_kind kind)
 {
-    if (ev->n_nodes == ev->cap_nodes) {
-        size_t cap = ev->cap_nodes ? ev->cap_nodes * 2 : 16;
-        ev_node_t *n = realloc(ev->nodes, cap * sizeof *n);
-        if (!n)
-            return -1;
-        ev->nodes = n;
-        ev->cap_nodes = cap;
-    }
+    if (GROW_ARRAY(ev->nodes, ev->cap_nodes, ev->n_nodes + 1, 16) < 0)
+        return -1;
     ev_node_t *n = &ev->nodes[ev->n_nodes];
     memset(n, 0, sizeof *n);
     n->kind = kind;
@@ -568,10 +563,9 @@ static int assign_groups(eval_t *ev, agg_table_t *t, const uint32_t *rows, size_
             sv_t v = parts[p][r];
             uint32_t vl = v.len == SV_MISSING ? 0 : v.len;
             if (len + 4 + vl > ev->key_cap) {
-                size_t cap = ev->key_cap * 2;
-                while (cap < len + 4 + vl)
-                    cap *= 2;
-                if (cap > UINT32_MAX)
+                /* Key offsets are 32-bit: the buffer stays below 4 GiB. */
+                size_t cap = grow_capacity(ev->key_cap, len + 4 + vl, 1, 1);
+                if (!cap || cap > UINT32_MAX)
                     return -1;
                 char *k = realloc(ev->key, cap);
                 if (!k)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "base/log.h"
 #include "wire/codec.h"
 
@@ -182,14 +183,8 @@ static int write_run(spill_t *sp, const agg_table_t *t, const key_ref_t *refs, e
         sqlite3_exec(sp->db, "ROLLBACK", NULL, NULL, NULL);
         return -1;
     }
-    if (sp->n_runs == sp->cap_runs) {
-        size_t cap = sp->cap_runs ? sp->cap_runs * 2 : 16;
-        spill_run_t *runs = realloc(sp->runs, cap * sizeof *runs);
-        if (!runs)
-            return err_set(e, ERR_NOMEM, "out of memory spilling groups");
-        sp->runs = runs;
-        sp->cap_runs = cap;
-    }
+    if (GROW_ARRAY(sp->runs, sp->cap_runs, sp->n_runs + 1, 16) < 0)
+        return err_set(e, ERR_NOMEM, "out of memory spilling groups");
     sp->runs[sp->n_runs++] = (spill_run_t){first, sqlite3_last_insert_rowid(sp->db)};
     sp->n_rows += t->n_groups;
     sp->total_runs++;

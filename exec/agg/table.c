@@ -3,6 +3,7 @@
 #include "exec/agg/table.h"
 
 #include "base/bigmem.h"
+#include "base/grow.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -93,6 +94,13 @@ static inline uint64_t slot_of(uint64_t hash, size_t g)
     return (hash & 0xffffffff00000000ull) | ((uint64_t)g + 1);
 }
 
+/* The bytes a group takes in the larger of its two arrays: what bounds
+ * their capacity. */
+static size_t group_bytes(const agg_table_t *t)
+{
+    return t->state_size > sizeof *t->groups ? t->state_size : sizeof *t->groups;
+}
+
 /* Room for cap groups: their records and states. */
 static int resize_groups(agg_table_t *t, size_t cap)
 {
@@ -152,15 +160,15 @@ static long group_new(agg_table_t *t, const char *a, size_t al, const char *b, s
 {
     size_t len = al + bl;
     if (t->n_groups >= t->cap_groups || t->n_groups >= t->cap_states) {
-        size_t cap = t->cap_groups ? t->cap_groups * 2 : 64;
-        if (resize_groups(t, cap) < 0)
+        /* One doubling of cap_groups, also when only the states lag
+         * behind it after a failed resize. */
+        size_t cap = grow_capacity(t->cap_groups, t->cap_groups + 1, group_bytes(t), 64);
+        if (!cap || resize_groups(t, cap) < 0)
             goto nomem;
     }
     if (t->keys_len + len > t->keys_cap) {
-        size_t cap = t->keys_cap ? t->keys_cap * 2 : 4096;
-        while (cap < t->keys_len + len)
-            cap *= 2;
-        char *keys = bigmem_resize(t->keys, t->keys_cap, cap, 0);
+        size_t cap = grow_capacity(t->keys_cap, t->keys_len + len, 1, 4096);
+        char *keys = cap ? bigmem_resize(t->keys, t->keys_cap, cap, 0) : NULL;
         if (!keys)
             goto nomem;
         t->keys = keys;

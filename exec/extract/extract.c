@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/grow.h"
+
 static const extract_format_t *const formats[] = {
     &extract_format_default, &extract_format_generic, &extract_format_generickv,
     &extract_format_csv, &extract_format_json, NULL,
@@ -86,14 +88,8 @@ char *extract_scratch(extractor_t *x, size_t n)
         want = n;
     if (s->buf && s->used) {
         /* Views into the current block are live: retire it. */
-        if (s->n_old == s->cap_old) {
-            size_t nc = s->cap_old ? 2 * s->cap_old : 4;
-            scratch_block_t *no = realloc(s->old, nc * sizeof *no);
-            if (!no)
-                return NULL;
-            s->old = no;
-            s->cap_old = nc;
-        }
+        if (GROW_ARRAY(s->old, s->cap_old, s->n_old + 1, 4) < 0)
+            return NULL;
         char *nb = malloc(want);
         if (!nb)
             return NULL;

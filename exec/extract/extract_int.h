@@ -171,7 +171,7 @@ struct extractor {
     bool csv_header_bad;          /* the header could not be read */
     uint32_t *csv_map;            /* column -> field, EXTRACT_NONE if unused */
     uint32_t csv_cols;            /* header columns */
-    uint32_t csv_map_cap;         /* capacity of csv_map */
+    size_t csv_map_cap;           /* capacity of csv_map */
     char *csv_head;               /* copy of the current header line (for
                                      extractor_line_names) */
     uint32_t csv_head_len;        /* its bytes */

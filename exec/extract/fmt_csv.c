@@ -14,6 +14,8 @@
 
 #include <stdlib.h>
 
+#include "base/grow.h"
+
 #define CSV_TOKS 64     /* tokens taken from the splitter at once */
 
 /* One field of a line as the lexer sees it. */
@@ -82,16 +84,8 @@ static uint32_t csv_unquote(const csv_field_t *f, char *out)
 
 static int csv_map_push(extractor_t *x, uint32_t field)
 {
-    if (x->csv_cols == x->csv_map_cap) {
-        uint32_t nc = x->csv_map_cap ? 2 * x->csv_map_cap : 16;
-        if (nc < x->csv_map_cap)
-            return -1;
-        uint32_t *nm = realloc(x->csv_map, (size_t)nc * sizeof *nm);
-        if (!nm)
-            return -1;
-        x->csv_map = nm;
-        x->csv_map_cap = nc;
-    }
+    if (GROW_ARRAY(x->csv_map, x->csv_map_cap, (size_t)x->csv_cols + 1, 16) < 0)
+        return -1;
     x->csv_map[x->csv_cols++] = field;
     return 0;
 }

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "base/grow.h"
+
 void followset_init(followset_t *fs)
 {
     memset(fs, 0, sizeof *fs);
@@ -69,14 +71,8 @@ static void add_id(followset_t *fs, const struct followset_id *id)
 {
     if (known_id(fs, id))
         return;
-    if (fs->n_ids == fs->cap_ids) {
-        size_t cap = fs->cap_ids ? fs->cap_ids * 2 : 16;
-        struct followset_id *n = realloc(fs->ids, cap * sizeof *n);
-        if (!n)
-            return;
-        fs->ids = n;
-        fs->cap_ids = cap;
-    }
+    if (GROW_ARRAY(fs->ids, fs->cap_ids, fs->n_ids + 1, 16) < 0)
+        return;
     fs->ids[fs->n_ids++] = *id;
 }
 
@@ -94,16 +90,8 @@ int followset_claim(followset_t *fs, const char *path)
     int exists = id_of(path, &id);
     pthread_mutex_lock(&fs->mu);
     int claim = !known_path(fs, path) && !(exists && known_id(fs, &id));
-    if (claim && fs->n_paths == fs->cap_paths) {
-        size_t cap = fs->cap_paths ? fs->cap_paths * 2 : 16;
-        char **p = realloc(fs->paths, cap * sizeof *p);
-        if (p) {
-            fs->paths = p;
-            fs->cap_paths = cap;
-        } else {
-            claim = 0;
-        }
-    }
+    if (claim && GROW_ARRAY(fs->paths, fs->cap_paths, fs->n_paths + 1, 16) < 0)
+        claim = 0;
     char *copy = claim ? strdup(path) : NULL;
     if (copy) {
         fs->paths[fs->n_paths++] = copy;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 void target_list_init(target_list_t *tl)
 {
     tl->items = NULL;
@@ -85,14 +87,8 @@ char *target_source_id(const char *pattern, const char *path)
 
 static int push(target_list_t *tl, const char *path, char *source_id, err_t *e)
 {
-    if (tl->n == tl->cap) {
-        size_t cap = tl->cap ? tl->cap * 2 : 16;
-        target_t *items = realloc(tl->items, cap * sizeof *items);
-        if (!items)
-            goto nomem;
-        tl->items = items;
-        tl->cap = cap;
-    }
+    if (GROW_ARRAY(tl->items, tl->cap, tl->n + 1, 16) < 0)
+        goto nomem;
     char *p = strdup(path);
     if (!p || !source_id) {
         free(p);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/fdio.h"
+#include "base/grow.h"
 #include "base/term.h"
 #include "exec/agg/sketch.h"
 #include "exec/sink/lines.h"
@@ -237,14 +238,8 @@ int result_totals_add(result_col_totals_t *ct, const agg_table_t *t, size_t g)
         double v = agg_state_number(&t->specs[c], agg_table_state(t, g, c));
         ct[c].sum += v;
         if (t->specs[c].agg == PLAN_AGG_PERCENTILE) {
-            if (ct[c].n == ct[c].cap) {
-                size_t cap = ct[c].cap ? ct[c].cap * 2 : 1024;
-                double *sorted = realloc(ct[c].sorted, cap * sizeof *sorted);
-                if (!sorted)
-                    return -1;
-                ct[c].sorted = sorted;
-                ct[c].cap = cap;
-            }
+            if (GROW_ARRAY(ct[c].sorted, ct[c].cap, ct[c].n + 1, 1024) < 0)
+                return -1;
             ct[c].sorted[ct[c].n] = v;
         }
         ct[c].n++;
@@ -268,24 +263,9 @@ void result_totals_free(result_col_totals_t *ct, size_t n)
 
 char *result_rows_cell(result_rows_t *rb, size_t need)
 {
-    if (rb->len + need > rb->cap) {
-        size_t cap = rb->cap ? rb->cap : 4096;
-        while (rb->len + need > cap)
-            cap *= 2;
-        char *t = realloc(rb->text, cap);
-        if (!t)
-            return NULL;
-        rb->text = t;
-        rb->cap = cap;
-    }
-    if (rb->n_cells == rb->cap_cells) {
-        size_t cap = rb->cap_cells ? rb->cap_cells * 2 : 256;
-        size_t *o = realloc(rb->offs, cap * sizeof *o);
-        if (!o)
-            return NULL;
-        rb->offs = o;
-        rb->cap_cells = cap;
-    }
+    if (GROW_ARRAY(rb->text, rb->cap, rb->len + need, 4096) < 0 ||
+        GROW_ARRAY(rb->offs, rb->cap_cells, rb->n_cells + 1, 256) < 0)
+        return NULL;
     rb->offs[rb->n_cells++] = rb->len;
     return rb->text + rb->len;
 }

@@ -2,6 +2,7 @@
  * in-place appends (schema in sqlite_out.h). */
 #include "exec/sink/sqlite_out.h"
 
+#include "base/grow.h"
 #include "exec/sink/outpath.h"
 
 #include <errno.h>
@@ -180,22 +181,15 @@ static int table_columns(out_db_t *o, const char *name, char ***names, char ***t
                            -1, &st, NULL) != SQLITE_OK)
         return db_fail(o, "reading the schema");
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    int n = 0, cap = 0, rc;
+    int n = 0, rc;
+    size_t cap_names = 0, cap_types = 0;
     *names = NULL;
     *types = NULL;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            char **nn = realloc(*names, (size_t)cap * sizeof *nn);
-            char **nt = nn ? realloc(*types, (size_t)cap * sizeof *nt) : NULL;
-            if (nn)
-                *names = nn;
-            if (nt)
-                *types = nt;
-            if (!nn || !nt) {
-                rc = SQLITE_NOMEM;
-                break;
-            }
+        if (GROW_ARRAY(*names, cap_names, (size_t)n + 1, 16) < 0 ||
+            GROW_ARRAY(*types, cap_types, (size_t)n + 1, 16) < 0) {
+            rc = SQLITE_NOMEM;
+            break;
         }
         (*names)[n] = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(st, 0));
         (*types)[n] = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(st, 1));
