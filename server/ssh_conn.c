@@ -12,11 +12,11 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "transport/ssh_stream.h"
 #include "server/auth.h"
 #include "server/authlog.h"
 #include "server/conn_table.h"
 
-#define CONN_WRITE_PIECE (64 * 1024)   /* libssh's per-write cost is fixed: write big */
 
 typedef struct conn {
     const ssh_server_opts_t *o;              /* server options */
@@ -31,6 +31,9 @@ typedef struct conn {
     int auth_failures;                       /* failed attempts on this connection */
     int auth_cut;                            /* reached Server.MaxAuthTries */
     stream_t *st;                            /* the channel's stream, once served */
+    ssh_stream_t io;                         /* the channel through the shared adapter */
+    ssh_stream_stall_t stall;                /* its write policy */
+    char stall_peer[300];                    /* "client NAME" in its messages */
     struct ssh_server_callbacks_struct scb;  /* auth and channel-open callbacks */
     struct ssh_channel_callbacks_struct ccb; /* channel request callbacks */
 } conn_t;
@@ -215,33 +218,59 @@ static int handshake(conn_t *c, int timeout_ms, const char **why)
     return *why ? -1 : 0;
 }
 
-/* stream_t over the channel. Reads poll the socket without holding the
- * lock, so a session that reads on one thread and writes on another never
- * waits on an idle reader. */
-static ssize_t conn_read(void *ctx, void *buf, size_t n, err_t *e)
+/* The shared adapter's hooks (transport/ssh_stream.h): a waiting read
+ * ends when the server stops or the connection table dropped us. */
+static int conn_read_ends(void *ctx)
 {
     conn_t *c = ctx;
-    uint32_t want = n > (1u << 30) ? (1u << 30) : (uint32_t)n;
-    for (;;) {
-        pthread_mutex_lock(&c->mu);
-        int r = ssh_channel_read_nonblocking(c->chan, buf, want, 0);
-        int eof = ssh_channel_is_eof(c->chan) || ssh_channel_is_closed(c->chan);
-        pthread_mutex_unlock(&c->mu);
-        if (r > 0)
-            return r;
-        if (r == SSH_ERROR)
-            return err_set(e, ERR_IO, "reading from the SSH channel of %s: %s", c->user,
-                           ssh_get_error(c->sess));
-        if (r == SSH_EOF || eof || *c->o->stopping)
-            return 0;
-        if (atomic_load(&c->entry->drop)) {
-            LOG_INFO("%s|Closing session|%s", c->user, conn_drop_name(atomic_load(&c->entry->drop)));
-            return 0;
-        }
-        struct pollfd p = {.fd = ssh_get_fd(c->sess), .events = POLLIN};
-        if (poll(&p, 1, 100) < 0 && errno != EINTR)
-            return err_set(e, ERR_IO, "poll on the SSH socket: %s", strerror(errno));
+    if (*c->o->stopping)
+        return 1;
+    if (atomic_load(&c->entry->drop)) {
+        LOG_INFO("%s|Closing session|%s", c->user, conn_drop_name(atomic_load(&c->entry->drop)));
+        return 1;
     }
+    return 0;
+}
+
+static ssize_t conn_read(void *ctx, void *buf, size_t n, err_t *e)
+{
+    return ssh_stream_read(&((conn_t *)ctx)->io, buf, n, e);
+}
+
+static void conn_stalled(void *ctx, int stalled);
+
+static const ssh_stream_calls_t server_calls = {
+    .channel_read_timeout = ssh_channel_read_timeout,
+    .channel_write = ssh_channel_write,
+    .channel_is_eof = ssh_channel_is_eof,
+    .channel_is_closed = ssh_channel_is_closed,
+    .get_fd = ssh_get_fd,
+    .get_error = ssh_get_error,
+    .blocking_flush = ssh_blocking_flush,
+};
+
+static void conn_stream_setup(conn_t *c)
+{
+    char peer[300];
+    snprintf(peer, sizeof peer, "client %s", c->user);
+    c->stall = (ssh_stream_stall_t){
+        .timeout_ms = (long long)c->o->cfg->write_timeout_s * 1000,
+        .stopping = c->o->stopping,
+        .tell = conn_stalled,
+        .ctx = c,
+    };
+    snprintf(c->stall_peer, sizeof c->stall_peer, "%s", peer);
+    c->stall.peer_name = c->stall_peer;
+    c->io = (ssh_stream_t){
+        .api = &server_calls,
+        .sess = c->sess,
+        .ch = c->chan,
+        .mu = &c->mu,
+        .read_ends = conn_read_ends,
+        .read_ends_ctx = c,
+        .stall = &c->stall,
+    };
+    snprintf(c->io.who, sizeof c->io.who, "the SSH channel of %s", c->user);
 }
 
 static void conn_busy(void *ctx, int busy)
@@ -251,83 +280,23 @@ static void conn_busy(void *ctx, int busy)
 }
 
 /* Tells the session that a write waits on the client (or goes through
- * again); called without the lock, as the session may wait for a slot. */
-static void tell_stall(conn_t *c, int stalled)
+ * again); the adapter calls it without the lock, as the session may wait
+ * for a slot. */
+static void conn_stalled(void *ctx, int stalled)
 {
-    if (c->st && c->st->on_stall) {
-        pthread_mutex_unlock(&c->mu);
+    conn_t *c = ctx;
+    if (c->st && c->st->on_stall)
         c->st->on_stall(c->st->owner, stalled);
-        pthread_mutex_lock(&c->mu);
-    }
 }
 
-/* Blocking writes with the client's window as backpressure. Each libssh
- * write waits at most 1 s (SSH_OPTIONS_TIMEOUT) for the window and for the
- * socket; a write that comes back short or late means the client stopped
- * reading (its window stayed shut, or the socket stayed full: then libssh
- * keeps the bytes, and we flush them before adding more, so a stalled
- * client costs no memory). Once stalled the session hears of it; without
- * progress (bytes into a window, or a flush that got through) for
+/* Blocking writes with the client's window as backpressure (the adapter's
+ * stall policy): each libssh write waits at most 1 s (SSH_OPTIONS_TIMEOUT)
+ * for the window and the socket; without progress for
  * Server.WriteTimeoutSeconds the request ends: a client that stops reading
  * must not hold the server. */
 static int conn_write(void *ctx, const void *buf, size_t n, err_t *e)
 {
-    conn_t *c = ctx;
-    const char *p = buf;
-    long long timeout_ms = (long long)c->o->cfg->write_timeout_s * 1000;
-    long long stalled = 0, progress = 0;   /* since when; 0: not stalled */
-    int rc = 0;
-    pthread_mutex_lock(&c->mu);
-    while (n > 0) {
-        uint32_t piece = n > CONN_WRITE_PIECE ? CONN_WRITE_PIECE : (uint32_t)n;
-        long long t0 = clock_now_ms();
-        int w = ssh_channel_write(c->chan, p, piece);
-        if (w == SSH_ERROR || ssh_channel_is_closed(c->chan)) {
-            rc = err_set(e, ERR_IO, "writing to the SSH channel of %s: %s", c->user,
-                         w == SSH_ERROR ? ssh_get_error(c->sess) : "channel closed");
-            break;
-        }
-        p += w;
-        n -= (size_t)w;
-        long long now = clock_now_ms();
-        if (w == (int)piece && now - t0 < 900) {
-            if (stalled) {
-                stalled = 0;
-                tell_stall(c, 0);
-            }
-            continue;
-        }
-        if (*c->o->stopping) {
-            rc = err_set(e, ERR_IO, "client %s stopped reading while the server stops", c->user);
-            break;
-        }
-        if (!stalled) {
-            stalled = progress = t0;
-            tell_stall(c, 1);
-        }
-        int fr;
-        while ((fr = ssh_blocking_flush(c->sess, 1000)) == SSH_AGAIN) {
-            if (*c->o->stopping || clock_now_ms() - progress >= timeout_ms)
-                break;
-        }
-        if (fr == SSH_ERROR) {
-            rc = err_set(e, ERR_IO, "writing to the SSH channel of %s: %s", c->user,
-                         ssh_get_error(c->sess));
-            break;
-        }
-        now = clock_now_ms();
-        if (fr == SSH_OK && w > 0)
-            progress = now;
-        if (now - progress >= timeout_ms) {
-            rc = err_set(e, ERR_IO, "client %s stopped reading for %d s (WriteTimeoutSeconds)",
-                         c->user, c->o->cfg->write_timeout_s);
-            break;
-        }
-    }
-    if (stalled)
-        tell_stall(c, 0);
-    pthread_mutex_unlock(&c->mu);
-    return rc;
+    return ssh_stream_write(&((conn_t *)ctx)->io, buf, n, e);
 }
 
 /* EOF, exit status and close; then wait briefly for the client's close so
@@ -417,6 +386,7 @@ void ssh_conn_run(ssh_session sess, const ssh_server_opts_t *o, conn_table_t *ta
         stream_t st = {.ctx = &c, .read = conn_read, .write = conn_write, .close = NULL,
                        .busy = conn_busy};
         c.st = &st;
+        conn_stream_setup(&c);
         err_t e;
         err_clear(&e);
         int rc = o->serve(o->serve_ctx, &st, c.user, refusal[0] ? refusal : NULL, &e);

@@ -11,21 +11,30 @@
 #include <unistd.h>
 
 #include "client/tools/lazy_lib.h"
+#include "transport/ssh_stream.h"
 
 #define SSH_CLIENT_READ (16 * 1024 * 1024)  /* grows the window (see header): 16 MiB
                                             in flight is 320 MB/s at 50 ms RTT */
-#define SSH_CLIENT_WRITE_PIECE (64 * 1024)
-#define SSH_CLIENT_POLL_MS 100              /* an idle reader looks again this often */
 
-typedef struct ssh_stream {
-    ssh_session sess;   /* the connection */
-    ssh_channel ch;     /* its shell channel */
-    char *buf;          /* read_max bytes for small reads */
-    size_t read_max;    /* largest read (ssh_client_opts_t.read_max) */
-    size_t off, len;    /* unread part of buf */
+/* One connection: its session and channel, read and written through the
+ * shared adapter (transport/ssh_stream.h). */
+typedef struct ssh_conn {
+    ssh_stream_t io;    /* sess, ch, the read-ahead buffer */
     pthread_mutex_t mu; /* one libssh call at a time: a reader thread and a
                            writer thread (interactive reloads) share sess */
-} ssh_stream_t;
+} ssh_conn_t;
+
+static const ssh_stream_calls_t *client_calls(void)
+{
+    static ssh_stream_calls_t calls;
+    calls.channel_read_timeout = ssh_api.ssh_channel_read_timeout;
+    calls.channel_write = ssh_api.ssh_channel_write;
+    calls.channel_is_eof = ssh_api.ssh_channel_is_eof;
+    calls.channel_is_closed = ssh_api.ssh_channel_is_closed;
+    calls.get_fd = ssh_api.ssh_get_fd;
+    calls.get_error = ssh_api.ssh_get_error;
+    return &calls;
+}
 
 int ssh_client_parse_server(const char *spec, int def_port, char *host, size_t cap, int *port,
                             err_t *e)
@@ -173,66 +182,20 @@ static int authenticate(ssh_session s, const ssh_client_opts_t *o, const char *u
                                  : "no key from ssh-agent, ~/.ssh/id_ed25519, id_ecdsa or id_rsa accepted");
 }
 
-/* Reads poll the socket without holding the lock, so another thread may
- * write (send the next request) while this one waits for data. The read
- * itself asks for read_max bytes without waiting (timeout 0), which still
- * grows the window as a blocking read does. */
 static ssize_t stream_read_fn(void *ctx, void *buf, size_t n, err_t *e)
 {
-    ssh_stream_t *st = ctx;
-    if (st->len == 0) {
-        int direct = n >= st->read_max;
-        int r;
-        for (;;) {
-            pthread_mutex_lock(&st->mu);
-            r = ssh_api.ssh_channel_read_timeout(st->ch, direct ? buf : st->buf, (uint32_t)st->read_max, 0, 0);
-            int eof = r == 0 && (ssh_api.ssh_channel_is_eof(st->ch) || ssh_api.ssh_channel_is_closed(st->ch));
-            pthread_mutex_unlock(&st->mu);
-            if (r != 0 || eof)
-                break;
-            struct pollfd p = {.fd = ssh_api.ssh_get_fd(st->sess), .events = POLLIN};
-            if (poll(&p, 1, SSH_CLIENT_POLL_MS) < 0 && errno != EINTR)
-                return err_set(e, ERR_IO, "poll on the SSH socket: %s", strerror(errno));
-        }
-        if (r == SSH_ERROR)
-            return err_set(e, ERR_IO, "reading from the server: %s", ssh_api.ssh_get_error(st->sess));
-        if (r <= 0)
-            return 0;   /* end of stream */
-        if (direct)
-            return r;
-        st->off = 0;
-        st->len = (size_t)r;
-    }
-    size_t k = n < st->len ? n : st->len;
-    memcpy(buf, st->buf + st->off, k);
-    st->off += k;
-    st->len -= k;
-    return (ssize_t)k;
+    return ssh_stream_read(&((ssh_conn_t *)ctx)->io, buf, n, e);
 }
 
 static int stream_write_fn(void *ctx, const void *buf, size_t n, err_t *e)
 {
-    ssh_stream_t *st = ctx;
-    const char *p = buf;
-    pthread_mutex_lock(&st->mu);
-    while (n > 0) {
-        uint32_t piece = n > SSH_CLIENT_WRITE_PIECE ? SSH_CLIENT_WRITE_PIECE : (uint32_t)n;
-        int w = ssh_api.ssh_channel_write(st->ch, p, piece);
-        if (w == SSH_ERROR || (w == 0 && ssh_api.ssh_channel_is_closed(st->ch))) {
-            pthread_mutex_unlock(&st->mu);
-            return err_set(e, ERR_IO, "writing to the server: %s",
-                           w == SSH_ERROR ? ssh_api.ssh_get_error(st->sess) : "channel closed");
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    pthread_mutex_unlock(&st->mu);
-    return 0;
+    return ssh_stream_write(&((ssh_conn_t *)ctx)->io, buf, n, e);
 }
 
 static void stream_close_fn(void *ctx)
 {
-    ssh_stream_t *st = ctx;
+    ssh_conn_t *c = ctx;
+    ssh_stream_t *st = &c->io;
     if (st->ch) {
         if (ssh_api.ssh_channel_is_open(st->ch)) {
             ssh_api.ssh_channel_send_eof(st->ch);
@@ -240,11 +203,13 @@ static void stream_close_fn(void *ctx)
         }
         ssh_api.ssh_channel_free(st->ch);
     }
-    ssh_api.ssh_disconnect(st->sess);
-    ssh_api.ssh_free(st->sess);
-    pthread_mutex_destroy(&st->mu);
-    free(st->buf);
-    free(st);
+    if (st->sess) {
+        ssh_api.ssh_disconnect(st->sess);
+        ssh_api.ssh_free(st->sess);
+    }
+    pthread_mutex_destroy(&c->mu);
+    ssh_stream_free(st);
+    free(c);
 }
 
 static const char *default_user(void)
@@ -260,17 +225,21 @@ int ssh_client_open(const char *host, int port, const ssh_client_opts_t *o, stre
 {
     if (ssh_api_load(e) < 0)
         return -1;
-    ssh_stream_t *st = calloc(1, sizeof *st);
-    size_t read_max = o->read_max ? o->read_max : SSH_CLIENT_READ;
-    if (st)
-        st->read_max = read_max;
-    if (!st || !(st->buf = malloc(read_max)) || !(st->sess = ssh_api.ssh_new())) {
-        if (st)
-            free(st->buf);
-        free(st);
+    ssh_conn_t *c = calloc(1, sizeof *c);
+    if (!c)
         return err_set(e, ERR_NOMEM, "out of memory");
+    pthread_mutex_init(&c->mu, NULL);
+    ssh_stream_t *st = &c->io;
+    st->api = client_calls();
+    st->mu = &c->mu;
+    snprintf(st->who, sizeof st->who, "the server");
+    st->read_max = o->read_max ? o->read_max : SSH_CLIENT_READ;
+    if (ssh_stream_init(st, e) < 0 || !(st->sess = ssh_api.ssh_new())) {
+        if (!st->sess && st->buf)
+            err_set(e, ERR_NOMEM, "out of memory");
+        stream_close_fn(c);
+        return -1;
     }
-    pthread_mutex_init(&st->mu, NULL);
     const char *user = o->user && *o->user ? o->user : default_user();
     char dir[3072], kh[4096];
     default_ssh_dir(dir, sizeof dir);
@@ -315,12 +284,12 @@ int ssh_client_open(const char *host, int port, const ssh_client_opts_t *o, stre
         err_set(e, ERR_IO, "cannot open the session channel: %s", ssh_api.ssh_get_error(s));
         goto fail;
     }
-    out->ctx = st;
+    out->ctx = c;
     out->read = stream_read_fn;
     out->write = stream_write_fn;
     out->close = stream_close_fn;
     return 0;
 fail:
-    stream_close_fn(st);
+    stream_close_fn(c);
     return -1;
 }
