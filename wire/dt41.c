@@ -116,8 +116,9 @@ int dt41_version_check(const char *v, size_t n, bool *newline, err_t *e)
 
 /* ---- options ----------------------------------------------------------------- */
 
-/* Decodes a "base64%..." option value into buf. */
-static int option_value(dt41_str_t v, char *buf, size_t cap, dt41_str_t *out, err_t *e)
+/* Decodes a "base64%..." option value into buf, or into *heap when it is
+ * larger (the caller frees it). */
+static int option_value(dt41_str_t v, char *buf, size_t cap, char **heap, dt41_str_t *out, err_t *e)
 {
     if (!go_prefix(v, "base64%")) {
         *out = v;
@@ -125,11 +126,12 @@ static int option_value(dt41_str_t v, char *buf, size_t cap, dt41_str_t *out, er
     }
     const char *b = v.p + 7;
     size_t bn = v.n - 7, len, bad;
-    if (base64_decoded_max(bn) > cap)
-        return err_set(e, ERR_INPUT, "option value of %zu bytes is too long", bn);
-    if (base64_decode(buf, &len, b, bn, &bad) < 0)
+    char *dst = buf;
+    if (base64_decoded_max(bn) > cap && !(dst = *heap = malloc(base64_decoded_max(bn))))
+        return err_set(e, ERR_NOMEM, "out of memory for an option value of %zu bytes", bn);
+    if (base64_decode(dst, &len, b, bn, &bad) < 0)
         return err_set_at(e, ERR_INPUT, (long)(7 + bad), "illegal base64 data at input byte %zu", bad);
-    *out = (dt41_str_t){buf, len};
+    *out = (dt41_str_t){dst, len};
     return 0;
 }
 
@@ -163,6 +165,8 @@ static int set_option(dt41_opts_t *o, dt41_str_t k, dt41_str_t v, err_t *e)
 int dt41_opts_parse(const char *p, size_t n, dt41_opts_t *o, err_t *e)
 {
     memset(o, 0, sizeof *o);
+    if (n == 0)
+        return 0;
     dt41_str_t raw = go_trim((dt41_str_t){p, n});
     const char *end = raw.p + raw.n;
     char buf[1024];
@@ -174,7 +178,10 @@ int dt41_opts_parse(const char *p, size_t n, dt41_opts_t *o, err_t *e)
             return err_set_at(e, ERR_INPUT, (long)(item.p - p), "Unable to parse options: [%.*s]",
                               (int)item.n, item.p);
         dt41_str_t k = {item.p, (size_t)(eq - item.p)}, v = {eq + 1, (size_t)(item.p + item.n - eq - 1)};
-        if (option_value(v, buf, sizeof buf, &v, e) < 0 || set_option(o, k, v, e) < 0) {
+        char *heap = NULL;
+        int rc = option_value(v, buf, sizeof buf, &heap, &v, e) < 0 || set_option(o, k, v, e) < 0 ? -1 : 0;
+        free(heap);
+        if (rc < 0) {
             e->offset = (long)(item.p - p);
             return -1;
         }

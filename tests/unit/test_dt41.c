@@ -1012,6 +1012,17 @@ static void test_command_details(void **state)
     assert_int_equal(c.opts.before, 1);
     assert_true(c.has_regex);   /* "regex:noop " and the empty word after it */
     assert_int_equal(c.regex.match, DT41_MATCH_NOOP);
+    /* a value of any length (Go has no bound), and no options at all */
+    char longer[3100] = "cat:zzz=base64%";
+    memset(longer + 15, 'A', 3000);   /* 2250 bytes once decoded */
+    strcpy(longer + 3015, " /x regex:noop ");
+    assert_int_equal(parse_text(&c, longer, false, &r, &e), 0);
+    memcpy(longer, "cat:max", 7);
+    assert_int_equal(parse_text(&c, longer, false, &r, &e), -1);
+    static const char zeros[] = "strconv.Atoi: parsing \"\\x00\\x00";
+    assert_true(strncmp(e.msg, zeros, sizeof zeros - 1) == 0);
+    dt41_opts_t none;
+    assert_int_equal(dt41_opts_parse(NULL, 0, &none, &e), 0);
     assert_int_equal(parse_text(&c, "cat:\t /x", false, &r, &e), -1);   /* argc 2 */
     assert_int_equal(parse_text(&c, "cat: /x y", false, &r, &e), 0);   /* 3 words: no pattern */
     assert_false(c.has_regex);
