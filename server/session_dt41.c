@@ -148,7 +148,7 @@ int session_dt41_end(session_t *ss, uint8_t st, const char *message)
 
 /* The lines of a cat or grep, in 64 KiB writes of whole messages; the
  * first comes after ".output wake", where the Go dserver's output starts. */
-static int lines_out(void *ctx, const char *p, size_t n, int *err)
+int session_dt41_lines(void *ctx, const char *p, size_t n, int *err)
 {
     session_t *ss = ctx;
     dt41_t *d = ss->dt41;
@@ -242,18 +242,18 @@ static void *reader_main(void *arg)
     return NULL;
 }
 
-/* The next frame (the caller frees it), waiting at most wait_ms (< 0:
- * until the server stops); NULL when none came or the client is done. */
-static dt41_piece_t *next_piece(dt41_t *d, long long wait_ms)
+/* Waits at most wait_ms (< 0: until the server stops or *stop is set)
+ * for a frame; the first frame queued, or NULL when none came or the
+ * client is done. Called with d->mu held. */
+static dt41_piece_t *wait_piece(dt41_t *d, long long wait_ms, volatile int *stop)
 {
     long long until = wait_ms >= 0 ? clock_now_ms() + wait_ms : -1;
-    pthread_mutex_lock(&d->mu);
-    while (!d->head && !d->eof && !session_stopping(d->ss)) {
+    while (!d->head && !d->eof && !session_stopping(d->ss) && !(stop && *stop)) {
         long long now = clock_now_ms();
         if (until >= 0 && now >= until)
             break;
         /* in slices, so that a server that stops is seen */
-        long long slice = until >= 0 && until - now < 200 ? until - now : 200;
+        long long slice = until >= 0 && until - now < 100 ? until - now : 100;
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += (long)slice * 1000000L;
@@ -263,7 +263,15 @@ static dt41_piece_t *next_piece(dt41_t *d, long long wait_ms)
         }
         pthread_cond_timedwait(&d->cv, &d->mu, &ts);
     }
-    dt41_piece_t *pc = d->head;
+    return d->head;
+}
+
+/* The next frame, taken off the queue (the caller frees it); NULL as
+ * wait_piece. */
+static dt41_piece_t *next_piece(dt41_t *d, long long wait_ms)
+{
+    pthread_mutex_lock(&d->mu);
+    dt41_piece_t *pc = wait_piece(d, wait_ms, NULL);
     if (pc) {
         d->head = pc->next;
         if (!d->head)
@@ -271,6 +279,24 @@ static dt41_piece_t *next_piece(dt41_t *d, long long wait_ms)
     }
     pthread_mutex_unlock(&d->mu);
     return pc;
+}
+
+/* The next frame, left on the queue (only this thread takes frames). */
+static dt41_piece_t *peek_piece(dt41_t *d, long long wait_ms)
+{
+    pthread_mutex_lock(&d->mu);
+    dt41_piece_t *pc = wait_piece(d, wait_ms, NULL);
+    pthread_mutex_unlock(&d->mu);
+    return pc;
+}
+
+int session_dt41_wait(session_t *ss, volatile int *stop)
+{
+    dt41_t *d = ss->dt41;
+    pthread_mutex_lock(&d->mu);
+    int rc = wait_piece(d, -1, stop) ? 1 : d->eof ? 0 : -1;
+    pthread_mutex_unlock(&d->mu);
+    return rc;
 }
 
 /* ---- commands ------------------------------------------------------------------ */
@@ -337,7 +363,7 @@ static int serve_scan(dt41_t *d, const exec_request_t *rq, char *files, err_t *e
     outbuf_t out;
     line_sink_t sink;
     int rc = -1;
-    if (outbuf_init_sink(&out, DT41_LINE_BATCH, lines_out, ss, e) < 0)
+    if (outbuf_init_sink(&out, DT41_LINE_BATCH, session_dt41_lines, ss, e) < 0)
         goto out_plan;
     if (line_sink_init(&sink, &out, rq->render, env.host) < 0) {
         err_set(e, ERR_NOMEM, "out of memory");
@@ -368,14 +394,76 @@ out_plan:
     return rc;
 }
 
+/* Whether c, just parsed, is a tail of the same pattern as the first. */
+static int same_tail(const dt41_cmd_t *c, enum dt41_match match, const char *pattern)
+{
+    if (c->kind != DT41_CMD_TAIL)
+        return 0;
+    enum dt41_match m = c->has_regex ? c->regex.match : DT41_MATCH_NOOP;
+    if (m != match)
+        return 0;
+    return m == DT41_MATCH_NOOP ||
+           (c->regex.pattern.n == strlen(pattern) && memcmp(c->regex.pattern.p, pattern, c->regex.pattern.n) == 0);
+}
+
+/* tail: a Go client sends one per file, to run side by side. The tails
+ * that come together with the same pattern are one follow run of ours
+ * over all their files (session_tail.c), until the client closes. */
+static int serve_tail(dt41_t *d, const dt41_cmd_t *c, err_t *e)
+{
+    session_t *ss = d->ss;
+    size_t cap = c->regex.pattern.n + 1;
+    char *pattern = malloc(cap);
+    char *files = strndup(c->path.p, c->path.n);
+    if (!pattern || !files) {
+        free(pattern);
+        free(files);
+        return session_send_end(ss, WIRE_END_FAILED, "out of memory");
+    }
+    exec_request_t rq;
+    request_of(d, c, &rq, pattern, cap);
+    enum dt41_match match = c->has_regex ? c->regex.match : DT41_MATCH_NOOP;
+    const char *raw = c->has_regex ? c->regex.pattern.p : "";
+    size_t raw_n = c->has_regex ? c->regex.pattern.n : 0;
+    char *first = strndup(raw, raw_n);   /* c's spans go with the next parse */
+    dt41_piece_t *pc;
+    while (first && (pc = peek_piece(d, DT41_GRACE_MS)) != NULL) {
+        dt41_reject_t r;
+        err_t pe;
+        if (dt41_cmd_parse(&d->cmd, pc->p, pc->n, &r, &pe) < 0 || !same_tail(&d->cmd, match, first))
+            break;   /* the frame is parsed again as the next command */
+        size_t fl = strlen(files), pl = d->cmd.path.n;
+        char *more = realloc(files, fl + 1 + pl + 1);
+        if (!more)
+            break;
+        files = more;
+        files[fl] = ',';
+        memcpy(files + fl + 1, d->cmd.path.p, pl);
+        files[fl + 1 + pl] = '\0';
+        free(next_piece(d, 0));
+    }
+    free(first);
+    rq.files = files;
+    LOG_INFO("Request|%s@%s|4.1 tail|%s", ss->env->user, ss->env->hostname, files);
+    if (ss->env->counters)
+        atomic_fetch_add(&ss->env->counters->requests, 1);
+    wire_request_t wq;   /* as the tail's LINES frames would ask: none here */
+    memset(&wq, 0, sizeof wq);
+    stream_busy(ss->s, 1);
+    int rc = session_run_tail(ss, &wq, &rq, e);
+    stream_busy(ss->s, 0);
+    free(files);
+    free(pattern);
+    return rc;
+}
+
 static int serve_read(dt41_t *d, const dt41_cmd_t *c, err_t *e)
 {
     session_t *ss = d->ss;
     if (d->mapped)   /* the files of a map query: not read as lines */
         return 0;
     if (c->kind == DT41_CMD_TAIL)
-        return session_send_end(ss, WIRE_END_FAILED,
-                                "tail is not served to DTail 4.1 clients yet");
+        return serve_tail(d, c, e);
     char *files = strndup(c->path.p, c->path.n);
     char *pattern = malloc(c->regex.pattern.n + 1);
     int rc;
@@ -543,7 +631,12 @@ static int serve_commands(dt41_t *d, err_t *e)
             pthread_mutex_unlock(&d->mu);
             dt41_piece_t *next = waiting ? NULL : next_piece(d, DT41_GRACE_MS);
             if (!waiting && !next) {
-                close_session(d);
+                /* A client that closed already (the end of a tail) hears nothing. */
+                pthread_mutex_lock(&d->mu);
+                int gone = d->eof;
+                pthread_mutex_unlock(&d->mu);
+                if (!gone)
+                    close_session(d);
                 return 0;
             }
             if (next) {   /* back to the front of the queue */

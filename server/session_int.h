@@ -139,5 +139,10 @@ int session_serve_dt41(session_t *ss, wire_reader_t *r, err_t *e);
 int session_dt41_file_status(session_t *ss, uint8_t st, const char *name, const char *detail);
 int session_dt41_end(session_t *ss, uint8_t st, const char *message);
 int session_dt41_message(session_t *ss, enum log_level level, const char *text);
+/* An outbuf sink (ctx: the session) writing a 4.1 line sink's messages. */
+int session_dt41_lines(void *ss, const char *p, size_t n, int *err);
+/* Waits for the client's next frame (left queued): 1, or 0 when the
+ * client closed, -1 when *stop was set first. */
+int session_dt41_wait(session_t *ss, volatile int *stop);
 
 #endif

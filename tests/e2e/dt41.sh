@@ -101,6 +101,28 @@ grep)
   same noop dgrep --quiet --grep . --files "$D/small.log"
   same_sorted remote dgrep --grep ERROR --files "$D/many.log,$D/other.log"
   ;;
+tail)
+  setup_both
+  printf 'old ERROR line\n' >"$D/f1.log"
+  printf 'old\n' >"$D/f2.log"
+  chmod 644 "$D"/f*.log
+  for who in go c; do
+    (sleep 2.5
+     printf 'ERROR one\nnot this\nERROR two\n' >>"$D/f1.log"
+     printf 'ERROR three\n' >>"$D/f2.log") &
+    appender=$!
+    if [ $who = go ]; then
+      go_client "tail.$who" "$GO_PORT" dtail dtail --plain --shutdownAfter 5 --grep ERROR --files "$D/f1.log,$D/f2.log"
+    else
+      go_client "tail.$who" "$SERVER_PORT" "$SERVER_USER" dtail --plain --shutdownAfter 5 --grep ERROR \
+        --files "$D/f1.log,$D/f2.log"
+    fi
+    wait "$appender"
+    sort "$T/tail.$who.norm" >"$T/tail.$who.sorted"
+  done
+  [ "$(wc -l <"$T/tail.go.sorted")" -eq 3 ] || fail "tail: the Go dserver sent $(wc -l <"$T/tail.go.sorted") lines, want 3"
+  expect_bytes tail "$T/tail.c.sorted" "$T/tail.go.sorted"
+  ;;
 health)
   setup_both
   run health.go "$PEERS/dtailhealth" --server "127.0.0.1:$GO_PORT"

@@ -182,8 +182,10 @@ static void read_until(int fd, bytes_t *got, const char *until)
     }
 }
 
-/* Plays server/NAME.in to our session as user u and checks NAME.out. */
-static void play(const char *name, const char *u)
+/* Plays server/NAME.in to our session as user u and checks NAME.out;
+ * between, if not NULL, runs once the frames are sent (the client's fd
+ * and what it received so far). */
+static void play_with(const char *name, const char *u, void (*between)(int fd, bytes_t *got))
 {
     char in_name[256], out_name[256];
     snprintf(in_name, sizeof in_name, "%s.in", name);
@@ -207,6 +209,8 @@ static void play(const char *name, const char *u)
     assert_int_equal(write(c.fd, frames.p, frames.n), (ssize_t)frames.n);
     bytes_t got = {0};
     b_add(&got, "", 0);
+    if (between)
+        between(c.fd, &got);
     if (acks) {
         read_until(c.fd, &got, ".syn close connection\xac");
         assert_int_equal(write(c.fd, ack, sizeof ack - 1), (ssize_t)(sizeof ack - 1));
@@ -245,14 +249,30 @@ static void play(const char *name, const char *u)
     free(frames.p);
 }
 
-static void put_file(const char *name, const char *text, size_t n)
+static void play(const char *name, const char *u) { play_with(name, u, NULL); }
+
+static void put_file_mode(const char *name, const char *text, size_t n, const char *mode)
 {
     char p[1024];
     snprintf(p, sizeof p, "%s%s", data, name);
-    FILE *f = fopen(p, "wb");
+    FILE *f = fopen(p, mode);
     assert_non_null(f);
     assert_int_equal(fwrite(text, 1, n, f), n);
     fclose(f);
+}
+
+static void put_file(const char *name, const char *text, size_t n)
+{
+    put_file_mode(name, text, n, "wb");
+}
+
+/* As the recorder: 1.5 s after the tail, two lines appended. */
+static void append_follow(int fd, bytes_t *got)
+{
+    usleep(1500 * 1000);
+    put_file_mode("follow.log", "second\n", 7, "ab");
+    put_file_mode("follow.log", "third\n", 6, "ab");
+    read_until(fd, got, "|third\xac");
 }
 
 /* mapr_testdata.log from DTail's acceptance data, or skip. */
@@ -301,6 +321,13 @@ static void test_grep(void **state)
     play("grep_invert_plain", user);
 }
 
+static void test_tail(void **state)
+{
+    (void)state;
+    put_file("follow.log", "first\n", 6);
+    play_with("tail", user, append_follow);
+}
+
 static void test_health(void **state)
 {
     (void)state;
@@ -332,6 +359,7 @@ int main(void)
         cmocka_unit_test(test_cat_missing_and_refusals),
         cmocka_unit_test(test_version_mismatch),
         cmocka_unit_test(test_grep),
+        cmocka_unit_test(test_tail),
         cmocka_unit_test(test_health),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
