@@ -78,6 +78,8 @@ static void enc_message(session_t *ss, void *a)
 int session_send_file_counts(session_t *ss, uint8_t st, const char *name, const char *detail,
                              uint64_t bytes, uint64_t lines)
 {
+    if (ss->dt41)
+        return session_dt41_file_status(ss, st, name, detail);
     return send_small(ss, enc_file_status, &(status_args_t){st, name, detail, bytes, lines});
 }
 
@@ -88,11 +90,15 @@ int session_send_file_status(session_t *ss, uint8_t st, const char *name, const 
 
 int session_send_end(session_t *ss, uint8_t st, const char *message)
 {
+    if (ss->dt41)
+        return session_dt41_end(ss, st, message);
     return send_small(ss, enc_end, &(status_args_t){.status = st, .text = message});
 }
 
 int session_send_message(session_t *ss, enum log_level level, const char *text)
 {
+    if (ss->dt41)
+        return session_dt41_message(ss, level, text);
     return send_small(ss, enc_message, &(status_args_t){.status = (uint8_t)level, .text = text});
 }
 
@@ -467,6 +473,9 @@ static int hello_refused(session_t *ss, err_t *e)
     return -1;
 }
 
+/* handshake's result for a DTail 4.1 client: its bytes are in r. */
+#define HANDSHAKE_DT41 1
+
 static int handshake(session_t *ss, wire_reader_t *r, err_t *e)
 {
     wire_frame_t f;
@@ -474,13 +483,8 @@ static int handshake(session_t *ss, wire_reader_t *r, err_t *e)
     if (rc == 0)
         return err_set(e, ERR_INPUT, "client closed the connection before HELLO");
     if (rc < 0) {
-        if (is_dtail_text(&r->dec)) {
-            static const char msg[] = "SERVER|dserver|ERROR|this dserver speaks the DTail C wire "
-                                      "protocol (docs/protocol.md), not DTail protocol 4.1\n\xac";
-            err_t ignored;
-            stream_write(ss->s, msg, sizeof msg - 1, &ignored);
-            return err_set(e, ERR_INPUT, "a DTail 4.1 client connected; its protocol is not served yet");
-        }
+        if (is_dtail_text(&r->dec))
+            return HANDSHAKE_DT41;
         return hello_refused(ss, e);
     }
     wire_hello_t client;
@@ -529,9 +533,14 @@ int session_serve(stream_t *s, const session_env_t *env, err_t *e)
         session_send_message(&ss, LOG_ERROR, "server error: cannot check file permissions");
         goto out_r;
     }
-    if (handshake(&ss, &r, e) < 0)
+    int shaken = handshake(&ss, &r, e);
+    if (shaken < 0)
         goto out_r;
     ss.r = &r;
+    if (shaken == HANDSHAKE_DT41) {
+        rc = session_serve_dt41(&ss, &r, e);
+        goto out_r;
+    }
     if (env->refusal) {
         rc = refuse(&ss, &r, e);
         goto out_r;

@@ -47,6 +47,9 @@ typedef struct session {
      * still waiting for a read slot then is not read (deadline_hit). */
     long long deadline_ms;
     int deadline_hit;
+    /* A DTail 4.1 client's session (session_dt41.c), NULL for ours: the
+     * status and message senders below speak 4.1 then. */
+    struct dt41_session *dt41;
 } session_t;
 
 int session_send_file_status(session_t *ss, uint8_t st, const char *name, const char *detail);
@@ -124,5 +127,22 @@ int session_parse_query(session_t *ss, const char *text, query_t **q);
  * the request's timeout passes, or the server stops (session_tail.c).
  * wq is the request as it came (compression), rq the engine's. */
 int session_run_tail(session_t *ss, const wire_request_t *wq, const exec_request_t *rq, err_t *e);
+
+/* ---- DTail protocol 4.1 (session_dt41.c) ----------------------------------
+ * A Go DTail client's session: its commands are translated into
+ * exec_request_t and run as ours are; only the framing differs. */
+
+/* Serves the session whose first bytes, already read into r, are 4.1
+ * text; returns as session_serve does. */
+int session_serve_dt41(session_t *ss, wire_reader_t *r, err_t *e);
+/* What session_send_file_counts, _end and _message send in a 4.1 session. */
+int session_dt41_file_status(session_t *ss, uint8_t st, const char *name, const char *detail);
+int session_dt41_end(session_t *ss, uint8_t st, const char *message);
+int session_dt41_message(session_t *ss, enum log_level level, const char *text);
+/* An outbuf sink (ctx: the session) writing a 4.1 line sink's messages. */
+int session_dt41_lines(void *ss, const char *p, size_t n, int *err);
+/* Waits for the client's next frame (left queued): 1, or 0 when the
+ * client closed, -1 when *stop was set first. */
+int session_dt41_wait(session_t *ss, volatile int *stop);
 
 #endif

@@ -56,7 +56,8 @@ struct tail_run {
     follow_lines_t lines;        /* the cat/grep plan, shared by the files */
     int have_lines;
     outbuf_t out;                /* 64 KiB blocks */
-    wire_batch_t batch;          /* LINES frames */
+    wire_batch_t batch;          /* LINES frames (not in a 4.1 session) */
+    int have_batch;
     int have_out;
     follow_plan_t map_files;     /* map: the plan the files' scans run under */
     follow_plan_t *files;        /* the plan of the run's files: one of the two */
@@ -168,12 +169,16 @@ static int lines_setup(tail_run_t *t, err_t *e)
 {
     const exec_request_t *rq = t->rq;
     exec_env_t env = session_exec_env(t->ss, 0);
-    if (wire_batch_init(&t->batch, t->ss->s, &t->ss->send_mu, session_zlevel(t->wq), e) < 0)
-        return -1;
-    if (outbuf_init_sink(&t->out, TAIL_BATCH, tail_sink, t, e) < 0) {
-        wire_batch_free(&t->batch);
-        return -1;
+    /* A 4.1 session's lines are messages of their own, not LINES frames. */
+    int rc = t->ss->dt41 ? outbuf_init_sink(&t->out, TAIL_BATCH, session_dt41_lines, t->ss, e) : -2;
+    if (rc == -2) {
+        if (wire_batch_init(&t->batch, t->ss->s, &t->ss->send_mu, session_zlevel(t->wq), e) < 0)
+            return -1;
+        t->have_batch = 1;
+        rc = outbuf_init_sink(&t->out, TAIL_BATCH, tail_sink, t, e);
     }
+    if (rc < 0)
+        return -1;
     t->have_out = 1;
     if (follow_lines_init(&t->lines, rq, env.max_line_len, &t->out, env.host, tail_failed, t, e) < 0)
         return -1;
@@ -285,6 +290,13 @@ static void *watch_client(void *arg)
 {
     tail_run_t *t = arg;
     session_t *ss = t->ss;
+    if (ss->dt41) {   /* its frames are the 4.1 reader's; the run's end ends the wait */
+        int got = session_dt41_wait(ss, &t->stop);
+        ss->pending_rc = got == 0 ? 0 : 1;
+        atomic_store_explicit(&t->watched, got >= 0, memory_order_release);
+        t->stop = 1;
+        return NULL;
+    }
     /* Optional extension frames do not end the tail: skipped, as in
      * session_serve. */
     do {
@@ -383,10 +395,10 @@ static void run_free(tail_run_t *t)
     follow_run_free(t->run);
     if (t->have_lines)
         follow_lines_free(&t->lines);
-    if (t->have_out) {
+    if (t->have_out)
         outbuf_free(&t->out);
+    if (t->have_batch)
         wire_batch_free(&t->batch);
-    }
     free(t->specs);
 }
 

@@ -182,6 +182,23 @@ static void put_content_colored(line_sink_t *s, const char *p, size_t len)
     outbuf_append(o, close_plain, sizeof close_plain - 1);
 }
 
+/* A DTail 4.1 line: the REMOTE head unless plain, the content, its '\n'
+ * unless a tail line, the message's end. Off the hot path of the other
+ * formats: line_sink_put reaches it only after theirs. */
+static void put_dt41(line_sink_t *s, const char *p, size_t len, unsigned long long lineno)
+{
+    outbuf_t *o = s->out;
+    if (s->format == LINE_DT41_REMOTE || s->format == LINE_DT41_REMOTE_NONL) {
+        outbuf_append(o, s->head, s->head_len);
+        outbuf_put_u64(o, lineno);
+        outbuf_append(o, s->mid, s->mid_len);
+    }
+    outbuf_append(o, p, len);
+    if (s->format == LINE_DT41_REMOTE || s->format == LINE_DT41_PLAIN)
+        outbuf_putc(o, '\n');
+    outbuf_putc(o, (char)0xAC);
+}
+
 void line_sink_put(line_sink_t *s, const char *p, size_t len, unsigned long long lineno)
 {
     outbuf_t *o = s->out;
@@ -189,6 +206,10 @@ void line_sink_put(line_sink_t *s, const char *p, size_t len, unsigned long long
     if (s->format == LINE_PLAIN) {
         outbuf_append_data(o, p, len, TERM_LINE_END);
         outbuf_putc(o, '\n');
+        return;
+    }
+    if (s->format >= LINE_DT41_REMOTE) {
+        put_dt41(s, p, len, lineno);
         return;
     }
     outbuf_append(o, s->head, s->head_len);

@@ -18,6 +18,12 @@ enum line_format {
     LINE_PLAIN = 0,   /* the line and '\n' */
     LINE_REMOTE,      /* REMOTE|host|100|n|source|line */
     LINE_COLOR,       /* REMOTE line with DTail's colours */
+    /* DTail 4.1 messages (wire/dt41.h), each ended by the byte 0xAC: a
+     * cat or grep line keeps its '\n', a tail line goes without it. */
+    LINE_DT41_REMOTE,      /* REMOTE|host|100|n|source|line\n 0xAC */
+    LINE_DT41_REMOTE_NONL, /* REMOTE|host|100|n|source|line 0xAC */
+    LINE_DT41_PLAIN,       /* line\n 0xAC (--plain) */
+    LINE_DT41_PLAIN_NONL,  /* line 0xAC */
 };
 
 /* The format a request's LINES render (wire/msg.h) asks for, and back:
@@ -56,7 +62,9 @@ int line_sink_init(line_sink_t *s, outbuf_t *out, enum line_format format, const
 void line_sink_free(line_sink_t *s);
 /* Sets the source id shown for the lines that follow. */
 void line_sink_set_source(line_sink_t *s, const char *source_id);
-/* Whether the format shows line numbers (so the scan must count them). */
+/* Whether the format shows line numbers (so the scan must count them).
+ * Also every 4.1 format: each line is a message of its own, so they take
+ * the per-line path (line_sink_put), never line_sink_put_run. */
 static inline int line_sink_numbers(const line_sink_t *s) { return s->format != LINE_PLAIN; }
 /* Writes one line of content [p, p+len) (no '\n'), numbered lineno. */
 void line_sink_put(line_sink_t *s, const char *p, size_t len, unsigned long long lineno);

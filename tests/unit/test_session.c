@@ -406,10 +406,25 @@ static void test_malformed_frame(void **state)
     raw_case("\x01\x00\x00\x00\x00\x02xy", 8, 1, "malformed REQUEST");
 }
 
+/* A DTail 4.1 client is served in its protocol (test_session_dt41.c has
+ * the exchanges): its capabilities come first, at once. */
 static void test_dtail41_client(void **state)
 {
     (void)state;
-    raw_case("protocol 4.1 base64 Y2F0;", 25, 0, "not DTail protocol 4.1");
+    sh_conn_t conn;
+    start(&conn, NULL);
+    err_t e;
+    assert_int_equal(sp_write(&conn.fd, "protocol 4.1 base64 Y2F0;", 25, &e), 0);
+    shutdown(conn.fd, SHUT_WR);
+    char got[4096] = "";
+    size_t n = 0;
+    ssize_t k;
+    while (n < sizeof got - 1 && (k = read(conn.fd, got + n, sizeof got - 1 - n)) > 0)
+        n += (size_t)k;
+    got[n] = '\0';
+    assert_true(strncmp(got, ".syn capabilities query-update-v1\xac", 34) == 0);
+    sh_stop(&conn);
+    assert_int_equal(conn.rc, 0);
 }
 
 int main(void)

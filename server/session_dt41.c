@@ -1,0 +1,694 @@
+/* session_dt41.c: a Go DTail client's session (DTail protocol 4.1,
+ * docs/protocol-dt41.md), served by the same request layer as ours.
+ *
+ * Each 4.1 command is translated once into exec_request_t and run as a
+ * REQUEST of ours is: cat and grep through run_lines over the session's
+ * files (session_files.c: permission checks, read slots), into a line
+ * sink whose render writes 4.1 REMOTE lines. What our protocol sends as
+ * FILE_STATUS, MESSAGE and END goes out as 4.1 server messages
+ * (session_dt41_file_status, _message, _end), so the shared code needs
+ * no 4.1 of its own.
+ *
+ * The Go dserver runs the commands of a session side by side and ends the
+ * session when one finishes while nothing else runs. We run them one after
+ * another: a reader thread takes the client's frames as they come, and a
+ * finished command with no frame waiting (after a short grace, as a Go
+ * client sends its per-file commands together) ends the session: ".syn
+ * close connection", then the client's ".ack close connection" or close. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/clock.h"
+#include "base/outbuf.h"
+#include "server/auth.h"
+#include "server/health.h"
+#include "server/session_int.h"
+#include "wire/dt41.h"
+
+#define DT41_READ (64 * 1024)
+#define DT41_LINE_BATCH (64 * 1024)
+/* How long a finished command waits for the client's next one before the
+ * session ends: a Go client sends its commands at once. */
+#define DT41_GRACE_MS 100
+/* How long the session waits for ".ack close connection". */
+#define DT41_ACK_WAIT_MS 5000
+
+typedef struct dt41_piece {
+    struct dt41_piece *next;
+    size_t n;
+    char p[];
+} dt41_piece_t;
+
+struct dt41_session {
+    session_t *ss;
+    const char *host;
+    char who[300];               /* user@peer in the logger's lines */
+    wire_buf_t buf;              /* encoding (under ss->send_mu) */
+    /* the client's frames, from the reader thread */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    dt41_piece_t *head, *tail;
+    int eof;                     /* the reader is done: closed, failed, oversize */
+    dt41_splitter_t fr;
+    /* the session's options: those of the first command that has any */
+    int have_opts;
+    dt41_opts_t opts;
+    int woke;                    /* ".output wake" was sent */
+    int mapped;                  /* a map command came (not served yet) */
+    dt41_cmd_t cmd;
+};
+
+typedef struct dt41_session dt41_t;
+
+/* ---- sending ------------------------------------------------------------- */
+
+/* Writes what d->buf holds; called with send_mu held. */
+static int flush_locked(dt41_t *d)
+{
+    session_t *ss = d->ss;
+    if (ss->broken) {
+        d->buf.len = 0;
+        return -1;
+    }
+    if (wire_buf_send(&d->buf, ss->s, &ss->send_err) < 0) {
+        ss->broken = 1;
+        return -1;
+    }
+    return 0;
+}
+
+static int put_log(dt41_t *d, const char *level, const char *text, size_t n, bool newline)
+{
+    session_t *ss = d->ss;
+    pthread_mutex_lock(&ss->send_mu);
+    dt41_put_server_log(&d->buf, d->host, d->opts.plain, level, time(NULL), d->who, text, n,
+                        newline);
+    int rc = flush_locked(d);
+    pthread_mutex_unlock(&ss->send_mu);
+    return rc;
+}
+
+static int put_server(dt41_t *d, const char *text, size_t n)
+{
+    session_t *ss = d->ss;
+    pthread_mutex_lock(&ss->send_mu);
+    dt41_put_server(&d->buf, d->host, text, n, d->opts.plain);
+    int rc = flush_locked(d);
+    pthread_mutex_unlock(&ss->send_mu);
+    return rc;
+}
+
+static const char *level_word(enum log_level level)
+{
+    switch (level) {
+    case LOG_FATAL: return "FATAL";
+    case LOG_ERROR: return "ERROR";
+    case LOG_WARN: return "WARN";
+    case LOG_DEBUG: return "DEBUG";
+    case LOG_TRACE: return "TRACE";
+    default: return "INFO";
+    }
+}
+
+int session_dt41_message(session_t *ss, enum log_level level, const char *text)
+{
+    return put_log(ss->dt41, level_word(level), text, strlen(text), true);
+}
+
+/* A file it cannot read is told as the Go dserver tells it (the log has
+ * why); a file read says nothing. */
+int session_dt41_file_status(session_t *ss, uint8_t st, const char *name, const char *detail)
+{
+    dt41_t *d = ss->dt41;
+    if (st == WIRE_FILE_OK)
+        return 0;
+    if (st == WIRE_FILE_NOT_FOUND || st == WIRE_FILE_DENIED) {
+        static const char unable[] = "Unable to read file(s), check server logs";
+        static const char giving_up[] = "Giving up to read file(s)";
+        if (put_log(d, "WARN", unable, sizeof unable - 1, true) < 0)
+            return -1;
+        return put_log(d, "WARN", giving_up, sizeof giving_up - 1, true);
+    }
+    char text[4096 + 1100];
+    snprintf(text, sizeof text, "%s: %s", name, detail && *detail ? detail : "read failed");
+    return put_log(d, "WARN", text, strlen(text), true);
+}
+
+int session_dt41_end(session_t *ss, uint8_t st, const char *message)
+{
+    if (st == WIRE_END_FAILED && message && *message)
+        return put_log(ss->dt41, "ERROR", message, strlen(message), true);
+    return 0;
+}
+
+/* The lines of a cat or grep, in 64 KiB writes of whole messages; the
+ * first comes after ".output wake", where the Go dserver's output starts. */
+int session_dt41_lines(void *ctx, const char *p, size_t n, int *err)
+{
+    session_t *ss = ctx;
+    dt41_t *d = ss->dt41;
+    pthread_mutex_lock(&ss->send_mu);
+    int rc = -1;
+    if (!d->woke) {
+        d->woke = 1;
+        dt41_put_hidden(&d->buf, ".output wake\n", 13);
+        flush_locked(d);
+    }
+    if (!ss->broken) {
+        rc = stream_write(ss->s, p, n, &ss->send_err);
+        if (rc < 0)
+            ss->broken = 1;
+    }
+    pthread_mutex_unlock(&ss->send_mu);
+    if (rc < 0)
+        *err = EPIPE;
+    return rc;
+}
+
+/* ---- the client's frames ---------------------------------------------------- */
+
+static void push_piece(dt41_t *d, const char *p, size_t n)
+{
+    dt41_piece_t *pc = malloc(sizeof *pc + n);
+    pthread_mutex_lock(&d->mu);
+    if (pc) {
+        pc->next = NULL;
+        pc->n = n;
+        memcpy(pc->p, p, n);
+        if (d->tail)
+            d->tail->next = pc;
+        else
+            d->head = pc;
+        d->tail = pc;
+    } else {
+        d->eof = 1;   /* a frame lost is a session that cannot go on */
+    }
+    pthread_cond_broadcast(&d->cv);
+    pthread_mutex_unlock(&d->mu);
+}
+
+/* The acknowledgement every Go client sends last (base64 is canonical). */
+static int is_ack_close(const char *p, size_t n)
+{
+    static const char ack[] = "protocol 4.1 base64 LmFjayBjbG9zZSBjb25uZWN0aW9u";
+    return n == sizeof ack - 1 && memcmp(p, ack, n) == 0;
+}
+
+/* Splits bytes into frames; 1 when the reader is done (the ack came, or
+ * a frame too long: the Go dserver closes such a session). */
+static int take_bytes(dt41_t *d, const char *p, size_t n)
+{
+    while (n > 0) {
+        size_t used;
+        dt41_str_t piece;
+        unsigned long long at;
+        err_t e;
+        int got = dt41_split(&d->fr, p, n, &used, &piece, &at, &e);
+        if (got < 0) {
+            LOG_WARN("4.1 client|%s", e.msg);
+            return 1;
+        }
+        p += used;
+        n -= used;
+        if (got == 1) {
+            push_piece(d, piece.p, piece.n);
+            if (is_ack_close(piece.p, piece.n))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+static void *reader_main(void *arg)
+{
+    dt41_t *d = arg;
+    char *buf = malloc(DT41_READ);
+    while (buf) {
+        err_t e;
+        ssize_t got = stream_read(d->ss->s, buf, DT41_READ, &e);
+        if (got <= 0 || take_bytes(d, buf, (size_t)got))
+            break;
+    }
+    free(buf);
+    pthread_mutex_lock(&d->mu);
+    d->eof = 1;
+    pthread_cond_broadcast(&d->cv);
+    pthread_mutex_unlock(&d->mu);
+    return NULL;
+}
+
+/* Waits at most wait_ms (< 0: until the server stops or *stop is set)
+ * for a frame; the first frame queued, or NULL when none came or the
+ * client is done. Called with d->mu held. */
+static dt41_piece_t *wait_piece(dt41_t *d, long long wait_ms, volatile int *stop)
+{
+    long long until = wait_ms >= 0 ? clock_now_ms() + wait_ms : -1;
+    while (!d->head && !d->eof && !session_stopping(d->ss) && !(stop && *stop)) {
+        long long now = clock_now_ms();
+        if (until >= 0 && now >= until)
+            break;
+        /* in slices, so that a server that stops is seen */
+        long long slice = until >= 0 && until - now < 100 ? until - now : 100;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += (long)slice * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&d->cv, &d->mu, &ts);
+    }
+    return d->head;
+}
+
+/* The next frame, taken off the queue (the caller frees it); NULL as
+ * wait_piece. */
+static dt41_piece_t *next_piece(dt41_t *d, long long wait_ms)
+{
+    pthread_mutex_lock(&d->mu);
+    dt41_piece_t *pc = wait_piece(d, wait_ms, NULL);
+    if (pc) {
+        d->head = pc->next;
+        if (!d->head)
+            d->tail = NULL;
+    }
+    pthread_mutex_unlock(&d->mu);
+    return pc;
+}
+
+/* The next frame, left on the queue (only this thread takes frames). */
+static dt41_piece_t *peek_piece(dt41_t *d, long long wait_ms)
+{
+    pthread_mutex_lock(&d->mu);
+    dt41_piece_t *pc = wait_piece(d, wait_ms, NULL);
+    pthread_mutex_unlock(&d->mu);
+    return pc;
+}
+
+int session_dt41_wait(session_t *ss, volatile int *stop)
+{
+    dt41_t *d = ss->dt41;
+    pthread_mutex_lock(&d->mu);
+    int rc = wait_piece(d, -1, stop) ? 1 : d->eof ? 0 : -1;
+    pthread_mutex_unlock(&d->mu);
+    return rc;
+}
+
+/* ---- commands ------------------------------------------------------------------ */
+
+/* The session's options come from the first command that has any. */
+static void take_opts(dt41_t *d, const dt41_cmd_t *c)
+{
+    if (c->has_opts && !d->have_opts) {
+        d->have_opts = 1;
+        d->opts = c->opts;
+    }
+}
+
+static unsigned long long non_negative(long long v)
+{
+    return v > 0 ? (unsigned long long)v : 0;
+}
+
+/* The one translation of a 4.1 cat, grep or tail into the engine's
+ * request (strings borrowed from c). */
+static void request_of(const dt41_t *d, const dt41_cmd_t *c, exec_request_t *rq, char *pattern,
+                       size_t cap)
+{
+    memset(rq, 0, sizeof *rq);
+    rq->kind = c->kind == DT41_CMD_GREP ? EXEC_GREP : c->kind == DT41_CMD_TAIL ? EXEC_TAIL : EXEC_CAT;
+    size_t pn = c->regex.pattern.n < cap - 1 ? c->regex.pattern.n : cap - 1;
+    pattern[0] = '\0';
+    if (c->has_regex && c->regex.match != DT41_MATCH_NOOP) {
+        memcpy(pattern, c->regex.pattern.p, pn);
+        pattern[pn] = '\0';
+        if (c->regex.match == DT41_MATCH_INVERT)
+            rq->flags |= EXEC_REQ_INVERT;
+    }
+    /* A regex:default of "" or "." selects every line: as cat. */
+    if (rq->kind == EXEC_GREP && !pattern[0])
+        rq->kind = EXEC_CAT;
+    rq->regex = pattern;
+    rq->query = "";
+    rq->before = non_negative(d->opts.before);
+    rq->after = non_negative(d->opts.after);
+    rq->max = non_negative(d->opts.max);
+    if (d->opts.quiet)
+        rq->flags |= EXEC_REQ_QUIET;
+    rq->timeout_s = c->has_timeout ? c->timeout : 0;
+    int tail = rq->kind == EXEC_TAIL;
+    rq->render = d->opts.plain ? (tail ? LINE_DT41_PLAIN_NONL : LINE_DT41_PLAIN)
+                               : (tail ? LINE_DT41_REMOTE_NONL : LINE_DT41_REMOTE);
+}
+
+/* session_files_t.before_status: a file's lines go out before its status. */
+static void flush_lines(void *ctx)
+{
+    outbuf_flush(ctx);
+}
+
+/* cat and grep: run_lines over the session's files into 4.1 lines. */
+static int serve_scan(dt41_t *d, const exec_request_t *rq, char *files, err_t *e)
+{
+    session_t *ss = d->ss;
+    exec_env_t env = session_exec_env(ss, 0);
+    lines_plan_t lp;
+    if (lines_plan_init(&lp, rq, env.max_line_len, e) < 0)
+        return session_send_end(ss, WIRE_END_FAILED, e->msg);
+    outbuf_t out;
+    line_sink_t sink;
+    int rc = -1;
+    if (outbuf_init_sink(&out, DT41_LINE_BATCH, session_dt41_lines, ss, e) < 0)
+        goto out_plan;
+    if (line_sink_init(&sink, &out, rq->render, env.host) < 0) {
+        err_set(e, ERR_NOMEM, "out of memory");
+        goto out_out;
+    }
+    session_files_t sf;
+    session_files_init(&sf, ss, files);
+    sf.before_status = flush_lines;
+    sf.before_ctx = &out;
+    run_inputs_t ins = session_files_inputs(&sf);
+    int stopped = run_lines(&lp, &ins, &sink, env.n_threads, NULL, e) < 0 || ss->broken;
+    session_files_free(&sf);
+    if (!stopped)
+        outbuf_flush(&out);
+    if (ss->env->counters)
+        atomic_fetch_add(&ss->env->counters->lines_served, sink.n_lines);
+    if (ss->broken)
+        rc = err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
+    else if (stopped)
+        rc = session_send_end(ss, WIRE_END_FAILED, "server is shutting down");
+    else
+        rc = 0;
+    line_sink_free(&sink);
+out_out:
+    outbuf_free(&out);
+out_plan:
+    lines_plan_free(&lp);
+    return rc;
+}
+
+/* Whether c, just parsed, is a tail of the same pattern as the first. */
+static int same_tail(const dt41_cmd_t *c, enum dt41_match match, const char *pattern)
+{
+    if (c->kind != DT41_CMD_TAIL)
+        return 0;
+    enum dt41_match m = c->has_regex ? c->regex.match : DT41_MATCH_NOOP;
+    if (m != match)
+        return 0;
+    return m == DT41_MATCH_NOOP ||
+           (c->regex.pattern.n == strlen(pattern) && memcmp(c->regex.pattern.p, pattern, c->regex.pattern.n) == 0);
+}
+
+/* tail: a Go client sends one per file, to run side by side. The tails
+ * that come together with the same pattern are one follow run of ours
+ * over all their files (session_tail.c), until the client closes. */
+static int serve_tail(dt41_t *d, const dt41_cmd_t *c, err_t *e)
+{
+    session_t *ss = d->ss;
+    size_t cap = c->regex.pattern.n + 1;
+    char *pattern = malloc(cap);
+    char *files = strndup(c->path.p, c->path.n);
+    if (!pattern || !files) {
+        free(pattern);
+        free(files);
+        return session_send_end(ss, WIRE_END_FAILED, "out of memory");
+    }
+    exec_request_t rq;
+    request_of(d, c, &rq, pattern, cap);
+    enum dt41_match match = c->has_regex ? c->regex.match : DT41_MATCH_NOOP;
+    const char *raw = c->has_regex ? c->regex.pattern.p : "";
+    size_t raw_n = c->has_regex ? c->regex.pattern.n : 0;
+    char *first = strndup(raw, raw_n);   /* c's spans go with the next parse */
+    dt41_piece_t *pc;
+    while (first && (pc = peek_piece(d, DT41_GRACE_MS)) != NULL) {
+        dt41_reject_t r;
+        err_t pe;
+        if (dt41_cmd_parse(&d->cmd, pc->p, pc->n, &r, &pe) < 0 || !same_tail(&d->cmd, match, first))
+            break;   /* the frame is parsed again as the next command */
+        size_t fl = strlen(files), pl = d->cmd.path.n;
+        char *more = realloc(files, fl + 1 + pl + 1);
+        if (!more)
+            break;
+        files = more;
+        files[fl] = ',';
+        memcpy(files + fl + 1, d->cmd.path.p, pl);
+        files[fl + 1 + pl] = '\0';
+        free(next_piece(d, 0));
+    }
+    free(first);
+    rq.files = files;
+    LOG_INFO("Request|%s@%s|4.1 tail|%s", ss->env->user, ss->env->hostname, files);
+    if (ss->env->counters)
+        atomic_fetch_add(&ss->env->counters->requests, 1);
+    wire_request_t wq;   /* as the tail's LINES frames would ask: none here */
+    memset(&wq, 0, sizeof wq);
+    stream_busy(ss->s, 1);
+    int rc = session_run_tail(ss, &wq, &rq, e);
+    stream_busy(ss->s, 0);
+    free(files);
+    free(pattern);
+    return rc;
+}
+
+static int serve_read(dt41_t *d, const dt41_cmd_t *c, err_t *e)
+{
+    session_t *ss = d->ss;
+    if (d->mapped)   /* the files of a map query: not read as lines */
+        return 0;
+    if (c->kind == DT41_CMD_TAIL)
+        return serve_tail(d, c, e);
+    char *files = strndup(c->path.p, c->path.n);
+    char *pattern = malloc(c->regex.pattern.n + 1);
+    int rc;
+    if (!files || !pattern) {
+        rc = session_send_end(ss, WIRE_END_FAILED, "out of memory");
+    } else {
+        exec_request_t rq;
+        request_of(d, c, &rq, pattern, c->regex.pattern.n + 1);
+        rq.files = files;
+        LOG_INFO("Request|%s@%s|4.1 %s|%s", ss->env->user, ss->env->hostname,
+                 rq.kind == EXEC_GREP ? "grep" : "cat", files);
+        if (ss->env->counters)
+            atomic_fetch_add(&ss->env->counters->requests, 1);
+        stream_busy(ss->s, 1);
+        rc = serve_scan(d, &rq, files, e);
+        stream_busy(ss->s, 0);
+    }
+    free(files);
+    free(pattern);
+    return rc;
+}
+
+static int serve_health(dt41_t *d)
+{
+    const session_env_t *env = d->ss->env;
+    health_inputs_t hi;
+    char verdict[300];
+    health_gather(env->limits, env->conns, env->cfg ? env->cfg->max_connections : 0, &hi);
+    health_judge(&hi, verdict, sizeof verdict);
+    return put_server(d, verdict, strlen(verdict));
+}
+
+/* Answers a refused command as the Go dserver does. */
+static int refuse(dt41_t *d, const dt41_reject_t *r, const err_t *e)
+{
+    size_t n = strlen(e->msg);
+    if (r->reply == DT41_REPLY_SESSION_ERR) {
+        session_t *ss = d->ss;
+        pthread_mutex_lock(&ss->send_mu);
+        dt41_put_session_ack(&d->buf, DT41_ACK_ERROR, 0, e->msg, n);
+        int rc = flush_locked(d);
+        pthread_mutex_unlock(&ss->send_mu);
+        return rc;
+    }
+    return put_log(d, r->reply == DT41_REPLY_WARN ? "WARN" : "ERROR", e->msg, n, r->newline);
+}
+
+enum step { STEP_GO_ON = 0, STEP_FINISHED = 1, STEP_CLOSE = 2 };
+
+/* One frame: 1 when it counts as a command that finished (the session may
+ * end), 0 when the session goes on, -1 when the client is gone. */
+static int serve_frame(dt41_t *d, const char *p, size_t n, err_t *e)
+{
+    dt41_cmd_t *c = &d->cmd;
+    dt41_reject_t r;
+    err_t pe;
+    if (dt41_cmd_parse(c, p, n, &r, &pe) < 0) {
+        if (refuse(d, &r, &pe) < 0)
+            return -1;
+        return r.finishes ? STEP_FINISHED : STEP_GO_ON;
+    }
+    take_opts(d, c);
+    int rc;
+    switch (c->kind) {
+    case DT41_CMD_CAT:
+    case DT41_CMD_GREP:
+    case DT41_CMD_TAIL:
+        rc = serve_read(d, c, e);
+        return rc < 0 ? -1 : STEP_FINISHED;
+    case DT41_CMD_HEALTH:
+        return serve_health(d) < 0 ? -1 : STEP_FINISHED;
+    case DT41_CMD_MAP:
+        d->mapped = 1;
+        rc = session_send_end(d->ss, WIRE_END_FAILED,
+                              "map queries are not served to DTail 4.1 clients yet");
+        return rc < 0 ? -1 : STEP_FINISHED;
+    case DT41_CMD_ACK:
+        return c->close ? STEP_CLOSE : STEP_GO_ON;
+    case DT41_CMD_AUTHKEY: {
+        /* This dserver keeps no auth keys: the client logs in by key each time. */
+        static const char no[] = "AUTHKEY ERR feature disabled\n";
+        return put_server(d, no, sizeof no - 1) < 0 ? -1 : STEP_GO_ON;
+    }
+    case DT41_CMD_SESSION_START:
+    case DT41_CMD_SESSION_UPDATE: {
+        /* Interactive reload is not served yet: Go's own refusal text. */
+        err_t no;
+        err_set(&no, ERR_INPUT, "unsupported session mode");
+        return refuse(d, &(dt41_reject_t){.reply = DT41_REPLY_SESSION_ERR}, &no) < 0 ? -1
+                                                                                   : STEP_GO_ON;
+    }
+    }
+    return STEP_GO_ON;
+}
+
+/* ".syn close connection", then the client's ack (or its close). */
+static void close_session(dt41_t *d)
+{
+    session_t *ss = d->ss;
+    pthread_mutex_lock(&ss->send_mu);
+    dt41_put_close(&d->buf);
+    int rc = flush_locked(d);
+    pthread_mutex_unlock(&ss->send_mu);
+    if (rc < 0)
+        return;
+    long long until = clock_now_ms() + DT41_ACK_WAIT_MS;
+    for (;;) {
+        long long left = until - clock_now_ms();
+        dt41_piece_t *pc = left > 0 ? next_piece(d, left) : NULL;
+        if (!pc)
+            return;
+        int ack = is_ack_close(pc->p, pc->n);
+        free(pc);
+        if (ack)
+            return;
+    }
+}
+
+static void dt41_init(dt41_t *d, session_t *ss)
+{
+    memset(d, 0, sizeof *d);
+    d->ss = ss;
+    d->host = ss->env->hostname ? ss->env->hostname : "";
+    snprintf(d->who, sizeof d->who, "%s", ss->env->user ? ss->env->user : "");
+    pthread_mutex_init(&d->mu, NULL);
+    pthread_cond_init(&d->cv, NULL);
+    dt41_framer_init(&d->fr, ss->env->cfg && ss->env->cfg->max_command_frame_size
+                                 ? ss->env->cfg->max_command_frame_size : 0);
+    dt41_cmd_init(&d->cmd);
+    d->cmd.health_handler = ss->env->user && strcmp(ss->env->user, AUTH_HEALTH_USER) == 0;
+}
+
+static void dt41_free(dt41_t *d)
+{
+    while (d->head) {
+        dt41_piece_t *pc = d->head;
+        d->head = pc->next;
+        free(pc);
+    }
+    dt41_cmd_free(&d->cmd);
+    dt41_splitter_free(&d->fr);
+    wire_buf_free(&d->buf);
+    pthread_cond_destroy(&d->cv);
+    pthread_mutex_destroy(&d->mu);
+}
+
+/* The commands, one after another, until one finishes with none waiting. */
+static int serve_commands(dt41_t *d, err_t *e)
+{
+    session_t *ss = d->ss;
+    for (;;) {
+        dt41_piece_t *pc = next_piece(d, -1);
+        if (!pc)
+            return 0;   /* the client closed, or the server stops */
+        int step = serve_frame(d, pc->p, pc->n, e);
+        free(pc);
+        if (step < 0)
+            return ss->broken ? err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg) : -1;
+        if (step == STEP_CLOSE)
+            return 0;
+        if (step == STEP_FINISHED) {
+            /* Nothing else runs: the session ends unless a command waits. */
+            pthread_mutex_lock(&d->mu);
+            int waiting = d->head != NULL;
+            pthread_mutex_unlock(&d->mu);
+            dt41_piece_t *next = waiting ? NULL : next_piece(d, DT41_GRACE_MS);
+            if (!waiting && !next) {
+                /* A client that closed already (the end of a tail) hears nothing. */
+                pthread_mutex_lock(&d->mu);
+                int gone = d->eof;
+                pthread_mutex_unlock(&d->mu);
+                if (!gone)
+                    close_session(d);
+                return 0;
+            }
+            if (next) {   /* back to the front of the queue */
+                pthread_mutex_lock(&d->mu);
+                next->next = d->head;
+                d->head = next;
+                if (!d->tail)
+                    d->tail = next;
+                pthread_mutex_unlock(&d->mu);
+            }
+        }
+    }
+}
+
+int session_serve_dt41(session_t *ss, wire_reader_t *r, err_t *e)
+{
+    dt41_t d;
+    dt41_init(&d, ss);
+    ss->dt41 = &d;
+    int rc = 0;
+    /* The bytes our HELLO's decoder read already are the first frames. */
+    const wire_decoder_t *dec = &r->dec;
+    int done = take_bytes(&d, (const char *)dec->buf + dec->off, dec->len - dec->off);
+    if (done)
+        d.eof = 1;
+    /* At once: a Go client waits 250 ms for it before its interactive
+     * session gives up. The health handler sends none. */
+    if (!d.cmd.health_handler) {
+        pthread_mutex_lock(&ss->send_mu);
+        dt41_put_capabilities(&d.buf, false);
+        rc = flush_locked(&d);
+        pthread_mutex_unlock(&ss->send_mu);
+    }
+    pthread_t reader;
+    int reading = !done && rc == 0 && pthread_create(&reader, NULL, reader_main, &d) == 0;
+    if (rc == 0 && (reading || done)) {
+        if (ss->env->refusal) {
+            dt41_piece_t *pc = next_piece(&d, -1);
+            free(pc);
+            if (pc)
+                put_log(&d, "ERROR", ss->env->refusal, strlen(ss->env->refusal), true);
+            close_session(&d);
+        } else {
+            rc = serve_commands(&d, e);
+        }
+    } else if (rc < 0) {
+        err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
+    }
+    /* The reader ends with the client's ack or close. */
+    if (reading)
+        pthread_join(reader, NULL);
+    ss->dt41 = NULL;
+    dt41_free(&d);
+    return rc;
+}

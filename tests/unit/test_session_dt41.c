@@ -1,0 +1,366 @@
+/* test_session_dt41.c: a Go DTail 4.1 client's session, byte for byte.
+ * The frames a Go client sent to the Go dserver (tests/fixtures/dt41/
+ * server/NAME.in) go to our session_serve over a socketpair, as the
+ * recorder sent them: every frame, and the ".ack close connection" only
+ * once the server said ".syn close connection". What comes back must be
+ * the Go dserver's answer (NAME.out), up to what differs by nature: the
+ * host name, the paths of the recording, the logger's time and who
+ * (user@ip:port), and the documented differences (docs/protocol-dt41.md):
+ * no journal-v1 capability, a last line without '\n' gets one. The cases
+ * that read DTail's mapr_testdata.log skip without ../shared/compat. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/base64.h"
+#include "tests/support/session_harness.h"
+#include "wire/dt41.h"
+
+#ifndef DT41_FIXTURES
+#error "DT41_FIXTURES must name tests/fixtures/dt41"
+#endif
+
+#define RECORDED_DATA "/tmp/dt41-record/data/"
+
+static char dir[256];
+static char user[256];
+static char data[512];   /* dir/allowed/, where the recording's data/ is */
+
+/* A growable byte string. */
+typedef struct bytes {
+    char *p;
+    size_t n, cap;
+} bytes_t;
+
+static void b_add(bytes_t *b, const void *p, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        b->cap = (b->n + n + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+        assert_non_null(b->p);
+    }
+    memcpy(b->p + b->n, p, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+}
+
+static void b_adds(bytes_t *b, const char *s) { b_add(b, s, strlen(s)); }
+
+/* All of f, which is closed. */
+static bytes_t read_all(FILE *f)
+{
+    bytes_t b = {0};
+    b_add(&b, "", 0);
+    char buf[65536];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+        b_add(&b, buf, got);
+    fclose(f);
+    return b;
+}
+
+static bytes_t read_fixture(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/server/%s", DT41_FIXTURES, name);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    return read_all(f);
+}
+
+/* s with every from replaced by to. */
+static bytes_t replace(const char *s, size_t n, const char *from, const char *to)
+{
+    bytes_t b = {0};
+    b_add(&b, "", 0);
+    size_t fl = strlen(from);
+    const char *end = s + n;
+    while (s < end) {
+        const char *hit = memmem(s, (size_t)(end - s), from, fl);
+        if (!hit) {
+            b_add(&b, s, (size_t)(end - s));
+            break;
+        }
+        b_add(&b, s, (size_t)(hit - s));
+        b_adds(&b, to);
+        s = hit + fl;
+    }
+    return b;
+}
+
+static void replace_in(bytes_t *b, const char *from, const char *to)
+{
+    bytes_t r = replace(b->p, b->n, from, to);
+    free(b->p);
+    *b = r;
+}
+
+/* A recorded frame with the recording's paths made ours: a 4.1 frame's
+ * command is decoded, rewritten and framed again; others go as they are. */
+static void add_frame(bytes_t *out, const char *p, size_t n)
+{
+    static const char head[] = "protocol 4.1 base64 ";
+    size_t hl = sizeof head - 1;
+    char *cmd = malloc(base64_decoded_max(n) + 1);
+    assert_non_null(cmd);
+    size_t cl, bad;
+    if (n > hl && memcmp(p, head, hl) == 0 && base64_decode(cmd, &cl, p + hl, n - hl, &bad) == 0) {
+        bytes_t c = replace(cmd, cl, RECORDED_DATA, data);
+        wire_buf_t w = {0};
+        dt41_put_frame(&w, c.p, c.n);
+        b_add(out, w.p, w.len);
+        wire_buf_free(&w);
+        free(c.p);
+    } else {
+        b_add(out, p, n);
+        b_add(out, ";", 1);
+    }
+    free(cmd);
+}
+
+/* The logger's "LEVEL|MMDD-HHMMSS|who|" made "LEVEL|T|W|". */
+static void normalise_log(bytes_t *b)
+{
+    static const char *levels[] = {"|ERROR|", "|WARN|", "|INFO|"};
+    bytes_t r = {0};
+    b_add(&r, "", 0);
+    const char *s = b->p, *end = b->p + b->n;
+    while (s < end) {
+        const char *best = NULL;
+        size_t bl = 0;
+        for (size_t i = 0; i < 3; i++) {
+            const char *h = memmem(s, (size_t)(end - s), levels[i], strlen(levels[i]));
+            if (h && (!best || h < best)) {
+                best = h;
+                bl = strlen(levels[i]);
+            }
+        }
+        if (!best) {
+            b_add(&r, s, (size_t)(end - s));
+            break;
+        }
+        const char *t = best + bl;
+        const char *t_end = memchr(t, '|', (size_t)(end - t));
+        const char *w_end = t_end ? memchr(t_end + 1, '|', (size_t)(end - t_end - 1)) : NULL;
+        b_add(&r, s, (size_t)(t - s));
+        if (t_end && w_end && t_end - t == 11 && t[4] == '-') {
+            b_adds(&r, "T|W|");
+            s = w_end + 1;
+        } else {
+            s = t;
+        }
+    }
+    free(b->p);
+    *b = r;
+}
+
+static int wait_readable(int fd, int ms)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    return poll(&p, 1, ms) > 0;
+}
+
+/* Reads into got until it holds until (NULL: until end of stream). */
+static void read_until(int fd, bytes_t *got, const char *until)
+{
+    char buf[65536];
+    while (!until || !got->p || !memmem(got->p, got->n, until, strlen(until))) {
+        assert_true(wait_readable(fd, 10000));
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0)
+            break;
+        b_add(got, buf, (size_t)n);
+    }
+}
+
+/* Plays server/NAME.in to our session as user u and checks NAME.out;
+ * between, if not NULL, runs once the frames are sent (the client's fd
+ * and what it received so far). */
+static void play_with(const char *name, const char *u, void (*between)(int fd, bytes_t *got))
+{
+    char in_name[256], out_name[256];
+    snprintf(in_name, sizeof in_name, "%s.in", name);
+    snprintf(out_name, sizeof out_name, "%s.out", name);
+    bytes_t in = read_fixture(in_name), want = read_fixture(out_name);
+    static const char ack[] = "protocol 4.1 base64 LmFjayBjbG9zZSBjb25uZWN0aW9u";
+    bytes_t frames = {0};
+    int acks = 0;
+    for (const char *p = in.p, *end = in.p + in.n; p < end;) {
+        const char *semi = memchr(p, ';', (size_t)(end - p));
+        assert_non_null(semi);
+        if ((size_t)(semi - p) == sizeof ack - 1 && memcmp(p, ack, sizeof ack - 1) == 0)
+            acks = 1;   /* sent once the server says close */
+        else
+            add_frame(&frames, p, (size_t)(semi - p));
+        p = semi + 1;
+    }
+    sh_conn_t c;
+    sh_config(&c, dir, NULL);
+    sh_start(&c, u, "testhost");
+    assert_int_equal(write(c.fd, frames.p, frames.n), (ssize_t)frames.n);
+    bytes_t got = {0};
+    b_add(&got, "", 0);
+    if (between)
+        between(c.fd, &got);
+    if (acks) {
+        read_until(c.fd, &got, ".syn close connection\xac");
+        assert_int_equal(write(c.fd, ack, sizeof ack - 1), (ssize_t)(sizeof ack - 1));
+        assert_int_equal(write(c.fd, ";", 1), 1);
+    } else {
+        /* A session without a close ends with the client's. */
+        for (;;) {
+            if (!wait_readable(c.fd, 1000))
+                break;
+            char buf[65536];
+            ssize_t n = read(c.fd, buf, sizeof buf);
+            if (n <= 0)
+                break;
+            b_add(&got, buf, (size_t)n);
+        }
+        shutdown(c.fd, SHUT_WR);
+    }
+    read_until(c.fd, &got, NULL);
+    sh_stop(&c);
+    assert_int_equal(c.rc, 0);
+
+    replace_in(&want, "integrationtest", "testhost");
+    replace_in(&want, RECORDED_DATA, data);
+    replace_in(&want, ".syn capabilities query-update-v1 journal-v1", ".syn capabilities query-update-v1");
+    replace_in(&want, "last line, no newline\xac", "last line, no newline\n\xac");
+    normalise_log(&want);
+    normalise_log(&got);
+    if (got.n != want.n || memcmp(got.p, want.p, got.n) != 0) {
+        fprintf(stderr, "%s: got %zu bytes:\n%s\nwant %zu bytes:\n%s\n", name, got.n, got.p, want.n,
+                want.p);
+        fail();
+    }
+    free(in.p);
+    free(want.p);
+    free(got.p);
+    free(frames.p);
+}
+
+static void play(const char *name, const char *u) { play_with(name, u, NULL); }
+
+static void put_file_mode(const char *name, const char *text, size_t n, const char *mode)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s%s", data, name);
+    FILE *f = fopen(p, mode);
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, n, f), n);
+    fclose(f);
+}
+
+static void put_file(const char *name, const char *text, size_t n)
+{
+    put_file_mode(name, text, n, "wb");
+}
+
+/* As the recorder: 1.5 s after the tail, two lines appended. */
+static void append_follow(int fd, bytes_t *got)
+{
+    usleep(1500 * 1000);
+    put_file_mode("follow.log", "second\n", 7, "ab");
+    put_file_mode("follow.log", "third\n", 6, "ab");
+    read_until(fd, got, "|third\xac");
+}
+
+/* mapr_testdata.log from DTail's acceptance data, or skip. */
+static void need_mapr(void)
+{
+    const char *compat = getenv("DTAIL_COMPAT_DIR");
+    char src[1024];
+    snprintf(src, sizeof src, "%s/mapr_testdata.log", compat ? compat : "");
+    FILE *f = compat ? fopen(src, "rb") : NULL;
+    if (!f)
+        skip();
+    bytes_t b = read_all(f);
+    put_file("mapr_testdata.log", b.p, b.n);
+    free(b.p);
+}
+
+static void test_cat(void **state)
+{
+    (void)state;
+    play("cat", user);
+    play("cat_plain", user);
+    play("timeout_cat", user);
+}
+
+static void test_cat_missing_and_refusals(void **state)
+{
+    (void)state;
+    play("cat_missing", user);
+    play("cat_short", user);
+    play("unknown_command", user);
+    play("health_as_user", user);
+}
+
+static void test_version_mismatch(void **state)
+{
+    (void)state;
+    play("mismatch", user);
+}
+
+static void test_grep(void **state)
+{
+    (void)state;
+    need_mapr();
+    play("grep_context", user);
+    play("grep_max_quiet", user);
+    play("grep_invert_plain", user);
+}
+
+static void test_tail(void **state)
+{
+    (void)state;
+    put_file("follow.log", "first\n", 6);
+    play_with("tail", user, append_follow);
+}
+
+static void test_health(void **state)
+{
+    (void)state;
+    play("health", "DTAIL-HEALTH");
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    sh_tree_make(dir, sizeof dir, "dt41", user, sizeof user);
+    snprintf(data, sizeof data, "%s/allowed/", dir);
+    static const char small[] = "one|two|three\nnot \302\254 so simple\nERROR something failed\n"
+                                "last line, no newline";
+    put_file("small.log", small, sizeof small - 1);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    tmpdir_remove(dir);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cat),
+        cmocka_unit_test(test_cat_missing_and_refusals),
+        cmocka_unit_test(test_version_mismatch),
+        cmocka_unit_test(test_grep),
+        cmocka_unit_test(test_tail),
+        cmocka_unit_test(test_health),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
