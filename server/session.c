@@ -161,51 +161,61 @@ int session_n_cpus(void)
     return n > 0 ? (int)n : 1;
 }
 
-static int serve_scan(session_t *ss, const wire_request_t *wq, const exec_request_t *rq, err_t *e)
+int session_run_lines(session_t *ss, const exec_request_t *rq, outbuf_t *out,
+                      void (*before_status)(void *ctx), void *before_ctx, int *failed, err_t *e)
 {
     exec_env_t env = session_exec_env(ss, 0);
     lines_plan_t lp;
     if (lines_plan_init(&lp, rq, env.max_line_len, e) < 0)
-        return session_send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;
+        return -1;
     LOG_INFO("Using %s matching for pattern:|%s", matcher_strategy(&lp.m), lp.m.pattern);
-    scan_out_t so = {.ss = ss};
     line_sink_t sink;
-    int rc = -1;
-    if (wire_batch_init(&so.batch, ss->s, &ss->send_mu, session_zlevel(wq), e) < 0)
-        goto out_m;
-    if (outbuf_init_sink(&so.out, LINE_BATCH, wire_batch_sink, &so.batch, e) < 0)
-        goto out_b;
-    if (line_sink_init(&sink, &so.out, rq->render, env.host) < 0) {
-        err_set(e, ERR_NOMEM, "out of memory");
-        goto out_o;
+    if (line_sink_init(&sink, out, rq->render, env.host) < 0) {
+        lines_plan_free(&lp);
+        return err_set(e, ERR_NOMEM, "out of memory");
     }
     session_files_t sf;
     session_files_init(&sf, ss, rq->files);
-    sf.before_status = scan_flush;
-    sf.before_ctx = &so;
+    sf.before_status = before_status;
+    sf.before_ctx = before_ctx;
     run_inputs_t ins = session_files_inputs(&sf);
     int stopped = run_lines(&lp, &ins, &sink, env.n_threads, NULL, e) < 0 || ss->broken;
+    *failed = sf.failed;
     session_files_free(&sf);
-    if (!stopped && wire_batch_finish(&so.batch, e) < 0)
-        stopped = 1;
-    if (ss->env->counters) {
+    if (ss->env->counters)
         atomic_fetch_add(&ss->env->counters->lines_served, sink.n_lines);
-        atomic_fetch_add(&ss->env->counters->bytes_served, so.batch.bytes);
-    }
-    if (stopped) {
-        rc = ss->broken ? err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg) : 0;
-        if (!ss->broken)
-            rc = session_send_end(ss, WIRE_END_FAILED, "server is shutting down");
-    } else {
-        rc = session_send_end(ss, sf.failed ? WIRE_END_PARTIAL : WIRE_END_OK, "");
-    }
     line_sink_free(&sink);
-out_o:
-    outbuf_free(&so.out);
-out_b:
-    wire_batch_free(&so.batch);
-out_m:
     lines_plan_free(&lp);
+    return stopped;
+}
+
+static int serve_scan(session_t *ss, const wire_request_t *wq, const exec_request_t *rq, err_t *e)
+{
+    scan_out_t so = {.ss = ss};
+    if (wire_batch_init(&so.batch, ss->s, &ss->send_mu, session_zlevel(wq), e) < 0)
+        return -1;
+    if (outbuf_init_sink(&so.out, LINE_BATCH, wire_batch_sink, &so.batch, e) < 0) {
+        wire_batch_free(&so.batch);
+        return -1;
+    }
+    int failed = 0, rc;
+    int stopped = session_run_lines(ss, rq, &so.out, scan_flush, &so, &failed, e);
+    if (stopped < 0) {   /* an invalid pattern: said, the session goes on */
+        rc = session_send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;
+    } else {
+        if (!stopped && wire_batch_finish(&so.batch, e) < 0)
+            stopped = 1;
+        if (ss->env->counters)
+            atomic_fetch_add(&ss->env->counters->bytes_served, so.batch.bytes);
+        if (ss->broken)
+            rc = err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
+        else if (stopped)
+            rc = session_send_end(ss, WIRE_END_FAILED, "server is shutting down");
+        else
+            rc = session_send_end(ss, failed ? WIRE_END_PARTIAL : WIRE_END_OK, "");
+    }
+    outbuf_free(&so.out);
+    wire_batch_free(&so.batch);
     return rc;
 }
 

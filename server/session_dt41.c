@@ -352,45 +352,28 @@ static void flush_lines(void *ctx)
     outbuf_flush(ctx);
 }
 
-/* cat and grep: run_lines over the session's files into 4.1 lines. */
-static int serve_scan(dt41_t *d, const exec_request_t *rq, char *files, err_t *e)
+/* cat and grep: the session's run of the request into 4.1 lines. */
+static int serve_scan(dt41_t *d, const exec_request_t *rq, err_t *e)
 {
     session_t *ss = d->ss;
-    exec_env_t env = session_exec_env(ss, 0);
-    lines_plan_t lp;
-    if (lines_plan_init(&lp, rq, env.max_line_len, e) < 0)
-        return session_send_end(ss, WIRE_END_FAILED, e->msg);
     outbuf_t out;
-    line_sink_t sink;
-    int rc = -1;
     if (outbuf_init_sink(&out, DT41_LINE_BATCH, session_dt41_lines, ss, e) < 0)
-        goto out_plan;
-    if (line_sink_init(&sink, &out, rq->render, env.host) < 0) {
-        err_set(e, ERR_NOMEM, "out of memory");
-        goto out_out;
+        return -1;
+    int failed = 0, rc;
+    int stopped = session_run_lines(ss, rq, &out, flush_lines, &out, &failed, e);
+    if (stopped < 0) {
+        rc = session_send_end(ss, WIRE_END_FAILED, e->msg);
+    } else {
+        if (!stopped)
+            outbuf_flush(&out);
+        if (ss->broken)
+            rc = err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
+        else if (stopped)
+            rc = session_send_end(ss, WIRE_END_FAILED, "server is shutting down");
+        else
+            rc = 0;
     }
-    session_files_t sf;
-    session_files_init(&sf, ss, files);
-    sf.before_status = flush_lines;
-    sf.before_ctx = &out;
-    run_inputs_t ins = session_files_inputs(&sf);
-    int stopped = run_lines(&lp, &ins, &sink, env.n_threads, NULL, e) < 0 || ss->broken;
-    session_files_free(&sf);
-    if (!stopped)
-        outbuf_flush(&out);
-    if (ss->env->counters)
-        atomic_fetch_add(&ss->env->counters->lines_served, sink.n_lines);
-    if (ss->broken)
-        rc = err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
-    else if (stopped)
-        rc = session_send_end(ss, WIRE_END_FAILED, "server is shutting down");
-    else
-        rc = 0;
-    line_sink_free(&sink);
-out_out:
     outbuf_free(&out);
-out_plan:
-    lines_plan_free(&lp);
     return rc;
 }
 
@@ -478,7 +461,7 @@ static int serve_read(dt41_t *d, const dt41_cmd_t *c, err_t *e)
         if (ss->env->counters)
             atomic_fetch_add(&ss->env->counters->requests, 1);
         stream_busy(ss->s, 1);
-        rc = serve_scan(d, &rq, files, e);
+        rc = serve_scan(d, &rq, e);
         stream_busy(ss->s, 0);
     }
     free(files);

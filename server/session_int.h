@@ -119,6 +119,14 @@ int session_zlevel(const wire_request_t *rq);
 /* Where this server runs requests: its host name, MaxLineLength, cores;
  * map_memory: Server.MapMemoryLimit, else none. */
 exec_env_t session_exec_env(const session_t *ss, int map_memory);
+/* The cat/grep run of rq over its files, written through out (whose flush
+ * sends the protocol's line frames), the same for both protocols:
+ * before_status runs before each file's status goes out. Returns 0 when
+ * every file was read (*failed: how many could not be), 1 when the run
+ * stopped early (ss->broken: the client is gone; else the server stops),
+ * -1 when it could not start (an invalid pattern: e says why). */
+int session_run_lines(session_t *ss, const exec_request_t *rq, outbuf_t *out,
+                      void (*before_status)(void *ctx), void *before_ctx, int *failed, err_t *e);
 /* Parses a map query: 0 with *q set, 1 when it is invalid (the client got
  * an END saying why), -1 when the client is gone. */
 int session_parse_query(session_t *ss, const char *text, query_t **q);
