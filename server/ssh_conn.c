@@ -251,16 +251,14 @@ static const ssh_stream_calls_t server_calls = {
 
 static void conn_stream_setup(conn_t *c)
 {
-    char peer[300];
-    snprintf(peer, sizeof peer, "client %s", c->user);
+    snprintf(c->stall_peer, sizeof c->stall_peer, "client %s", c->user);
     c->stall = (ssh_stream_stall_t){
         .timeout_ms = (long long)c->o->cfg->write_timeout_s * 1000,
         .stopping = c->o->stopping,
         .tell = conn_stalled,
         .ctx = c,
+        .peer_name = c->stall_peer,
     };
-    snprintf(c->stall_peer, sizeof c->stall_peer, "%s", peer);
-    c->stall.peer_name = c->stall_peer;
     c->io = (ssh_stream_t){
         .api = &server_calls,
         .sess = c->sess,

@@ -95,13 +95,13 @@ static int set_algorithms(ssh_bind bind, const config_t *cfg, err_t *e)
     static const struct {
         const char *key;
         size_t offset;
+        int n_opts;   /* key exchange has one option, the others one per direction */
         enum ssh_bind_options_e opts[2];
     } sets[] = {
-        {"KeyExchanges", offsetof(config_t, key_exchanges),
-         {SSH_BIND_OPTIONS_KEY_EXCHANGE, SSH_BIND_OPTIONS_KEY_EXCHANGE}},
-        {"Ciphers", offsetof(config_t, ciphers),
+        {"KeyExchanges", offsetof(config_t, key_exchanges), 1, {SSH_BIND_OPTIONS_KEY_EXCHANGE}},
+        {"Ciphers", offsetof(config_t, ciphers), 2,
          {SSH_BIND_OPTIONS_CIPHERS_C_S, SSH_BIND_OPTIONS_CIPHERS_S_C}},
-        {"MACs", offsetof(config_t, macs), {SSH_BIND_OPTIONS_HMAC_C_S, SSH_BIND_OPTIONS_HMAC_S_C}},
+        {"MACs", offsetof(config_t, macs), 2, {SSH_BIND_OPTIONS_HMAC_C_S, SSH_BIND_OPTIONS_HMAC_S_C}},
     };
     for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
         const char *list = (const char *)cfg + sets[k].offset;
@@ -118,7 +118,7 @@ static int set_algorithms(ssh_bind bind, const config_t *cfg, err_t *e)
                                               "libssh supports", where, sets[k].key, one);
             p += n + (p[n] == ',');
         }
-        for (int d = 0; d < 2; d++)
+        for (int d = 0; d < sets[k].n_opts; d++)
             if (ssh_bind_options_set(bind, sets[k].opts[d], list) != SSH_OK)
                 return err_set(e, ERR_CONFIG, "%s: Server.%s: libssh refused \"%s\": %s", where,
                                sets[k].key, list, ssh_get_error(bind));
