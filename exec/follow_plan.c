@@ -64,26 +64,29 @@ static void file_release(void *ctx)
         follow_file_free(ff);
 }
 
-int follow_lines_init(follow_lines_t *fl, const exec_request_t *rq, size_t max_line_len,
-                      outbuf_t *out, const char *host,
+int follow_lines_init(follow_lines_t *fl, const exec_request_t *rq, const exec_env_t *env,
+                      outbuf_t *out,
                       void (*failed)(void *ctx, const char *path, const err_t *e), void *ctx,
                       err_t *e)
 {
     memset(fl, 0, sizeof *fl);
-    if (lines_plan_init(&fl->lp, rq, max_line_len, e) < 0)
+    /* The cat/grep side only: a query, if any, runs in the files' scans. */
+    exec_request_t lines = *rq;
+    lines.query = "";
+    if (exec_plan_init(&fl->p, &lines, env, e) < 0)
         return -1;
-    if (line_sink_init(&fl->sink, out, rq->render, host) < 0) {
-        lines_plan_free(&fl->lp);
+    if (line_sink_init(&fl->sink, out, rq->render, env->host) < 0) {
+        exec_plan_free(&fl->p);
         return err_set(e, ERR_NOMEM, "out of memory");
     }
-    fl->plan = (follow_plan_t){.sink = &fl->sink, .lo = fl->lp.lo, .failed = failed, .ctx = ctx};
+    fl->plan = (follow_plan_t){.sink = &fl->sink, .lo = fl->p.lo, .failed = failed, .ctx = ctx};
     return 0;
 }
 
 void follow_lines_free(follow_lines_t *fl)
 {
     line_sink_free(&fl->sink);
-    lines_plan_free(&fl->lp);
+    exec_plan_free(&fl->p);
 }
 
 const follow_plan_ops_t follow_file_ops = {file_step, file_failed, file_release};

@@ -9,7 +9,7 @@
 #include "exec/follow_run.h"
 #include "exec/linescan.h"
 #include "exec/mapscan.h"
-#include "exec/run/request.h"
+#include "exec/run/plan.h"
 
 typedef struct follow_file follow_file_t;
 
@@ -50,15 +50,16 @@ void follow_scan_free(mapscan_t *ms);
  * line sink every file of the run writes to (over out), and the follow
  * plan over both. It points into itself: it stays where it was made. */
 typedef struct follow_lines {
-    lines_plan_t lp;
+    exec_plan_t p;
     line_sink_t sink;
     follow_plan_t plan;
 } follow_lines_t;
 
-/* failed and ctx go to plan. An invalid pattern fails with ERR_PATTERN
+/* The cat/grep plan of rq (its query, if any, is not this plan's) run in
+ * env; failed and ctx go to plan. An invalid pattern fails with ERR_PATTERN
  * and leaves nothing to free. */
-int follow_lines_init(follow_lines_t *fl, const exec_request_t *rq, size_t max_line_len,
-                      outbuf_t *out, const char *host,
+int follow_lines_init(follow_lines_t *fl, const exec_request_t *rq, const exec_env_t *env,
+                      outbuf_t *out,
                       void (*failed)(void *ctx, const char *path, const err_t *e), void *ctx,
                       err_t *e);
 void follow_lines_free(follow_lines_t *fl);

@@ -122,6 +122,7 @@ exec_env_t session_exec_env(const session_t *ss, int map_memory)
          * final table is streamed from there (send_spilled). */
         .memory_limit = map_memory && cfg ? cfg->map_memory_limit : 0,
         .n_threads = session_n_cpus(),
+        .default_logformat = exec_default_logformat(cfg),
     };
 }
 
@@ -165,13 +166,13 @@ int session_run_lines(session_t *ss, const exec_request_t *rq, outbuf_t *out,
                       void (*before_status)(void *ctx), void *before_ctx, int *failed, err_t *e)
 {
     exec_env_t env = session_exec_env(ss, 0);
-    lines_plan_t lp;
-    if (lines_plan_init(&lp, rq, env.max_line_len, e) < 0)
+    exec_plan_t p;
+    if (exec_plan_init(&p, rq, &env, e) < 0)
         return -1;
-    LOG_INFO("Using %s matching for pattern:|%s", matcher_strategy(&lp.m), lp.m.pattern);
+    LOG_INFO("Using %s matching for pattern:|%s", matcher_strategy(&p.m), p.m.pattern);
     line_sink_t sink;
     if (line_sink_init(&sink, out, rq->render, env.host) < 0) {
-        lines_plan_free(&lp);
+        exec_plan_free(&p);
         return err_set(e, ERR_NOMEM, "out of memory");
     }
     session_files_t sf;
@@ -179,13 +180,13 @@ int session_run_lines(session_t *ss, const exec_request_t *rq, outbuf_t *out,
     sf.before_status = before_status;
     sf.before_ctx = before_ctx;
     run_inputs_t ins = session_files_inputs(&sf);
-    int stopped = run_lines(&lp, &ins, &sink, env.n_threads, NULL, e) < 0 || ss->broken;
+    int stopped = run_lines(&p, &ins, &sink, env.n_threads, NULL, e) < 0 || ss->broken;
     *failed = sf.failed;
     session_files_free(&sf);
     if (ss->env->counters)
         atomic_fetch_add(&ss->env->counters->lines_served, sink.n_lines);
     line_sink_free(&sink);
-    lines_plan_free(&lp);
+    exec_plan_free(&p);
     return stopped;
 }
 
@@ -330,14 +331,13 @@ static void send_interim(const agg_table_t *snap, void *arg)
     session_send_table(arg, snap, 0);
 }
 
-int session_parse_query(session_t *ss, const char *text, query_t **q)
+int session_plan(session_t *ss, exec_plan_t *p, const exec_request_t *rq, const exec_env_t *env)
 {
     err_t e;
-    *q = NULL;
-    if (query_parse(text, strlen(text), &(query_opts_t){.default_logformat = exec_default_logformat(ss->env->cfg)}, q, &e) == 0)
+    if (exec_plan_init(p, rq, env, &e) == 0)
         return 0;
     char buf[4096];
-    query_error_format(text, strlen(text), &e, buf, sizeof buf);
+    exec_plan_error(rq, &e, buf, sizeof buf);
     return session_send_end(ss, WIRE_END_FAILED, buf) < 0 ? -1 : 1;
 }
 
@@ -353,21 +353,18 @@ static void drain_files(session_files_t *sf)
 
 static int serve_map(session_t *ss, const exec_request_t *rq, err_t *e)
 {
-    query_t *q;
-    int parsed = session_parse_query(ss, rq->query, &q);
-    if (parsed != 0)
-        return parsed < 0 ? err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg) : 0;
-    const plan_t *plan = query_plan(q);
     exec_env_t env = session_exec_env(ss, 1);
-    exec_zone_t zone;
-    map_opts_t mo;
-    exec_map_opts(rq, &env, plan, &zone, &mo);
-    ss->deadline_ms = mo.deadline_ms;
+    exec_plan_t p;
+    int planned = session_plan(ss, &p, rq, &env);
+    if (planned != 0)
+        return planned < 0 ? err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg) : 0;
+    const plan_t *plan = p.map;
+    ss->deadline_ms = p.mo.deadline_ms;
     ss->deadline_hit = 0;
     mapscan_t ms;
-    if (mapscan_init(&ms, &mo, e) < 0) {
+    if (mapscan_init(&ms, &p.mo, e) < 0) {
         mapscan_free(&ms);
-        query_free(q);
+        exec_plan_free(&p);
         return session_send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;
     }
     mapscan_reporter_t rep;
@@ -414,7 +411,7 @@ static int serve_map(session_t *ss, const exec_request_t *rq, err_t *e)
         atomic_fetch_add(&ss->env->counters->lines_served, st.lines_read);
     }
     mapscan_free(&ms);
-    query_free(q);
+    exec_plan_free(&p);
     return rc;
 }
 

@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "exec/agg/table.h"
 #include "exec/mapscan.h"
+#include "exec/run/plan.h"
 #include "exec/run/request.h"
 #include "exec/run/runner.h"
 #include "exec/scan/targets.h"
@@ -127,9 +128,10 @@ exec_env_t session_exec_env(const session_t *ss, int map_memory);
  * -1 when it could not start (an invalid pattern: e says why). */
 int session_run_lines(session_t *ss, const exec_request_t *rq, outbuf_t *out,
                       void (*before_status)(void *ctx), void *before_ctx, int *failed, err_t *e);
-/* Parses a map query: 0 with *q set, 1 when it is invalid (the client got
- * an END saying why), -1 when the client is gone. */
-int session_parse_query(session_t *ss, const char *text, query_t **q);
+/* The plan of rq in env (exec_plan_init): 0, 1 when the pattern or query
+ * is invalid (the client got an END saying why), -1 when the client is
+ * gone. */
+int session_plan(session_t *ss, exec_plan_t *p, const exec_request_t *rq, const exec_env_t *env);
 
 /* TAIL: follows the files until the client closes or sends another frame,
  * the request's timeout passes, or the server stops (session_tail.c).

@@ -62,10 +62,10 @@ struct tail_run {
     follow_plan_t map_files;     /* map: the plan the files' scans run under */
     follow_plan_t *files;        /* the plan of the run's files: one of the two */
     /* map */
-    const plan_t *plan;          /* the query's plan, NULL for lines */
+    exec_plan_t query;           /* the request's plan with its query stage */
+    int have_query;
+    const plan_t *plan;          /* its query's plan, NULL for lines */
     agg_spec_t *specs;           /* its aggregate specs */
-    map_opts_t mo;               /* per-file scan options */
-    exec_zone_t zone;            /* strings mo points to */
     long long interval_ms, next_report;
     /* the client's next frame (or its close) */
     pthread_t watcher;
@@ -180,11 +180,11 @@ static int lines_setup(tail_run_t *t, err_t *e)
     if (rc < 0)
         return -1;
     t->have_out = 1;
-    if (follow_lines_init(&t->lines, rq, env.max_line_len, &t->out, env.host, tail_failed, t, e) < 0)
+    if (follow_lines_init(&t->lines, rq, &env, &t->out, tail_failed, t, e) < 0)
         return -1;
     t->have_lines = 1;
-    LOG_INFO("Using %s matching for pattern:|%s", matcher_strategy(&t->lines.lp.m),
-             t->lines.lp.m.pattern);
+    LOG_INFO("Using %s matching for pattern:|%s", matcher_strategy(&t->lines.p.m),
+             t->lines.p.m.pattern);
     return 0;
 }
 
@@ -215,7 +215,7 @@ static tail_file_t *tail_file_new(tail_run_t *t, const target_t *tg, const char 
         return NULL;
     }
     f->t = t;
-    if (t->plan && !(f->ms = follow_scan_new(&t->mo, e))) {
+    if (t->plan && !(f->ms = follow_scan_new(&t->query.mo, e))) {
         tail_file_free(f);
         return NULL;
     }
@@ -367,26 +367,25 @@ static void run_warn(void *ctx, const char *msg)
     session_send_message(t->ss, LOG_WARN, msg);
 }
 
-static int map_setup(tail_run_t *t, query_t **q, err_t *e)
+static int map_setup(tail_run_t *t, err_t *e)
 {
-    int parsed = session_parse_query(t->ss, t->rq->query, q);
-    if (parsed != 0)
-        return parsed < 0 ? err_set(e, ERR_IO, "client gone: %s", t->ss->send_err.msg) : 1;
-    t->plan = query_plan(*q);
+    /* Each interval's delta is taken whole (mapscan_take), and a take
+     * loads spilled groups back: a tail's tables hold one interval
+     * (no memory limit). One thread reads every file; the follow run
+     * keeps the deadline. */
+    exec_env_t env = session_exec_env(t->ss, 0);
+    env.n_threads = 1;
+    int planned = session_plan(t->ss, &t->query, t->rq, &env);
+    if (planned != 0)
+        return planned < 0 ? err_set(e, ERR_IO, "client gone: %s", t->ss->send_err.msg) : 1;
+    t->have_query = 1;
+    t->plan = t->query.map;
     t->specs = calloc(t->plan->n_select ? t->plan->n_select : 1, sizeof *t->specs);
     if (!t->specs) {
         err_set(e, ERR_NOMEM, "out of memory");
         return session_send_end(t->ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 1;
     }
     eval_specs(t->plan, t->specs);
-    /* Each interval's delta is taken whole (mapscan_take), and a take
-     * loads spilled groups back: a tail's tables hold one interval
-     * (no memory limit). One thread reads every file. */
-    exec_env_t env = session_exec_env(t->ss, 0);
-    env.n_threads = 1;
-    exec_request_t untimed = *t->rq;   /* the follow run keeps the deadline */
-    untimed.timeout_s = 0;
-    exec_map_opts(&untimed, &env, t->plan, &t->zone, &t->mo);
     return 0;
 }
 
@@ -400,6 +399,8 @@ static void run_free(tail_run_t *t)
     if (t->have_batch)
         wire_batch_free(&t->batch);
     free(t->specs);
+    if (t->have_query)
+        exec_plan_free(&t->query);
 }
 
 int session_run_tail(session_t *ss, const wire_request_t *wq, const exec_request_t *rq, err_t *e)
@@ -409,12 +410,10 @@ int session_run_tail(session_t *ss, const wire_request_t *wq, const exec_request
     t.ss = ss;
     t.wq = wq;
     t.rq = rq;
-    query_t *q = NULL;
     if (rq->query && *rq->query) {
-        int rc = map_setup(&t, &q, e);
+        int rc = map_setup(&t, e);
         if (rc != 0) {
-            free(t.specs);
-            query_free(q);
+            run_free(&t);
             return rc < 0 ? -1 : 0;
         }
         long long iv = t.plan->interval > 0 ? t.plan->interval : 5;
@@ -432,7 +431,6 @@ int session_run_tail(session_t *ss, const wire_request_t *wq, const exec_request
                                 .warn = run_warn};
     if (!(t.run = follow_run_new(&hooks, &t.stop, e))) {
         run_free(&t);
-        query_free(q);
         return session_send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;
     }
     atomic_init(&t.watched, 0);
@@ -477,6 +475,5 @@ int session_run_tail(session_t *ss, const wire_request_t *wq, const exec_request
     else
         rc = 0;
     run_free(&t);
-    query_free(q);
     return rc;
 }

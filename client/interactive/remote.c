@@ -177,10 +177,11 @@ static int reload(void *ctx, const cli_opts_t *o, err_t *e)
     int query = ir->kind == WIRE_KIND_TAIL && o->query && *o->query;
     if (!query) {   /* a bad pattern is refused here */
         exec_request_t rq = client_request(o, ir->cfg);
-        lines_plan_t lp;
-        if (lines_plan_init(&lp, &rq, ir->cfg->max_line_len, e) < 0)
+        exec_env_t env = client_env(o, ir->cfg, ir->host);
+        exec_plan_t p;
+        if (client_plan(&p, &rq, &env, e) < 0)
             return -1;
-        lines_plan_free(&lp);
+        exec_plan_free(&p);
     }
     dtail_query_t *next = NULL, *old = NULL;
     volatile int *next_stop = NULL, *old_stop = NULL;

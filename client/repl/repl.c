@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "base/term.h"
 #include "client/tools/common.h"
+#include "client/tools/request.h"
 #include "client/serverless/map_run.h"
 #include "client/tools/lazy_lib.h"
 #include "client/repl/cmd.h"
@@ -204,39 +205,40 @@ static void run_query(repl_t *r, const char *text)
     size_t len = strlen(text);
     if (len == 0)
         return;
-    query_t *q = NULL;
+    exec_request_t rq = {.kind = EXEC_MAP, .query = text};
+    exec_env_t env = client_env(r->o, r->cfg, r->host);
+    env.cancel = &repl_interrupted;
+    exec_plan_t ep;
     err_t e;
-    if (query_parse(text, len, &(query_opts_t){.default_logformat = exec_default_logformat(r->cfg)}, &q, &e) < 0) {
+    if (exec_plan_init(&ep, &rq, &env, &e) < 0) {
         char buf[8192];
-        query_error_format(text, len, &e, buf, sizeof buf);
+        exec_plan_error(&rq, &e, buf, sizeof buf);
         term_fprintf(stderr, "%s\n", buf);
         return;
     }
-    const plan_t *plan = query_plan(q);
+    const plan_t *plan = ep.map;
     for (size_t i = 0; i < plan->n_warnings; i++)
         fprintf(stderr, "warning: %s\n", plan->warnings[i].msg);
     /* A query that names its format makes it the one completion offers. */
     if (plan->logformat_given || plan->table)
         r->fmt = plan->logformat;
+    /* .output is where a query without an outfile writes. */
     plan_t p = *plan;
     if (r->output && !p.outfile) {
         p.outfile = r->output;
         p.outfile_append = r->output_append;
         p.outfile_format = r->output_format;
+        exec_plan_retarget(&ep, &p);
     }
     dmap_job_t job = {
-        .plan = &p,
+        .plan = &ep,
         .query = text,
-        .host = r->host,
-        .max_line_len = r->cfg->max_line_len,
         .targets = r->data.targets,
         .n_targets = r->data.n,
         .mem_fds = r->data.mem_fds,
         .quiet = !r->timer,
         .color = client_colors(r->o, r->cfg),
         .show = r->show,
-        .cancel = &repl_interrupted,
-        .memory_limit = (size_t)r->o->memory_limit_bytes,   /* --memory-limit, as dmap */
     };
     clear_interrupt(r);
     r->run.status = 0;
@@ -245,7 +247,7 @@ static void run_query(repl_t *r, const char *text)
     else if (p.outfile && r->run.status == 0)
         fprintf(stderr, "%s %s\n", p.outfile_append ? "appended to" : "wrote", p.outfile);
     clear_interrupt(r);
-    query_free(q);
+    exec_plan_free(&ep);
 }
 
 static char *prompt(EditLine *el)

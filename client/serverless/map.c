@@ -10,6 +10,7 @@
 #include "base/log.h"
 #include "client/tools/cli.h"
 #include "client/tools/common.h"
+#include "client/tools/request.h"
 #include "client/remote/session.h"
 #include "client/serverless/map_run.h"
 #include "client/interactive/reload.h"
@@ -93,26 +94,28 @@ int dmap_client_main(int argc, char **argv)
         cli_free(&o);
         return client_usage_error("dmap", &e);
     }
-    query_t *q = NULL;
     /* Serverless the run is ours, with our config's log format; through
      * servers each uses its own (as DTail's client assumes default). */
-    const char *fmt = remote_wanted(&o) ? NULL : exec_default_logformat(&cfg);
-    if (query_parse(query, strlen(query), &(query_opts_t){.default_logformat = fmt}, &q, &e) < 0) {
+    exec_request_t rq = client_request(&o, &cfg);
+    rq.query = query;
+    exec_env_t env = client_env(&o, &cfg, host);
+    exec_plan_t p;
+    if (exec_plan_init(&p, &rq, &env, &e) < 0) {
         char buf[8192];
-        query_error_format(query, strlen(query), &e, buf, sizeof buf);
-        fprintf(stderr, "dmap: invalid query: %s\n", buf);
+        exec_plan_error(&rq, &e, buf, sizeof buf);
+        fprintf(stderr, "dmap: %s%s\n", e.code == ERR_QUERY ? "invalid query: " : "", buf);
         cli_free(&o);
         return err_exit_status(e.code);
     }
-    const plan_t *plan = query_plan(q);
-    LOG_DEBUG("query|%s", query_canonical(q));
+    const plan_t *plan = p.map;
+    LOG_DEBUG("query|%s", query_canonical(p.query));
     for (size_t i = 0; i < plan->n_warnings && log_level >= LOG_WARN; i++)
         fprintf(stderr, "dmap: warning: %s\n", plan->warnings[i].msg);
 
     client_run_t run = {"dmap", 0};
     if (remote_wanted(&o)) {   /* parsed here, run on the server */
         status = remote_map_main(&o, &cfg, plan, query, query_pos, client_colors(&o, &cfg), &run);
-        query_free(q);
+        exec_plan_free(&p);
         cli_free(&o);
         return status;
     }
@@ -120,25 +123,22 @@ int dmap_client_main(int argc, char **argv)
     target_list_init(&targets);
     if (client_targets(&o, query_pos, 1, &targets, &run, &e) < 0) {
         target_list_free(&targets);
-        query_free(q);
+        exec_plan_free(&p);
         cli_free(&o);
         return client_usage_error("dmap", &e);
     }
     dmap_job_t job = {
-        .plan = plan,
+        .plan = &p,
         .query = query,
-        .host = host,
-        .max_line_len = cfg.max_line_len,
         .targets = targets.items,
         .n_targets = targets.n,
         .quiet = o.quiet || o.plain,
         .color = client_colors(&o, &cfg),
-        .memory_limit = (size_t)o.memory_limit_bytes,
         .timeout_s = o.timeout,
     };
     dmap_run(&job, &run);
     target_list_free(&targets);
-    query_free(q);
+    exec_plan_free(&p);
     cli_free(&o);
     return run.status;
 }

@@ -35,7 +35,7 @@ typedef struct dmap_state {
 /* Rows the terminal shows. */
 static long long terminal_limit(const dmap_state_t *rs)
 {
-    const plan_t *plan = rs->job->plan;
+    const plan_t *plan = rs->job->plan->map;
     return plan->limit_given ? plan->limit : rs->job->show == DMAP_SHOW_TABLE ? TABLE_DEFAULT_ROWS : -1;
 }
 
@@ -46,7 +46,7 @@ static void print_table(dmap_state_t *rs, const agg_table_t *t, int final)
 {
     result_t r;
     err_t e;
-    if (result_build(rs->job->plan, t, terminal_limit(rs), &r, &e) < 0) {
+    if (result_build(rs->job->plan->map, t, terminal_limit(rs), &r, &e) < 0) {
         client_report(rs->run, &e);
         return;
     }
@@ -58,7 +58,7 @@ static void print_table(dmap_state_t *rs, const agg_table_t *t, int final)
  * that already showed the final result is not repeated at the end). */
 static void show_result(dmap_state_t *rs, result_t *r, int final)
 {
-    const plan_t *plan = rs->job->plan;
+    const plan_t *plan = rs->job->plan->map;
     int table = rs->job->show == DMAP_SHOW_TABLE;
     err_t e;
     outbuf_t text;
@@ -97,7 +97,7 @@ static void print_summary(dmap_state_t *rs, const map_stats_t *st, size_t n_grou
     if (st->lines_unparsed && log_level >= LOG_WARN && !quiet && log_level < LOG_DEBUG)
         fprintf(stderr, "dmap: %llu lines could not be parsed as log format %s "
                         "(--logLevel debug shows examples)\n",
-                st->lines_unparsed, rs->job->plan->logformat->name);
+                st->lines_unparsed, rs->job->plan->map->logformat->name);
     for (int i = 0; i < st->n_examples && log_level >= LOG_DEBUG; i++)
         term_fprintf(stderr, "dmap: unparsed: %s\n", st->examples[i]);
 }
@@ -107,7 +107,7 @@ static void print_summary(dmap_state_t *rs, const map_stats_t *st, size_t n_grou
 static void write_outfile(dmap_state_t *rs, outfile_info_t info, spill_t *sp, size_t *n_groups)
 {
     const dmap_job_t *job = rs->job;
-    const plan_t *plan = job->plan;
+    const plan_t *plan = job->plan->map;
     clock_gettime(CLOCK_REALTIME, &info.end);
     err_t e;
     err_clear(&e);
@@ -124,7 +124,7 @@ static void print_spilled(dmap_state_t *rs, spill_t *sp, size_t *n_groups)
     result_t r;
     err_t e;
     err_clear(&e);
-    if (spill_result_build(rs->job->plan, sp, terminal_limit(rs), &r, &e) < 0) {
+    if (spill_result_build(rs->job->plan->map, sp, terminal_limit(rs), &r, &e) < 0) {
         client_report(rs->run, &e);
         return;
     }
@@ -134,28 +134,18 @@ static void print_spilled(dmap_state_t *rs, spill_t *sp, size_t *n_groups)
 
 int dmap_run(const dmap_job_t *job, client_run_t *run)
 {
-    const plan_t *plan = job->plan;
+    const plan_t *plan = job->plan->map;
+    const map_opts_t *mo = &job->plan->mo;
     dmap_state_t rs = {.job = job, .run = run};
     err_t e;
     err_clear(&e);
-    exec_env_t env = {
-        .host = job->host,
-        .max_line_len = job->max_line_len,
-        .memory_limit = job->memory_limit ? job->memory_limit : mapscan_default_memory_limit(),
-        .n_threads = client_cpu_count(),
-        .cancel = job->cancel,
-    };
-    exec_request_t rq = {.kind = EXEC_MAP, .query = job->query, .timeout_s = job->timeout_s};
-    exec_zone_t zone;
-    map_opts_t mo;
-    exec_map_opts(&rq, &env, plan, &zone, &mo);
     if (outfile_check(plan, &e) < 0 ||
         table_printer_init(&rs.tp, plan, job->query, job->color, 0, &e) < 0) {
         client_report(run, &e);
         return 0;
     }
     rs.inputs = calloc(job->n_targets ? job->n_targets : 1, sizeof *rs.inputs);
-    if (mapscan_init(&rs.ms, &mo, &e) < 0) {
+    if (mapscan_init(&rs.ms, mo, &e) < 0) {
         free(rs.inputs);
         mapscan_free(&rs.ms);
         table_printer_free(&rs.tp);
@@ -170,7 +160,7 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
     clock_gettime(CLOCK_REALTIME, &start);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     client_inputs_t ci = {.targets = job->targets, .n_targets = job->n_targets,
-                          .mem_fds = job->mem_fds, .deadline_ms = mo.deadline_ms, .run = run,
+                          .mem_fds = job->mem_fds, .deadline_ms = mo->deadline_ms, .run = run,
                           .records = rs.inputs};
     run_inputs_t ins = client_inputs(&ci);
     int stopped = run_map(&rs.ms, &ins) != RUN_END_ALL;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "client/tools/common.h"
+#include "exec/run/plan.h"
 #include "exec/scan/targets.h"
 #include "exec/sink/result.h"
 #include "parser/plan.h"
@@ -24,10 +25,10 @@ typedef enum dmap_show {
 } dmap_show_t;
 
 typedef struct dmap_job {
-    const plan_t *plan;          /* what to run (its outfile decides the sink) */
+    const exec_plan_t *plan;     /* what to run: its query stage (whose
+                                    outfile decides the sink), with the
+                                    place's limits, cancel flag and deadline */
     const char *query;           /* the query text as given */
-    const char *host;            /* $hostname */
-    size_t max_line_len;         /* longer lines are split */
     const target_t *targets;     /* inputs in order */
     size_t n_targets;            /* their count */
     const int *mem_fds;          /* per target: a descriptor holding its
@@ -36,15 +37,12 @@ typedef struct dmap_job {
     int quiet;                   /* no summary line on stderr */
     int color;                   /* paint the table (and the query above it) */
     dmap_show_t show;            /* terminal form */
-    const volatile sig_atomic_t *cancel; /* set asynchronously to stop; may be NULL */
-    long long timeout_s;         /* --timeout: reading ends after this many seconds
-                                    and what was read is the result (a warning
-                                    says so); 0: none. Not with cancel. */
-    size_t memory_limit;         /* bytes for group tables before they spill
-                                    (--memory-limit); 0: a quarter of RAM */
+    long long timeout_s;         /* --timeout, for the warning when the plan's
+                                    deadline cut the run */
 } dmap_job_t;
 
-/* Runs job. Errors (unreadable inputs, an outfile that cannot be written)
+/* Runs job (a cancel the plan's env gave stops it from a signal
+ * handler). Errors (unreadable inputs, an outfile that cannot be written)
  * are reported on stderr through run, which keeps the exit status. Returns
  * 0, or 1 when *cancel stopped the run (nothing is rendered or written). */
 int dmap_run(const dmap_job_t *job, client_run_t *run);

@@ -17,18 +17,17 @@
 #include "exec/follow_plan.h"
 #include "exec/mapscan.h"
 #include "client/remote/session.h"
-#include "exec/run/request.h"
+#include "client/tools/request.h"
+#include "exec/run/plan.h"
 #include "exec/sink/outfile.h"
 #include "exec/sink/result.h"
 #include "parser/parser.h"
 
 
 struct dtail_query {
-    query_t *q;                 /* parsed query */
-    const plan_t *plan;         /* its plan */
+    exec_plan_t p;              /* the request's plan: p.mo for each input's scan */
+    const plan_t *plan;         /* its query's plan */
     const char *text;           /* the query as given */
-    map_opts_t mo;              /* options for each input's scan */
-    exec_zone_t zone;           /* $timezone, $timeoffset */
     const volatile int *stop;   /* the run ends */
     pthread_mutex_t mu;         /* guards scans */
     mapscan_t **scans;          /* one per input */
@@ -134,44 +133,33 @@ int dtail_query_open(dtail_query_t **out, const cli_opts_t *o, const config_t *c
     if (!d)
         return err_set(e, ERR_NOMEM, "out of memory");
     d->text = o->query;
-    /* Serverless the run is ours, with our config's log format; through
-     * servers each uses its own. */
-    const char *fmt = remote_wanted(o) ? NULL : exec_default_logformat(cfg);
-    if (query_parse(o->query, strlen(o->query), &(query_opts_t){.default_logformat = fmt}, &d->q, e) < 0) {
-        char buf[4096];
-        query_error_format(o->query, strlen(o->query), e, buf, sizeof buf);
-        err_set(e, ERR_QUERY, "invalid query: %s", buf);
+    exec_env_t env = client_env(o, cfg, host);
+    /* Interval reports take every group back (mapscan_take), spilled
+     * ones too: the limit bounds the tables between two reports. One
+     * thread reads every file. */
+    env.n_threads = 1;
+    exec_request_t rq = {.kind = EXEC_TAIL, .query = d->text};   /* the run keeps the deadline */
+    if (client_plan(&d->p, &rq, &env, e) < 0) {
         free(d);
         return -1;
     }
-    d->plan = query_plan(d->q);
+    d->plan = d->p.map;
     /* Every interval rewrites the outfile: refuse a bad one before following. */
     if (outfile_check(d->plan, e) < 0) {
-        query_free(d->q);
+        exec_plan_free(&d->p);
         free(d);
         return -1;
     }
     d->specs = calloc(d->plan->n_select ? d->plan->n_select : 1, sizeof *d->specs);
     if (!d->specs) {
-        query_free(d->q);
+        exec_plan_free(&d->p);
         free(d);
         return err_set(e, ERR_NOMEM, "out of memory");
     }
     eval_specs(d->plan, d->specs);
-    exec_env_t env = {
-        .host = host,
-        .max_line_len = cfg->max_line_len,
-        /* Interval reports take every group back (mapscan_take), spilled
-         * ones too: the limit bounds the tables between two reports. */
-        .memory_limit = o->memory_limit_bytes ? (size_t)o->memory_limit_bytes
-                                              : mapscan_default_memory_limit(),
-        .n_threads = 1,
-    };
-    exec_request_t rq = {.kind = EXEC_TAIL, .query = d->text};   /* the run keeps the deadline */
-    exec_map_opts(&rq, &env, d->plan, &d->zone, &d->mo);
     if (table_printer_init(&d->tp, d->plan, d->text, client_colors(o, cfg), 1, e) < 0) {
         free(d->specs);
-        query_free(d->q);
+        exec_plan_free(&d->p);
         free(d);
         return -1;
     }
@@ -187,7 +175,7 @@ int dtail_query_open(dtail_query_t **out, const cli_opts_t *o, const config_t *c
 
 mapscan_t *dtail_query_scan(dtail_query_t *d, err_t *e)
 {
-    mapscan_t *ms = follow_scan_new(&d->mo, e);
+    mapscan_t *ms = follow_scan_new(&d->p.mo, e);
     if (!ms)
         return NULL;
     pthread_mutex_lock(&d->mu);
@@ -239,6 +227,6 @@ void dtail_query_close(dtail_query_t *d, client_run_t *rs)
     free(d->specs);
     table_printer_free(&d->tp);
     pthread_mutex_destroy(&d->mu);
-    query_free(d->q);
+    exec_plan_free(&d->p);
     free(d);
 }

@@ -46,17 +46,18 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
     }
 
     exec_request_t rq = client_request(&o, &cfg);
-    lines_plan_t lp;   /* the pattern is checked here, also when it runs there */
-    if (lines_plan_init(&lp, &rq, cfg.max_line_len, &e) < 0) {
+    exec_env_t env = client_env(&o, &cfg, host);
+    exec_plan_t p;   /* the pattern is checked here, also when it runs there */
+    if (client_plan(&p, &rq, &env, &e) < 0) {
         cli_free(&o);
         return client_usage_error(name, &e);
     }
-    LOG_DEBUG("Using %s matching for pattern:|%s", matcher_strategy(&lp.m), lp.m.pattern);
+    LOG_DEBUG("Using %s matching for pattern:|%s", matcher_strategy(&p.m), p.m.pattern);
 
     client_run_t rs = {.tool = name, .status = 0};
     if (remote_wanted(&o)) {
         status = remote_scan_main(&o, &rq, &cfg, &rs);
-        lines_plan_free(&lp);
+        exec_plan_free(&p);
         cli_free(&o);
         return status;
     }
@@ -77,7 +78,7 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
     }
     client_inputs_t ci = {.targets = targets.items, .n_targets = targets.n, .run = &rs};
     run_inputs_t ins = client_inputs(&ci);
-    if (run_lines(&lp, &ins, &sink, client_cpu_count(), NULL, &e) < 0 && !out.failed)
+    if (run_lines(&p, &ins, &sink, env.n_threads, NULL, &e) < 0 && !out.failed)
         client_report(&rs, &e);
     outbuf_flush(&out);
     if (out.failed) {
@@ -87,13 +88,13 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
     line_sink_free(&sink);
     outbuf_free(&out);
     target_list_free(&targets);
-    lines_plan_free(&lp);
+    exec_plan_free(&p);
     cli_free(&o);
     return rs.status;
 
 fatal:
     target_list_free(&targets);
-    lines_plan_free(&lp);
+    exec_plan_free(&p);
     cli_free(&o);
     return client_usage_error(name, &e);
 }

@@ -251,8 +251,8 @@ static int plan_init(tail_run_t *t, err_t *e)
         return -1;
     t->out.escape_data = term_escapes(STDOUT_FILENO);
     exec_request_t rq = client_request(t->o, t->cfg);
-    if (follow_lines_init(&t->lines, &rq, t->cfg->max_line_len, &t->out, t->host, file_failed, t,
-                          e) < 0)
+    exec_env_t env = client_env(t->o, t->cfg, t->host);
+    if (follow_lines_init(&t->lines, &rq, &env, &t->out, file_failed, t, e) < 0)
         return -1;
     t->have_lines = 1;
     return 0;
@@ -288,12 +288,13 @@ int dtail_client_main(int argc, char **argv)
     pthread_mutex_init(&t.so.mu, NULL);
     pthread_mutex_init(&t.rs_mu, NULL);
     exec_request_t rq = client_request(&o, &cfg);
-    lines_plan_t check;   /* the pattern checked once (exit 2) */
-    if (lines_plan_init(&check, &rq, cfg.max_line_len, &e) < 0) {
+    exec_env_t env = client_env(&o, &cfg, host);
+    exec_plan_t check;   /* the pattern and query checked once (exit 2) */
+    if (client_plan(&check, &rq, &env, &e) < 0) {
         cli_free(&o);
         return client_usage_error("dtail", &e);
     }
-    lines_plan_free(&check);
+    exec_plan_free(&check);
     if (remote_wanted(&o)) {   /* the pattern was checked here, it runs there */
         status = remote_tail_main(&o, &cfg, &t.rs);
         cli_free(&o);

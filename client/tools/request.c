@@ -1,7 +1,11 @@
 /* request.c: the command line as the engine's request. */
 #include "client/tools/request.h"
 
+#include <stdio.h>
+
+#include "client/remote/session.h"
 #include "client/tools/common.h"
+#include "exec/mapscan.h"
 
 static enum exec_kind kind_of(enum cli_tool tool)
 {
@@ -31,4 +35,28 @@ exec_request_t client_request(const cli_opts_t *o, const config_t *cfg)
         .timeout_s = o->timeout > 0 ? o->timeout : 0,
         .render = client_line_format(o, cfg),
     };
+}
+
+exec_env_t client_env(const cli_opts_t *o, const config_t *cfg, const char *host)
+{
+    return (exec_env_t){
+        .host = host,
+        .max_line_len = cfg->max_line_len,
+        .memory_limit = o->memory_limit_bytes ? (size_t)o->memory_limit_bytes
+                                              : mapscan_default_memory_limit(),
+        .n_threads = client_cpu_count(),
+        .default_logformat = remote_wanted(o) ? NULL : exec_default_logformat(cfg),
+    };
+}
+
+int client_plan(exec_plan_t *p, const exec_request_t *rq, const exec_env_t *env, err_t *e)
+{
+    if (exec_plan_init(p, rq, env, e) == 0)
+        return 0;
+    if (e->code == ERR_QUERY) {
+        char caret[sizeof e->msg - 32];
+        exec_plan_error(rq, e, caret, sizeof caret);
+        err_set(e, ERR_QUERY, "invalid query: %s", caret);
+    }
+    return -1;
 }

@@ -1,10 +1,10 @@
-/* request.c: a request from the wire and back, and the plans it makes. */
+/* request.c: a request from the wire and back. */
 #include "exec/run/request.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "base/clock.h"
+#include "parser/logformat.h"
 
 _Static_assert((int)EXEC_CAT == (int)WIRE_KIND_CAT && (int)EXEC_GREP == (int)WIRE_KIND_GREP &&
                    (int)EXEC_TAIL == (int)WIRE_KIND_TAIL && (int)EXEC_MAP == (int)WIRE_KIND_MAP,
@@ -46,46 +46,6 @@ wire_request_t exec_request_to_wire(const exec_request_t *rq, char *files)
         .files = files,
         .regex = (char *)rq->regex,
         .query = (char *)rq->query,
-    };
-}
-
-int lines_plan_init(lines_plan_t *lp, const exec_request_t *rq, size_t max_line_len, err_t *e)
-{
-    memset(lp, 0, sizeof *lp);
-    const char *pattern = rq->kind == EXEC_CAT || !rq->regex ? "" : rq->regex;
-    if (matcher_init_opts(&lp->m, pattern, (rq->flags & EXEC_REQ_ICASE) ? MATCHER_CASELESS : 0,
-                          e) < 0)
-        return -1;
-    lp->lo = (linescan_opts_t){
-        .matcher = &lp->m,
-        .invert = (rq->flags & EXEC_REQ_INVERT) != 0,
-        .before = linescan_context((long long)(rq->before > LINESCAN_CONTEXT_MAX ? LINESCAN_CONTEXT_MAX
-                                                                                 : rq->before)),
-        .after = linescan_context((long long)(rq->after > LINESCAN_CONTEXT_MAX ? LINESCAN_CONTEXT_MAX
-                                                                               : rq->after)),
-        .max = rq->max,
-        .max_line_len = max_line_len,
-    };
-    return 0;
-}
-
-void lines_plan_free(lines_plan_t *lp)
-{
-    matcher_free(&lp->m);
-}
-
-void exec_map_opts(const exec_request_t *rq, const exec_env_t *env, const plan_t *plan,
-                   exec_zone_t *zone, map_opts_t *mo)
-{
-    mapscan_local_zone(zone->tz, sizeof zone->tz, zone->tzoff, sizeof zone->tzoff);
-    *mo = (map_opts_t){
-        .plan = plan,
-        .max_line_len = env->max_line_len,
-        .env = {.hostname = env->host, .timezone = zone->tz, .timeoffset = zone->tzoff},
-        .n_threads = env->n_threads > 0 ? env->n_threads : 1,
-        .cancel = env->cancel,
-        .deadline_ms = rq->timeout_s > 0 ? clock_now_ms() + rq->timeout_s * 1000LL : 0,
-        .memory_limit = env->memory_limit,
     };
 }
 

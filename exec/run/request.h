@@ -2,9 +2,8 @@
  *
  * The CLI flags (client/tools/request.c) and a wire REQUEST
  * (exec_request_from_wire) are each translated into this struct once; from
- * it every runner builds its plan the same way, serverless or in dserver:
- * the cat/grep plan (lines_plan_init) and the map options
- * (exec_map_opts). A new request option is a field here, its flag, its
+ * it every run builds its plan the same way, serverless or in dserver
+ * (exec/run/plan.h). A new request option is a field here, its flag, its
  * wire field and the code that uses it, nothing else. */
 #ifndef DTAIL_EXEC_RUN_REQUEST_H
 #define DTAIL_EXEC_RUN_REQUEST_H
@@ -14,10 +13,7 @@
 
 #include "base/config.h"
 #include "base/err.h"
-#include "exec/linescan.h"
-#include "exec/mapscan.h"
 #include "exec/sink/lines.h"
-#include "parser/plan.h"
 #include "wire/msg.h"
 
 enum exec_kind {
@@ -44,14 +40,17 @@ typedef struct exec_request {
     enum line_format render;         /* how lines are written */
 } exec_request_t;
 
-/* What the place a request runs in adds to it: its host name, its limits
- * and its cores. */
+/* What the place a request runs in adds to it: its host name, its limits,
+ * its cores and its default log format. */
 typedef struct exec_env {
     const char *host;                /* $hostname, REMOTE lines */
     size_t max_line_len;             /* longer lines are split */
     size_t memory_limit;             /* map: bytes of groups before they spill; 0: none */
     int n_threads;                   /* workers for large plain files */
     const volatile sig_atomic_t *cancel; /* map: set to stop; may be NULL */
+    const char *default_logformat;   /* a `from` query's without a logformat
+                                        clause: exec_default_logformat of the
+                                        config, NULL for the parser's */
 } exec_env_t;
 
 /* The request a wire REQUEST asks for (strings borrowed from w). A kind
@@ -61,17 +60,6 @@ int exec_request_from_wire(const wire_request_t *w, exec_request_t *rq, err_t *e
  * a fan-out sends its own list). */
 wire_request_t exec_request_to_wire(const exec_request_t *rq, char *files);
 
-/* The cat/grep plan of a request: its matcher, compiled once per run,
- * and the scan options over it. */
-typedef struct lines_plan {
-    matcher_t m;
-    linescan_opts_t lo;              /* lo.matcher is &m: do not copy the plan */
-} lines_plan_t;
-
-/* The pattern is checked here: an invalid one fails with ERR_PATTERN. */
-int lines_plan_init(lines_plan_t *lp, const exec_request_t *rq, size_t max_line_len, err_t *e);
-void lines_plan_free(lines_plan_t *lp);
-
 /* The log format a `from` query without a logformat clause gets:
  * Server.MapreduceLogFormat, or NULL for the parser's (default). Runs on
  * a server use the server's config; a client sending a query to servers
@@ -80,16 +68,5 @@ const char *exec_default_logformat(const config_t *cfg);
 /* What of cfg only the engine can check (a log format's name): 0, or -1
  * with ERR_CONFIG naming the file, line and key. */
 int exec_config_check(const config_t *cfg, err_t *e);
-
-/* The strings $timezone and $timeoffset point to. */
-typedef struct exec_zone {
-    char tz[64];
-    char tzoff[32];
-} exec_zone_t;
-
-/* The map options for plan of request rq run in env (the zone filled
- * here; mo points into it). The deadline starts now. */
-void exec_map_opts(const exec_request_t *rq, const exec_env_t *env, const plan_t *plan,
-                   exec_zone_t *zone, map_opts_t *mo);
 
 #endif

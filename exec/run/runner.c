@@ -1,11 +1,11 @@
 /* runner.c: the loops over the inputs of a cat/grep and a map request. */
 #include "exec/run/runner.h"
 
-int run_lines(const lines_plan_t *lp, run_inputs_t *ins, line_sink_t *sink, int n_threads,
+int run_lines(const exec_plan_t *p, run_inputs_t *ins, line_sink_t *sink, int n_threads,
               linescan_stats_t *total, err_t *e)
 {
     linescan_t scan;
-    if (linescan_init(&scan, &lp->lo, e) < 0)
+    if (linescan_init(&scan, &p->lo, e) < 0)
         return -1;
     int rc = 0;
     run_input_t it;

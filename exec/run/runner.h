@@ -15,7 +15,7 @@
 
 #include "exec/linescan.h"
 #include "exec/mapscan.h"
-#include "exec/run/request.h"
+#include "exec/run/plan.h"
 
 /* One input of a run, opened by next. */
 typedef struct run_input {
@@ -46,10 +46,10 @@ typedef struct run_inputs {
     void *ctx;
 } run_inputs_t;
 
-/* The cat/grep run of plan lp over every input, into sink. Stops early
+/* The cat/grep run of plan p (its filter stage) over every input, into sink. Stops early
  * when next says so or the sink's output has failed. Returns 0, or -1
  * when it stopped early. */
-int run_lines(const lines_plan_t *lp, run_inputs_t *ins, line_sink_t *sink, int n_threads,
+int run_lines(const exec_plan_t *p, run_inputs_t *ins, line_sink_t *sink, int n_threads,
               linescan_stats_t *total, err_t *e);
 
 /* How a map run ended. */
@@ -61,9 +61,10 @@ enum run_end {
 };
 
 /* The map run over every input, folding into ms (initialised by the
- * caller with exec_map_opts). The input whose read the deadline cut
- * counts as read up to there (done rc 0). The result is the caller's
- * to finalise: ms->result, or the spill (mapscan_spilled). */
+ * caller from a plan's query stage: mapscan_init(ms, &p->mo)). The
+ * input whose read the deadline cut counts as read up to there (done
+ * rc 0). The result is the caller's to finalise: ms->result, or the
+ * spill (mapscan_spilled). */
 enum run_end run_map(mapscan_t *ms, run_inputs_t *ins);
 
 #endif

@@ -1,0 +1,87 @@
+/* plan.c: see plan.h. */
+#include "exec/run/plan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/clock.h"
+
+static int filter_init(exec_plan_t *p, const exec_request_t *rq, size_t max_line_len, err_t *e)
+{
+    /* cat selects every line; a map's filter is its from TABLE, in the
+     * map scan. */
+    int selects = rq->kind == EXEC_GREP || rq->kind == EXEC_TAIL;
+    const char *pattern = selects && rq->regex ? rq->regex : "";
+    if (matcher_init_opts(&p->m, pattern, (rq->flags & EXEC_REQ_ICASE) ? MATCHER_CASELESS : 0,
+                          e) < 0)
+        return -1;
+    unsigned long long before = rq->before > LINESCAN_CONTEXT_MAX ? LINESCAN_CONTEXT_MAX : rq->before;
+    unsigned long long after = rq->after > LINESCAN_CONTEXT_MAX ? LINESCAN_CONTEXT_MAX : rq->after;
+    p->lo = (linescan_opts_t){
+        .matcher = &p->m,
+        .invert = (rq->flags & EXEC_REQ_INVERT) != 0,
+        .before = linescan_context((long long)before),
+        .after = linescan_context((long long)after),
+        .max = rq->max,
+        .max_line_len = max_line_len,
+    };
+    return 0;
+}
+
+static int query_init(exec_plan_t *p, const exec_request_t *rq, const exec_env_t *env, err_t *e)
+{
+    if (query_parse(rq->query, strlen(rq->query),
+                    &(query_opts_t){.default_logformat = env->default_logformat}, &p->query,
+                    e) < 0)
+        return -1;
+    p->map = query_plan(p->query);
+    mapscan_local_zone(p->zone.tz, sizeof p->zone.tz, p->zone.tzoff, sizeof p->zone.tzoff);
+    /* A follow run keeps the request's deadline itself. */
+    long long timeout_s = rq->kind == EXEC_TAIL ? 0 : rq->timeout_s;
+    p->mo = (map_opts_t){
+        .plan = p->map,
+        .max_line_len = env->max_line_len,
+        .env = {.hostname = env->host, .timezone = p->zone.tz, .timeoffset = p->zone.tzoff},
+        .n_threads = env->n_threads > 0 ? env->n_threads : 1,
+        .cancel = env->cancel,
+        .deadline_ms = timeout_s > 0 ? clock_now_ms() + timeout_s * 1000LL : 0,
+        .memory_limit = env->memory_limit,
+    };
+    return 0;
+}
+
+int exec_plan_init(exec_plan_t *p, const exec_request_t *rq, const exec_env_t *env, err_t *e)
+{
+    memset(p, 0, sizeof *p);
+    p->kind = rq->kind;
+    if (filter_init(p, rq, env->max_line_len, e) < 0)
+        return -1;
+    int wants_query = rq->kind == EXEC_MAP || (rq->kind == EXEC_TAIL && rq->query && *rq->query);
+    if (wants_query && query_init(p, rq, env, e) < 0) {
+        exec_plan_free(p);
+        return -1;
+    }
+    return 0;
+}
+
+void exec_plan_free(exec_plan_t *p)
+{
+    matcher_free(&p->m);
+    query_free(p->query);
+    p->query = NULL;
+    p->map = NULL;
+}
+
+void exec_plan_retarget(exec_plan_t *p, const plan_t *map)
+{
+    p->map = map;
+    p->mo.plan = map;
+}
+
+void exec_plan_error(const exec_request_t *rq, const err_t *e, char *buf, size_t cap)
+{
+    if (e->code == ERR_QUERY && rq->query)
+        query_error_format(rq->query, strlen(rq->query), e, buf, cap);
+    else
+        snprintf(buf, cap, "%s", e->msg);
+}
