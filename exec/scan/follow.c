@@ -35,8 +35,10 @@
 /* Files held for reading after the current one: rotations that came
  * before it was finished. Beyond this many the path waits for a look. */
 #define FOLLOW_MAX_HELD 64
-/* Copies of truncated contents read lately (see copies_read). */
-#define FOLLOW_COPIES_KEPT 8
+/* Copies of truncated contents read lately (see copies_read): as many as
+ * copies are looked at (follow_copy.c), since a follower far behind reads
+ * that many, all made within one clock tick when they are small. */
+#define FOLLOW_COPIES_KEPT 32
 /* Files finished lately, so one seen again under its rotated name is not
  * read a second time. */
 #define FOLLOW_RECENT 16
@@ -94,8 +96,16 @@ struct follow {
     int look_later_copy;           /* the file was empty when the copy was
                                       finished: at the first read from its
                                       start, look for a later copy */
+    /* fd's first bytes as read (also before the offset a follow began
+     * at): a copy that ends more than the tail before the offset read is
+     * known by them. start_len is min(pos, FOLLOW_HEAD_KEEP), or 0. */
+    char start[FOLLOW_HEAD_KEEP];
+    size_t start_len;
     int woke;                 /* INPUT_AGAIN was returned: check fd before reading on */
     struct timespec got;      /* when bytes were last read */
+    /* The same on the clock file times are in: a copy made later than
+     * this is of a content that came after the one read. */
+    struct timespec got_wall;
     int missing_at_start;     /* no file at the path when following began */
     int ever_opened;          /* a file was read */
     unsigned long long arrivals;   /* files an event saw arrive at the path */
@@ -108,6 +118,19 @@ static long long ms_since(const struct timespec *t)
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (long long)(now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
+}
+
+/* The clock files' times are taken from (coarse: a clock tick): a file
+ * created after this call has a creation time no earlier than it. */
+static struct timespec wall_now(void)
+{
+    struct timespec t;
+#ifdef CLOCK_REALTIME_COARSE
+    clock_gettime(CLOCK_REALTIME_COARSE, &t);
+#else
+    clock_gettime(CLOCK_REALTIME, &t);
+#endif
+    return t;
 }
 
 static int stopping(const follow_t *f)
@@ -257,10 +280,12 @@ static int open_current(follow_t *f, int from_start, err_t *e)
     f->ino = st.st_ino;
     f->pos = 0;
     f->tail_len = 0;
+    f->start_len = 0;
     f->head_len = 0;
     f->look_later_copy = 0;
     f->rotating = 0;
     f->seq++;
+    f->got_wall = wall_now();   /* copies made before are of contents before */
     if (!from_start) {
         off_t end = lseek(fd, 0, SEEK_END);
         f->pos = end > 0 ? (long long)end : 0;
@@ -269,6 +294,9 @@ static int open_current(follow_t *f, int from_start, err_t *e)
         size_t want = f->pos < FOLLOW_TAIL_KEEP ? (size_t)f->pos : FOLLOW_TAIL_KEEP;
         ssize_t n = want ? pread(fd, f->tail, want, (off_t)(f->pos - (long long)want)) : 0;
         f->tail_len = n == (ssize_t)want ? want : 0;
+        want = f->pos < FOLLOW_HEAD_KEEP ? (size_t)f->pos : FOLLOW_HEAD_KEEP;
+        n = want ? pread(fd, f->start, want, 0) : 0;
+        f->start_len = n == (ssize_t)want ? want : 0;
     }
     return 1;
 }
@@ -300,6 +328,7 @@ static void switch_to_next(follow_t *f)
     f->ino = h.ino;
     f->pos = 0;
     f->tail_len = 0;
+    f->start_len = 0;
     f->head_len = 0;
     f->look_later_copy = 0;
     f->rotating = 0;
@@ -321,6 +350,16 @@ static void keep_tail(follow_t *f, const char *buf, size_t n)
     memmove(f->tail, f->tail + f->tail_len - keep, keep);
     memcpy(f->tail + keep, buf, n);
     f->tail_len = keep + n;
+}
+
+/* Remembers fd's first bytes as they are read (buf: read at f->pos). */
+static void keep_start(follow_t *f, const char *buf, size_t n)
+{
+    if (f->start_len != (size_t)f->pos || f->pos >= FOLLOW_HEAD_KEEP)
+        return;
+    size_t take = FOLLOW_HEAD_KEEP - f->start_len < n ? FOLLOW_HEAD_KEEP - f->start_len : n;
+    memcpy(f->start + f->start_len, buf, take);
+    f->start_len += take;
 }
 
 /* The files that are no copy to read: the source's own, and the copies
@@ -375,8 +414,10 @@ static void read_copy(follow_t *f, const copy_found_t *c)
 static int recover_from_copy(follow_t *f, long long was)
 {
     copy_query_t q = copy_query(f);
+    copy_read_t r = {.at = was, .tail = f->tail, .tail_len = f->tail_len,
+                     .start = f->start, .start_len = f->start_len};
     copy_found_t c;
-    if (!copy_find_end(&q, was, f->tail, f->tail_len, &c))
+    if (!copy_find_end(&q, &r, &c))
         return 0;
     /* A copy with nothing after `was` (also one that ends before it: the
      * lines after its end were read from the file) adds no line, and is
@@ -394,7 +435,10 @@ static int recover_from_copy(follow_t *f, long long was)
     }
     if (end != '\n')   /* dropped at the copy's end (finish_copy) */
         n += snprintf(what + n, sizeof what - (size_t)n, "; its unfinished last line was dropped");
-    if (ms_since(&f->got) < FOLLOW_BUSY_WRITER_MS)
+    /* A copy holding what was not read yet: the writer was at work after
+     * the last read (maybe the first: a follow that began at the end),
+     * and may have gone on until the truncation. */
+    if (c.size > was || ms_since(&f->got) < FOLLOW_BUSY_WRITER_MS)
         tell_lost_after(what, sizeof what, n, c.size > was ? c.size : was);
     if (f->o.notice)
         f->o.notice(f->o.notice_ctx, f->path, what);
@@ -402,11 +446,25 @@ static int recover_from_copy(follow_t *f, long long was)
 }
 
 /* Reading goes on at the file's start: its first bytes are kept, to see
- * whether they are still there when it is read (keep_head_unchanged). */
+ * whether they are still there when it is read (truncated_before_read).
+ * Nothing to keep: what comes may be truncated before it is read, and
+ * only a copy made later can tell (later_copy_before_read). */
 static void keep_head(follow_t *f)
 {
     ssize_t n = pread(f->fd, f->head, sizeof f->head, 0);
     f->head_len = n > 0 ? (size_t)n : 0;
+    f->look_later_copy = f->head_len == 0;
+}
+
+/* No copy of the truncated content was found: a copy made after its last
+ * byte was read (or after the copy read last) is of a content that came
+ * later, and went before it was read if it is not the file's now. */
+static void no_copy_found(follow_t *f)
+{
+    if (f->copy_born.tv_sec < f->got_wall.tv_sec ||
+        (f->copy_born.tv_sec == f->got_wall.tv_sec && f->copy_born.tv_nsec < f->got_wall.tv_nsec))
+        f->copy_born = f->got_wall;
+    keep_head(f);
 }
 
 /* A content the file held after the last truncation was truncated too
@@ -439,9 +497,6 @@ static void finish_copy(follow_t *f)
     copy_found_t c;
     if (!copy_find_next(&q, f->copy_born, f->fd, &c)) {
         keep_head(f);
-        /* Nothing to keep: what comes may be truncated before it is read,
-         * and only a copy made after this one can tell. */
-        f->look_later_copy = f->head_len == 0;
         return;
     }
     read_copy(f, &c);
@@ -487,8 +542,9 @@ static int truncated_before_read(follow_t *f, const char *buf, size_t n, err_t *
     if (lseek(f->fd, 0, SEEK_SET) < 0)
         return err_set(e, ERR_INPUT, "%s: %s", f->path, strerror(errno));
     copy_query_t q = copy_query(f);
+    copy_read_t r = {.at = (long long)head_len, .tail = f->head, .tail_len = head_len};
     copy_found_t c;
-    if (copy_find_end(&q, (long long)head_len, f->head, head_len, &c)) {
+    if (copy_find_end(&q, &r, &c)) {
         if (lseek(c.fd, 0, SEEK_SET) == 0) {
             read_copy(f, &c);
             tell_truncated_unread(f, &c);
@@ -497,7 +553,7 @@ static int truncated_before_read(follow_t *f, const char *buf, size_t n, err_t *
         close(c.fd);
     }
     tell_truncated_unread(f, NULL);
-    keep_head(f);
+    no_copy_found(f);
     return 1;
 }
 
@@ -531,9 +587,10 @@ static int restart_if_truncated(follow_t *f, err_t *e)
     int copied = recover_from_copy(f, was);
     f->pos = 0;
     f->tail_len = 0;
+    f->start_len = 0;
     if (copied)
         return 1;
-    keep_head(f);
+    no_copy_found(f);
     char what[256];
     int n = snprintf(what, sizeof what, "file truncated");
     if (f->last != '\n') {
@@ -654,9 +711,11 @@ static ssize_t follow_read(void *ctx, char *buf, size_t cap, err_t *e)
                     continue;
             }
             if (n > 0) {
+                keep_start(f, buf, (size_t)n);
                 f->pos += n;
                 f->last = buf[n - 1];
                 clock_gettime(CLOCK_MONOTONIC, &f->got);
+                f->got_wall = wall_now();
                 keep_tail(f, buf, (size_t)n);
                 f->rotating = 0;   /* the old file still grows: the grace restarts */
                 /* A busy file is never at its end: look at the path now

@@ -12,9 +12,11 @@
 #include <unistd.h>
 
 /* Candidates tried per look: the newest ones (or, for copy_find_next,
- * the oldest after the last copy read). A directory with more recent
- * files than this is unusual; the copy is among the newest. */
-#define COPY_MAX_CANDIDATES 8
+ * the oldest after the last copy read). A follower that a busy machine
+ * kept from reading while the file was copied and truncated again and
+ * again looks for a copy that has as many newer ones as there were
+ * rotations meanwhile (9 seen at a copy every 20 ms): room for 32. */
+#define COPY_MAX_CANDIDATES 32
 /* Bytes compared of a candidate's start with the followed file's. */
 #define COPY_HEAD_CHECK 4096
 /* A copy that ends before the offset read must share this many bytes
@@ -194,26 +196,49 @@ static int preads(int fd, char *buf, size_t n, off_t at)
     return 0;
 }
 
-int copy_find_end(const copy_query_t *q, long long at, const char *tail, size_t tail_len,
-                  copy_found_t *out)
+/* Whether fd holds want[0..n) at byte `at`. */
+static int holds(int fd, const char *want, size_t n, off_t at)
+{
+    char buf[COPY_HEAD_CHECK];
+    return n <= sizeof buf && preads(fd, buf, n, at) == 0 && !memcmp(buf, want, n);
+}
+
+/* Whether candidate c (open as fd) is the copy of what r says was read;
+ * then fd is left where reading the copy goes on. */
+static int copy_of_read(int fd, const cand_t *c, const copy_read_t *r)
+{
+    size_t len = r->tail_len < COPY_HEAD_CHECK ? r->tail_len : COPY_HEAD_CHECK;
+    long long lo = r->at - (long long)len;
+    size_t overlap = len < COPY_OVERLAP_MIN ? len : COPY_OVERLAP_MIN;
+    if (c->size >= lo + (long long)overlap) {
+        long long hi = c->size < r->at ? c->size : r->at;
+        return holds(fd, r->tail + r->tail_len - len, (size_t)(hi - lo), (off_t)lo) &&
+               lseek(fd, (off_t)hi, SEEK_SET) >= 0;
+    }
+    /* It ends before the tail kept: the writer went on for more than the
+     * tail after the copy, and the follower read that from the file. Only
+     * the content's start can still tell its copy. */
+    return r->start_len > 0 && c->size >= (long long)r->start_len &&
+           holds(fd, r->start, r->start_len, 0) && lseek(fd, 0, SEEK_END) >= 0;
+}
+
+int copy_find_end(const copy_query_t *q, const copy_read_t *r, copy_found_t *out)
 {
     dir_look_t d;
     cand_t cs[COPY_MAX_CANDIDATES];
-    if (tail_len == 0 || (long long)tail_len > at || split_path(q->path, &d) < 0)
+    if (r->tail_len == 0 || (long long)r->tail_len > r->at || split_path(q->path, &d) < 0)
         return 0;
-    char was[COPY_HEAD_CHECK];
-    size_t len = tail_len < sizeof was ? tail_len : sizeof was;
-    long long lo = at - (long long)len;
+    size_t len = r->tail_len < COPY_HEAD_CHECK ? r->tail_len : COPY_HEAD_CHECK;
     size_t overlap = len < COPY_OVERLAP_MIN ? len : COPY_OVERLAP_MIN;
-    size_t n = candidates(q, &d, lo + (long long)overlap, NULL, cs);
+    long long min_size = r->at - (long long)len + (long long)overlap;
+    if (r->start_len > 0 && (long long)r->start_len < min_size)
+        min_size = (long long)r->start_len;
+    size_t n = candidates(q, &d, min_size, NULL, cs);
     for (size_t i = 0; i < n; i++) {
         int fd = open_cand(q, &d, &cs[i]);
         if (fd < 0)
             continue;
-        long long hi = cs[i].size < at ? cs[i].size : at;
-        size_t cmp = (size_t)(hi - lo);
-        if (preads(fd, was, cmp, (off_t)lo) == 0 && !memcmp(was, tail + tail_len - len, cmp) &&
-            lseek(fd, (off_t)hi, SEEK_SET) >= 0) {
+        if (copy_of_read(fd, &cs[i], r)) {
             found(out, fd, &cs[i]);
             return 1;
         }

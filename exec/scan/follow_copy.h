@@ -39,14 +39,23 @@ typedef struct copy_found {
                                  (shortened if longer) */
 } copy_found_t;
 
-/* The copy of the content the follower read up to byte `at`: a file whose
- * bytes before `at` are `tail` (the last tail_len bytes read), or, one
- * that ends earlier (the follower read past the copy: lines written
- * after it), whose end is in the tail, sharing at least 64 bytes with it.
- * Such a copy adds nothing but tells which copies came later. Returns 1
- * with *out (fd at `at`, or at its end when shorter), else 0. */
-int copy_find_end(const copy_query_t *q, long long at, const char *tail, size_t tail_len,
-                  copy_found_t *out);
+/* What the follower read of the truncated content: its bytes up to `at`. */
+typedef struct copy_read {
+    long long at;
+    const char *tail;         /* the last tail_len bytes read, ending at `at` */
+    size_t tail_len;
+    const char *start;        /* its first start_len bytes; 0: not known */
+    size_t start_len;
+} copy_read_t;
+
+/* The copy of the content the follower read up to byte r->at: a file whose
+ * bytes before `at` are the tail, or, one that ends earlier (the follower
+ * read past the copy: lines written after it), whose end is in the tail,
+ * sharing at least 64 bytes with it, or which ends before the tail and
+ * starts with r->start (the follower read more than the tail past its
+ * end). Such a copy adds nothing but tells which copies came later.
+ * Returns 1 with *out (fd at `at`, or at its end when shorter), else 0. */
+int copy_find_end(const copy_query_t *q, const copy_read_t *r, copy_found_t *out);
 
 /* The copy of a content that came and went unread: a file named like the
  * followed one, created after `after` (or within the same clock tick: the

@@ -24,15 +24,17 @@ copytruncate with logrotor's copy columns in RANGES (`k first last
 copied_last copy_bytes`) is checked more strictly: the lines up to
 copied_last are in the copy F.<k>, and a follower that reads the copy
 shows them all; only the lines written between the copy and the
-truncation (after byte copy_bytes of that content) are in no file. A line
-missing from a truncated content is allowed only when a notice says
-"after byte N" with N <= the line's offset in that content (notices
-matched to the truncations in order): shown plus said lost is then
-everything the rotor wrote, and no loss is understated. A follower that
-did not find the copy in time (a busy machine) says its loss from where it
-had read, which is honest: `in_copy_unshown` counts those lines (the copy
-held them), `rotor_destroyed` the lines in no file; both are figures, not
-failures.
+truncation (after byte copy_bytes of that content) are in no file. The
+lines missing from a truncated content must be its last ones (a gap
+before a line shown is missing), and are allowed only when a notice says
+"after byte N" with N the offset of the first of them in that content,
+exactly: the count is then right, neither understated nor overstated
+(notices matched to the truncations in order). A notice that also says
+"unfinished last line was dropped" may name a byte inside that first
+line (the follower had read part of it). A follower that did not find the
+copy in time (a busy machine) says its loss from where it had read, which
+is honest: `in_copy_unshown` counts those lines (the copy held them),
+`rotor_destroyed` the lines in no file; both are figures, not failures.
 
 Notices: stdout and stderr lines that name the path with "rotated" or
 "truncated" (through a dserver they come as server messages). rename modes
@@ -54,7 +56,16 @@ import sys
 LINE = re.compile(rb"seq=(\d{9}) payload-([0-9a-f]{8})-padding-\.{20}")
 LOSS = re.compile(rb"not read|lost|deleted before", re.I)
 LOST_AFTER = re.compile(rb"after byte (\d+)[^;]*lost")
+UNFINISHED = b"unfinished last line was dropped"
 LINE_BYTES = 60
+
+
+def said_exactly(said, at):
+    """Whether a notice's (N, unfinished) says lost exactly what was from
+    byte `at` (the first line not shown) on: N is `at`, or, with the
+    unfinished line dropped, inside that line."""
+    n, unfinished = said
+    return n == at or (unfinished and at < n < at + LINE_BYTES)
 
 
 def line_hash(seq):
@@ -185,8 +196,8 @@ def main(argv):
     in_copy_unshown = rotor_destroyed = 0
     if strict:
         # "after byte N" notices, in order, each for one truncation.
-        said = [int(m.group(1)) for ln in others for m in [LOST_AFTER.search(ln)]
-                if m and path in ln]
+        said = [(int(m.group(1)), UNFINISHED in ln) for ln in others
+                for m in [LOST_AFTER.search(ln)] if m and path in ln]
         p = 0
         for first, last, k in spans:
             if k in copies:
@@ -196,9 +207,18 @@ def main(argv):
             copied_last, base, copy_bytes = copies.get(k, (last, 0, 0))
             gone = by_span[i]
             in_copy_unshown += sum(1 for s in gone if s <= copied_last)
+            # Only the content's last lines can be lost to the truncation:
+            # a gap before a line shown is missing, whatever was said.
+            tail_from = len(gone)
+            while tail_from > 0 and gone[tail_from - 1] == last - (len(gone) - tail_from):
+                tail_from -= 1
+            missing += gone[:tail_from]
+            gone = gone[tail_from:]
+            if not gone:
+                continue
             at = base + (gone[0] - first) * LINE_BYTES
             q = p
-            while q < len(said) and not said[q] <= at:
+            while q < len(said) and not said_exactly(said[q], at):
                 q += 1
             if q < len(said):
                 excusable += gone

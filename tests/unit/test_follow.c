@@ -63,11 +63,15 @@ static void collect_notice(void *ctx, const char *path, const char *what)
     (void)ctx;
 }
 
-/* Follows path from its start through the script; returns all bytes read. */
+/* Set by a test: the next follow_all begins at the file's end, as tail -f. */
+static int from_end;
+
+/* Follows path from its start (or end) through the script; returns all
+ * bytes read. */
 static char *follow_all(const char *path, const step_fn *steps, size_t n)
 {
     script_t s = {.path = path, .steps = steps, .n = n};
-    follow_opts_t o = {.from_start = 1, .stop = &s.stop, .notice = collect_notice};
+    follow_opts_t o = {.from_start = !from_end, .stop = &s.stop, .notice = collect_notice};
     notices[0] = 0;
     err_t e;
     err_clear(&e);
@@ -111,6 +115,7 @@ static int teardown(void **state)
 {
     (void)state;
     on_notice = NULL;
+    from_end = 0;
     return tmpdir_remove(dir);
 }
 
@@ -214,6 +219,22 @@ static void test_copytruncate_unread_end_read_from_copy(void **state)
     free(got);
 }
 
+/* Followed from its end, nothing read yet when it is copied and truncated:
+ * the copy holds lines the source never saw written, so the writer was at
+ * work, and what it wrote after the copy is said lost. */
+static void test_copytruncate_before_any_read_says_loss(void **state)
+{
+    (void)state;
+    write_file(file, "a1\n", O_TRUNC);
+    from_end = 1;
+    const step_fn steps[] = {unread_then_copytruncate};
+    char *got = follow_all(file, steps, 1);
+    assert_string_equal(got, "a3\na4\nb1\n");
+    assert_non_null(strstr(notices, "what it held after byte 3 is read from its copy app.log.1; "
+                                    "anything written after byte 9 before the truncation was lost"));
+    free(got);
+}
+
 /* The unfinished line the truncation cut is finished in the copy. */
 static void finish_line_then_copytruncate(const char *p)
 {
@@ -275,6 +296,115 @@ static void test_truncated_again_before_first_read(void **state)
     free(got);
 }
 
+static void copy_to_k(const char *p, int k)
+{
+    char to[4300];
+    snprintf(to, sizeof to, "%s.%d", p, k);
+    copy_to(p, to);
+}
+
+/* Lines `prefix`NNNN for NNNN in [from, to], appended to buf (or, with
+ * path, to the file: flags as write_file's). */
+static void numbered(char *buf, size_t cap, const char *prefix, int from, int to)
+{
+    for (int i = from; i <= to; i++) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, cap - len, "%s%04d\n", prefix, i);
+    }
+}
+
+static void write_numbered(const char *path, const char *prefix, int from, int to, int flags)
+{
+    static char text[16384];
+    text[0] = 0;
+    numbered(text, sizeof text, prefix, from, to);
+    write_file(path, text, flags);
+}
+
+/* The writer went on for more than the tail the source keeps (4 KiB)
+ * after the copy, and the source read that from the file: the copy ends
+ * before the tail, and only the content's start tells it. */
+static void copy_then_write_past_tail(const char *p)
+{
+    copy_to_1(p);
+    write_numbered(p, "a", 101, 1000, O_APPEND);
+}
+
+/* ... then the file is copied and truncated twice before the next read:
+ * b1, b2 are only in app.log.2, found as the copy made after app.log.1. */
+static void copytruncate_twice_after_long_copy(const char *p)
+{
+    write_file(p, "b1\nb2\n", O_TRUNC);
+    copy_to_2(p);
+    write_file(p, "c1\n", O_TRUNC);
+}
+
+static void test_copy_ends_before_tail_then_copytruncated_unread(void **state)
+{
+    (void)state;
+    write_numbered(file, "a", 1, 100, O_TRUNC);
+    const step_fn steps[] = {copy_then_write_past_tail, copytruncate_twice_after_long_copy};
+    char *got = follow_all(file, steps, 2);
+    static char want[16384];
+    want[0] = 0;
+    numbered(want, sizeof want, "a", 1, 1000);
+    strcat(want, "b1\nb2\nc1\n");
+    assert_string_equal(got, want);
+    assert_non_null(strstr(notices, "truncated again before what it held could be read; "
+                                    "reading it from its copy app.log.2"));
+    free(got);
+}
+
+/* Truncated with no copy (the file empty at the notice), then, before the
+ * first read of the file, written, copied and truncated: the content it
+ * never read is in the copy made after the last read. */
+static void copytruncate_unread(const char *p)
+{
+    write_file(p, "b1\nb2\n", O_TRUNC);
+    copy_to_2(p);
+    write_file(p, "c1\n", O_TRUNC);
+}
+
+static void test_truncated_without_copy_then_copytruncated_unread(void **state)
+{
+    (void)state;
+    write_file(file, "a1\n", O_TRUNC);
+    on_notice = copytruncate_unread;
+    const step_fn steps[] = {truncate_only};
+    char *got = follow_all(file, steps, 1);
+    assert_string_equal(got, "a1\nb1\nb2\nc1\n");
+    assert_non_null(strstr(notices, "reading it from its copy app.log.2"));
+    free(got);
+}
+
+/* The source kept from reading while the file was copied and truncated
+ * ten times: the copy of what it read last has nine newer ones. */
+enum { MANY_COPIES = 10 };
+
+static void copytruncate_many_times(const char *p)
+{
+    write_file(p, "a2\n", O_APPEND);
+    for (int k = 1; k <= MANY_COPIES; k++) {
+        copy_to_k(p, k);
+        char next[32];
+        snprintf(next, sizeof next, "k%02d\n", k + 1);
+        write_file(p, next, O_TRUNC);
+    }
+}
+
+static void test_copytruncated_many_times_before_read(void **state)
+{
+    (void)state;
+    write_file(file, "a1\n", O_TRUNC);
+    const step_fn steps[] = {copytruncate_many_times};
+    char *got = follow_all(file, steps, 1);
+    char want[256] = "a1\na2\n";
+    for (int k = 2; k <= MANY_COPIES + 1; k++)
+        snprintf(want + strlen(want), sizeof want - strlen(want), "k%02d\n", k);
+    assert_string_equal(got, want);
+    free(got);
+}
+
 /* A recent file that is no copy (other bytes before the offset read) is
  * not read: the truncation is told as before. */
 static void other_file_then_truncate(const char *p)
@@ -306,10 +436,18 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_truncate_then_grow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_copytruncate_unread_end_read_from_copy, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_copytruncate_before_any_read_says_loss, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_copytruncate_copy_finishes_cut_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_copytruncate_twice_before_read, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncated_again_before_first_read, setup, teardown),
         cmocka_unit_test_setup_teardown(test_truncation_without_copy, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_copy_ends_before_tail_then_copytruncated_unread,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_truncated_without_copy_then_copytruncated_unread,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_copytruncated_many_times_before_read, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
