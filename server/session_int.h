@@ -127,6 +127,30 @@ exec_env_t session_exec_env(const session_t *ss, int map_memory);
  * -1 when it could not start (an invalid pattern: e says why). */
 int session_run_lines(session_t *ss, const exec_request_t *rq, outbuf_t *out,
                       void (*before_status)(void *ctx), void *before_ctx, int *failed, err_t *e);
+/* How a map run's results go out: the protocol's part of session_run_map. */
+typedef struct session_map_out {
+    /* Sends table t of the result (plan names its items): an interim
+     * report, or with final the result of the run; more: parts of the
+     * same final table follow. 0, or -1 when the client is gone. */
+    int (*table)(void *ctx, const plan_t *plan, const agg_table_t *t, int final, int more);
+    /* Sends the run's field report before the final table; may be NULL. */
+    int (*fields)(void *ctx, const mapscan_t *ms);
+    void *ctx;
+    /* Interim reports are deltas, what was read since the previous one
+     * (DTail's clients add them up), and the final table what came after
+     * the last; else each is the whole result so far (ours replace it). */
+    int deltas;
+} session_map_out_t;
+/* The map run of rq over its files, the same for both protocols: the
+ * query parsed, the scan with a report every interval, the messages of a
+ * timeout or an incomplete result, the final table (streamed from the
+ * spill when groups spilled); the end of the request is the caller's.
+ * Returns 0 when the final table went out (*failed: files that could not
+ * be read; *stopped: the server stopped the run early), 1 when the run did
+ * not start (an invalid query: the client got an END saying why), -1 when
+ * the client is gone (e says so). */
+int session_run_map(session_t *ss, const exec_request_t *rq, const session_map_out_t *out,
+                    int *failed, int *stopped, err_t *e);
 /* Parses a map query: 0 with *q set, 1 when it is invalid (the client got
  * an END saying why), -1 when the client is gone. */
 int session_parse_query(session_t *ss, const char *text, query_t **q);
