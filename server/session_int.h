@@ -16,6 +16,7 @@
 #include "parser/parser.h"
 #include "server/permissions.h"
 #include "server/session.h"
+#include "wire/dt41.h"
 #include "wire/frame.h"
 #include "wire/msg.h"
 
@@ -173,6 +174,32 @@ int session_dt41_end(session_t *ss, uint8_t st, const char *message);
 int session_dt41_message(session_t *ss, enum log_level level, const char *text);
 /* An outbuf sink (ctx: the session) writing a 4.1 line sink's messages. */
 int session_dt41_lines(void *ss, const char *p, size_t n, int *err);
+/* A map's table (plan names its items) as AGGREGATE messages of one per
+ * group, after ".output wake" if nothing was sent yet: what a 4.1 session
+ * sends for our AGGREGATE frames. latest: see dt41_aggout_t. */
+int session_dt41_table(session_t *ss, const plan_t *plan, const agg_table_t *t,
+                       const agg_table_t *latest);
+
+/* Builds the AGGREGATE messages of a table's groups (session_dt41_agg.c). */
+typedef struct dt41_aggout {
+    const char *host;            /* this server's */
+    const plan_t *plan;          /* names the select items */
+    /* NULL, or every group so far: last() and len() of a group are taken
+     * from there, as the value of a delta may be an older line's (read
+     * after a newer one by another worker) and the Go client takes the
+     * last value it hears. */
+    const agg_table_t *latest;
+    dt41_agg_t msg;              /* the message being built */
+    char *key;                   /* its group key's text */
+    size_t key_cap;
+} dt41_aggout_t;
+
+void dt41_aggout_init(dt41_aggout_t *o, const char *host, const plan_t *plan);
+void dt41_aggout_free(dt41_aggout_t *o);
+/* Appends group g of t to b as the Go dserver's message of it: 1, or 0 when
+ * nothing of the group aggregated (Go has no set then and sends none), -1
+ * when out of memory. */
+int dt41_aggout_put(dt41_aggout_t *o, wire_buf_t *b, const agg_table_t *t, size_t g);
 /* Waits for the client's next frame (left queued): 1, or 0 when the
  * client closed, -1 when *stop was set first. */
 int session_dt41_wait(session_t *ss, volatile int *stop);
