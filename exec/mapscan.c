@@ -814,7 +814,8 @@ static void *reporter_main(void *arg)
             agg_table_t snap;
             err_t e;
             if (agg_table_init(&snap, r->ms->specs, r->plan->n_select, &e) == 0) {
-                if (mapscan_snapshot(r->ms, &snap) == 0)
+                int got = r->deltas ? mapscan_take(r->ms, &snap) : mapscan_snapshot(r->ms, &snap);
+                if (got == 0)
                     r->fn(&snap, r->arg);
                 agg_table_free(&snap);
             }
@@ -825,10 +826,11 @@ static void *reporter_main(void *arg)
     return NULL;
 }
 
-void mapscan_reporter_start(mapscan_reporter_t *r, mapscan_t *ms, const plan_t *plan,
-                            int seconds, mapscan_report_fn fn, void *arg)
+static void reporter_start(mapscan_reporter_t *r, mapscan_t *ms, const plan_t *plan, int seconds,
+                           mapscan_report_fn fn, void *arg, int deltas)
 {
     memset(r, 0, sizeof *r);
+    r->deltas = deltas;
     r->ms = ms;
     r->plan = plan;
     r->seconds = seconds > 0 ? seconds : 1;
@@ -837,6 +839,18 @@ void mapscan_reporter_start(mapscan_reporter_t *r, mapscan_t *ms, const plan_t *
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->cv, NULL);
     r->running = pthread_create(&r->thread, NULL, reporter_main, r) == 0;
+}
+
+void mapscan_reporter_start(mapscan_reporter_t *r, mapscan_t *ms, const plan_t *plan,
+                            int seconds, mapscan_report_fn fn, void *arg)
+{
+    reporter_start(r, ms, plan, seconds, fn, arg, 0);
+}
+
+void mapscan_reporter_start_deltas(mapscan_reporter_t *r, mapscan_t *ms, const plan_t *plan,
+                                   int seconds, mapscan_report_fn fn, void *arg)
+{
+    reporter_start(r, ms, plan, seconds, fn, arg, 1);
 }
 
 void mapscan_reporter_stop(mapscan_reporter_t *r)

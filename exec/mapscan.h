@@ -132,6 +132,7 @@ typedef struct mapscan_reporter {
     int seconds;                 /* between reports */
     mapscan_report_fn fn;        /* receives each snapshot */
     void *arg;                   /* fn's argument */
+    int deltas;                  /* reports are takes (mapscan_take) */
     pthread_mutex_t mu;          /* guards done */
     pthread_cond_t cv;           /* wakes the thread to stop */
     int done;                    /* stop asked */
@@ -142,6 +143,12 @@ typedef struct mapscan_reporter {
  * scan then has no interim results, nothing else changes). */
 void mapscan_reporter_start(mapscan_reporter_t *r, mapscan_t *ms, const plan_t *plan,
                             int seconds, mapscan_report_fn fn, void *arg);
+/* As mapscan_reporter_start, but each report is a take (mapscan_take):
+ * what was folded since the previous one, a delta, as DTail's servers
+ * report to its clients, which add the deltas up. What was read after the
+ * last report is left in the scan, and a spill is never taken. */
+void mapscan_reporter_start_deltas(mapscan_reporter_t *r, mapscan_t *ms, const plan_t *plan,
+                                   int seconds, mapscan_report_fn fn, void *arg);
 /* Stops and joins the thread; no report is made after it returns. A
  * zero-initialised reporter that was never started is left alone. */
 void mapscan_reporter_stop(mapscan_reporter_t *r);

@@ -264,7 +264,8 @@ int session_send_table(session_t *ss, const agg_table_t *t, int final)
 /* The final result of a map whose groups spilled (Server.MapMemoryLimit):
  * the spill's runs merged key by key and sent a part at a time, so memory
  * holds one part, never the whole result. */
-static int send_spilled(session_t *ss, mapscan_t *ms)
+static int send_spilled(session_t *ss, mapscan_t *ms, const plan_t *plan,
+                        const session_map_out_t *out)
 {
     err_t e;
     err_clear(&e);
@@ -288,14 +289,14 @@ static int send_spilled(session_t *ss, mapscan_t *ms)
          * table keeps its arrays, and clearing it for every key would
          * wipe them each time. */
         if (part.keys_len + part.n_groups * part.state_size >= SESSION_AGG_PART) {
-            rc = send_table_parts(ss, &part, 1, 1);
+            rc = out->table(out->ctx, plan, &part, 1, 1);
             agg_table_clear(&part);
         }
     }
     if (rc == 0 && got < 0)
         rc = session_send_message(ss, LOG_ERROR, e.msg);
     if (rc == 0 && have_part)
-        rc = send_table_parts(ss, &part, 1, 0);   /* the last part, maybe empty */
+        rc = out->table(out->ctx, plan, &part, 1, 0);   /* the last part, maybe empty */
     spill_iter_close(it);
     if (have_acc)
         agg_table_free(&acc);
@@ -312,8 +313,9 @@ static void enc_fields(session_t *ss, void *a)
 
 /* The field report of the run, for the client's warnings; a report that
  * cannot be made only costs the client its warnings. */
-static int send_fields(session_t *ss, const mapscan_t *ms)
+static int send_fields(void *ctx, const mapscan_t *ms)
 {
+    session_t *ss = ctx;
     field_report_t fr;
     err_t e;
     if (mapscan_fields(ms, &fr, &e) < 0)
@@ -326,9 +328,23 @@ static int send_fields(session_t *ss, const mapscan_t *ms)
     return rc;
 }
 
+/* session_map_out_t.table of our protocol: AGGREGATE frames. */
+static int send_map_table(void *ctx, const plan_t *plan, const agg_table_t *t, int final,
+                          int more)
+{
+    (void)plan;
+    return send_table_parts(ctx, t, final, more);
+}
+
+typedef struct map_report {
+    const session_map_out_t *out;
+    const plan_t *plan;
+} map_report_t;
+
 static void send_interim(const agg_table_t *snap, void *arg)
 {
-    session_send_table(arg, snap, 0);
+    const map_report_t *mr = arg;
+    mr->out->table(mr->out->ctx, mr->plan, snap, 0, 0);
 }
 
 int session_plan(session_t *ss, exec_plan_t *p, const exec_request_t *rq, const exec_env_t *env)
@@ -351,13 +367,29 @@ static void drain_files(session_files_t *sf)
         session_files_done(sf, &it, 0, &none, NULL);
 }
 
-static int serve_map(session_t *ss, const exec_request_t *rq, err_t *e)
+/* The final result of a run: the field report, then the table (from the
+ * spill when groups spilled). */
+static int send_final(session_t *ss, mapscan_t *ms, const plan_t *plan, const exec_request_t *rq,
+                      const session_map_out_t *out)
+{
+    int rc = out->fields ? out->fields(out->ctx, ms) : 0;
+    if (rc == 0 && mapscan_spilled(ms)) {
+        LOG_INFO("Map spilled|%s|over Server.MapMemoryLimit", rq->files);
+        rc = send_spilled(ss, ms, plan, out);
+    } else if (rc == 0) {
+        rc = out->table(out->ctx, plan, &ms->result, 1, 0);
+    }
+    return rc;
+}
+
+int session_run_map(session_t *ss, const exec_request_t *rq, const session_map_out_t *out,
+                    int *failed, int *stopped, err_t *e)
 {
     exec_env_t env = session_exec_env(ss, 1);
     exec_plan_t p;
     int planned = session_plan(ss, &p, rq, &env);
     if (planned != 0)
-        return planned < 0 ? err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg) : 0;
+        return planned < 0 ? err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg) : 1;
     const plan_t *plan = p.map;
     ss->deadline_ms = p.mo.deadline_ms;
     ss->deadline_hit = 0;
@@ -365,11 +397,15 @@ static int serve_map(session_t *ss, const exec_request_t *rq, err_t *e)
     if (mapscan_init(&ms, &p.mo, e) < 0) {
         mapscan_free(&ms);
         exec_plan_free(&p);
-        return session_send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;
+        return session_send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 1;
     }
     mapscan_reporter_t rep;
-    mapscan_reporter_start(&rep, &ms, plan, plan->interval > 0 ? plan->interval : 5,
-                           send_interim, ss);
+    map_report_t mr = {out, plan};
+    int seconds = plan->interval > 0 ? plan->interval : 5;
+    if (out->deltas)
+        mapscan_reporter_start_deltas(&rep, &ms, plan, seconds, send_interim, &mr);
+    else
+        mapscan_reporter_start(&rep, &ms, plan, seconds, send_interim, &mr);
     session_files_t sf;
     session_files_init(&sf, ss, rq->files);
     run_inputs_t ins = session_files_inputs(&sf);
@@ -378,33 +414,19 @@ static int serve_map(session_t *ss, const exec_request_t *rq, err_t *e)
         drain_files(&sf);
     mapscan_reporter_stop(&rep);
     int cut = end == RUN_END_TIMEOUT || ss->deadline_hit;
-    int stopped = end == RUN_END_STOPPED || ss->broken;
-    int failed = sf.failed;
+    *stopped = end == RUN_END_STOPPED || ss->broken;
+    *failed = sf.failed;
     session_files_free(&sf);
     ss->deadline_ms = 0;
-    int rc;
+    int rc = 0;
     if (ms.result.failed)
         session_send_message(ss, LOG_ERROR, "out of memory: the result is incomplete");
     if (cut)
         session_send_message(ss, LOG_WARN, "timeout reached: the result covers only what was "
                                            "read until then");
-    if (stopped && ss->broken) {
+    /* The final table goes out even on shutdown: what was read counts. */
+    if (ss->broken || send_final(ss, &ms, plan, rq, out) < 0)
         rc = err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
-    } else {
-        /* The final table goes out even on shutdown: what was read counts. */
-        rc = send_fields(ss, &ms);
-        if (rc == 0 && mapscan_spilled(&ms)) {
-            LOG_INFO("Map spilled|%s|over Server.MapMemoryLimit", rq->files);
-            rc = send_spilled(ss, &ms);
-        } else if (rc == 0) {
-            rc = session_send_table(ss, &ms.result, 1);
-        }
-        if (rc == 0)
-            rc = session_send_end(ss, stopped ? WIRE_END_FAILED : failed ? WIRE_END_PARTIAL : WIRE_END_OK,
-                                  stopped ? "server is shutting down" : "");
-        if (rc < 0)
-            err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
-    }
     if (ss->env->counters) {
         map_stats_t st;
         mapscan_stats(&ms, &st);
@@ -413,6 +435,19 @@ static int serve_map(session_t *ss, const exec_request_t *rq, err_t *e)
     mapscan_free(&ms);
     exec_plan_free(&p);
     return rc;
+}
+
+static int serve_map(session_t *ss, const exec_request_t *rq, err_t *e)
+{
+    session_map_out_t out = {.table = send_map_table, .fields = send_fields, .ctx = ss};
+    int failed = 0, stopped = 0;
+    int rc = session_run_map(ss, rq, &out, &failed, &stopped, e);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
+    if (session_send_end(ss, stopped ? WIRE_END_FAILED : failed ? WIRE_END_PARTIAL : WIRE_END_OK,
+                         stopped ? "server is shutting down" : "") < 0)
+        return err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg);
+    return 0;
 }
 
 static int run_request(session_t *ss, const wire_request_t *rq, err_t *e)

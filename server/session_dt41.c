@@ -59,7 +59,7 @@ struct dt41_session {
     int have_opts;
     dt41_opts_t opts;
     int woke;                    /* ".output wake" was sent */
-    int mapped;                  /* a map command came (not served yet) */
+    int mapped;                  /* a map command came: later reads are its own */
     dt41_cmd_t cmd;
 };
 
@@ -146,19 +146,28 @@ int session_dt41_end(session_t *ss, uint8_t st, const char *message)
     return 0;
 }
 
-/* The lines of a cat or grep, in 64 KiB writes of whole messages; the
- * first comes after ".output wake", where the Go dserver's output starts. */
+/* ".output wake", where the Go dserver's output starts, before the first
+ * line or aggregate: 1 when it was appended to d->buf now. Called with
+ * send_mu held. */
+static int put_wake_locked(dt41_t *d)
+{
+    if (d->woke)
+        return 0;
+    d->woke = 1;
+    dt41_put_hidden(&d->buf, ".output wake\n", 13);
+    return 1;
+}
+
+/* The lines of a cat or grep, in 64 KiB writes of whole messages, the
+ * first after ".output wake". */
 int session_dt41_lines(void *ctx, const char *p, size_t n, int *err)
 {
     session_t *ss = ctx;
     dt41_t *d = ss->dt41;
     pthread_mutex_lock(&ss->send_mu);
     int rc = -1;
-    if (!d->woke) {
-        d->woke = 1;
-        dt41_put_hidden(&d->buf, ".output wake\n", 13);
+    if (put_wake_locked(d))
         flush_locked(d);
-    }
     if (!ss->broken) {
         rc = stream_write(ss->s, p, n, &ss->send_err);
         if (rc < 0)
@@ -167,6 +176,39 @@ int session_dt41_lines(void *ctx, const char *p, size_t n, int *err)
     pthread_mutex_unlock(&ss->send_mu);
     if (rc < 0)
         *err = EPIPE;
+    return rc;
+}
+
+int session_dt41_table(session_t *ss, const plan_t *plan, const agg_table_t *t,
+                       const agg_table_t *latest)
+{
+    dt41_t *d = ss->dt41;
+    dt41_aggout_t o;
+    dt41_aggout_init(&o, d->host, plan);
+    o.latest = latest;
+    pthread_mutex_lock(&ss->send_mu);
+    size_t before = d->buf.len;
+    int woke = put_wake_locked(d), sent = 0, rc = 0;
+    for (size_t g = 0; g < t->n_groups && rc == 0; g++) {
+        int put = dt41_aggout_put(&o, &d->buf, t, g);
+        sent |= put > 0;
+        if (put < 0)
+            rc = -2;
+        else if (d->buf.len >= DT41_LINE_BATCH)
+            rc = flush_locked(d);
+    }
+    if (rc == -2)
+        d->buf.len = 0;    /* what did not fit is not sent half */
+    if (woke && !sent) {   /* nothing went out: the wake waits for what does */
+        d->buf.len = before;
+        d->woke = 0;
+    }
+    if (rc == 0 && d->buf.len)
+        rc = flush_locked(d);
+    pthread_mutex_unlock(&ss->send_mu);
+    dt41_aggout_free(&o);
+    if (rc == -2)
+        return session_send_message(ss, LOG_ERROR, "out of memory: the result is incomplete");
     return rc;
 }
 
@@ -377,21 +419,140 @@ static int serve_scan(dt41_t *d, const exec_request_t *rq, err_t *e)
     return rc;
 }
 
-/* Whether c, just parsed, is a tail of the same pattern as the first. */
-static int same_tail(const dt41_cmd_t *c, enum dt41_match match, const char *pattern)
+/* A map run's sending in a 4.1 session (session_map_out_t). */
+typedef struct dt41_map {
+    session_t *ss;
+    /* Every group so far, kept once a report went out of a query with
+     * last() or len() (dt41_aggout_t.latest). */
+    agg_table_t latest;
+    int have_latest;
+    int reported;                /* an interim report went out */
+} dt41_map_t;
+
+static int has_last(const plan_t *plan)
 {
+    for (size_t s = 0; s < plan->n_select; s++)
+        if (plan->select[s].agg == PLAN_AGG_LAST || plan->select[s].agg == PLAN_AGG_LEN)
+            return 1;
+    return 0;
+}
+
+/* session_map_out_t.table: a delta's groups as AGGREGATE messages. */
+static int put_map_table(void *ctx, const plan_t *plan, const agg_table_t *t, int final, int more)
+{
+    (void)more;
+    dt41_map_t *m = ctx;
+    m->reported |= !final;
+    if (m->reported && has_last(plan)) {
+        err_t e;
+        if (!m->have_latest && agg_table_init(&m->latest, t->specs, t->n_specs, &e) < 0)
+            return session_send_message(m->ss, LOG_ERROR, e.msg);
+        m->have_latest = 1;
+        if (agg_table_merge(&m->latest, t) < 0)
+            session_send_message(m->ss, LOG_ERROR, "out of memory: last() may be an older value");
+    }
+    return session_dt41_table(m->ss, plan, t, m->have_latest ? &m->latest : NULL);
+}
+
+/* A map over whole files: deltas every interval, the last at the end. */
+static int run_map_request(dt41_t *d, const exec_request_t *rq, err_t *e)
+{
+    session_t *ss = d->ss;
+    dt41_map_t m = {.ss = ss};
+    session_map_out_t out = {.table = put_map_table, .ctx = &m, .deltas = 1};
+    int failed = 0, stopped = 0;
+    int rc = session_run_map(ss, rq, &out, &failed, &stopped, e);
+    if (m.have_latest)
+        agg_table_free(&m.latest);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;   /* 1: an invalid query, said */
+    return stopped ? session_send_end(ss, WIRE_END_FAILED, "server is shutting down") : 0;
+}
+
+static const char *request_name(const exec_request_t *rq)
+{
+    switch (rq->kind) {
+    case EXEC_GREP: return "grep";
+    case EXEC_TAIL: return "tail";
+    case EXEC_MAP: return "map";
+    default: return "cat";
+    }
+}
+
+/* Runs rq, one request of the session, logged and counted as ours are. */
+static int run_request(dt41_t *d, const exec_request_t *rq, err_t *e)
+{
+    session_t *ss = d->ss;
+    LOG_INFO("Request|%s@%s|4.1 %s|%s", ss->env->user, ss->env->hostname, request_name(rq),
+             rq->files);
+    if (ss->env->counters)
+        atomic_fetch_add(&ss->env->counters->requests, 1);
+    wire_request_t wq;   /* as the tail's LINES frames would ask: none here */
+    memset(&wq, 0, sizeof wq);
+    stream_busy(ss->s, 1);
+    int rc = rq->kind == EXEC_TAIL ? session_run_tail(ss, &wq, rq, e)
+             : rq->kind == EXEC_MAP ? run_map_request(d, rq, e)
+                                    : serve_scan(d, rq, e);
+    stream_busy(ss->s, 0);
+    return rc;
+}
+
+/* The pattern of the first of the tails that go together. */
+typedef struct tail_match {
+    enum dt41_match match;
+    const char *pattern;
+} tail_match_t;
+
+/* Whether c, just parsed, is a tail of the same pattern as the first. */
+static int same_tail(const dt41_cmd_t *c, const void *ctx)
+{
+    const tail_match_t *tm = ctx;
     if (c->kind != DT41_CMD_TAIL)
         return 0;
     enum dt41_match m = c->has_regex ? c->regex.match : DT41_MATCH_NOOP;
-    if (m != match)
+    if (m != tm->match)
         return 0;
     return m == DT41_MATCH_NOOP ||
-           (c->regex.pattern.n == strlen(pattern) && memcmp(c->regex.pattern.p, pattern, c->regex.pattern.n) == 0);
+           (c->regex.pattern.n == strlen(tm->pattern) &&
+            memcmp(c->regex.pattern.p, tm->pattern, c->regex.pattern.n) == 0);
 }
 
-/* tail: a Go client sends one per file, to run side by side. The tails
- * that come together with the same pattern are one follow run of ours
- * over all their files (session_tail.c), until the client closes. */
+/* Appends path to the comma list *files (NULL: none yet); -1 out of memory. */
+static int add_path(char **files, dt41_str_t path)
+{
+    size_t fl = *files ? strlen(*files) : 0, sep = *files && fl ? 1 : 0;
+    char *more = realloc(*files, fl + sep + path.n + 1);
+    if (!more)
+        return -1;
+    if (sep)
+        more[fl] = ',';
+    memcpy(more + fl + sep, path.p, path.n);
+    more[fl + sep + path.n] = '\0';
+    *files = more;
+    return 0;
+}
+
+/* A Go client sends one read command per file, to run side by side: the
+ * frames that come next (within the grace) and go together (together(c,
+ * ctx)) add their files to *files. The first that does not stays queued,
+ * to be parsed again as the next command. */
+static void gather_reads(dt41_t *d, char **files, int (*together)(const dt41_cmd_t *c, const void *ctx),
+                         const void *ctx)
+{
+    dt41_piece_t *pc;
+    while ((pc = peek_piece(d, DT41_GRACE_MS)) != NULL) {
+        dt41_reject_t r;
+        err_t pe;
+        if (dt41_cmd_parse(&d->cmd, pc->p, pc->n, &r, &pe) < 0 || !together(&d->cmd, ctx) ||
+            add_path(files, d->cmd.path) < 0)
+            return;
+        free(next_piece(d, 0));
+    }
+}
+
+/* tail: the tails that come together with the same pattern are one
+ * follow run of ours over all their files (session_tail.c), until the
+ * client closes. */
 static int serve_tail(dt41_t *d, const dt41_cmd_t *c, err_t *e)
 {
     session_t *ss = d->ss;
@@ -405,36 +566,15 @@ static int serve_tail(dt41_t *d, const dt41_cmd_t *c, err_t *e)
     }
     exec_request_t rq;
     request_of(d, c, &rq, pattern, cap);
-    enum dt41_match match = c->has_regex ? c->regex.match : DT41_MATCH_NOOP;
     const char *raw = c->has_regex ? c->regex.pattern.p : "";
     size_t raw_n = c->has_regex ? c->regex.pattern.n : 0;
     char *first = strndup(raw, raw_n);   /* c's spans go with the next parse */
-    dt41_piece_t *pc;
-    while (first && (pc = peek_piece(d, DT41_GRACE_MS)) != NULL) {
-        dt41_reject_t r;
-        err_t pe;
-        if (dt41_cmd_parse(&d->cmd, pc->p, pc->n, &r, &pe) < 0 || !same_tail(&d->cmd, match, first))
-            break;   /* the frame is parsed again as the next command */
-        size_t fl = strlen(files), pl = d->cmd.path.n;
-        char *more = realloc(files, fl + 1 + pl + 1);
-        if (!more)
-            break;
-        files = more;
-        files[fl] = ',';
-        memcpy(files + fl + 1, d->cmd.path.p, pl);
-        files[fl + 1 + pl] = '\0';
-        free(next_piece(d, 0));
-    }
+    tail_match_t tm = {c->has_regex ? c->regex.match : DT41_MATCH_NOOP, first};
+    if (first)
+        gather_reads(d, &files, same_tail, &tm);
     free(first);
     rq.files = files;
-    LOG_INFO("Request|%s@%s|4.1 tail|%s", ss->env->user, ss->env->hostname, files);
-    if (ss->env->counters)
-        atomic_fetch_add(&ss->env->counters->requests, 1);
-    wire_request_t wq;   /* as the tail's LINES frames would ask: none here */
-    memset(&wq, 0, sizeof wq);
-    stream_busy(ss->s, 1);
-    int rc = session_run_tail(ss, &wq, &rq, e);
-    stream_busy(ss->s, 0);
+    int rc = run_request(d, &rq, e);
     free(files);
     free(pattern);
     return rc;
@@ -456,16 +596,58 @@ static int serve_read(dt41_t *d, const dt41_cmd_t *c, err_t *e)
         exec_request_t rq;
         request_of(d, c, &rq, pattern, c->regex.pattern.n + 1);
         rq.files = files;
-        LOG_INFO("Request|%s@%s|4.1 %s|%s", ss->env->user, ss->env->hostname,
-                 rq.kind == EXEC_GREP ? "grep" : "cat", files);
-        if (ss->env->counters)
-            atomic_fetch_add(&ss->env->counters->requests, 1);
-        stream_busy(ss->s, 1);
-        rc = serve_scan(d, &rq, e);
-        stream_busy(ss->s, 0);
+        rc = run_request(d, &rq, e);
     }
     free(files);
     free(pattern);
+    return rc;
+}
+
+/* Whether c reads files: the commands a map's input comes from. */
+static int is_read(const dt41_cmd_t *c)
+{
+    return c->kind == DT41_CMD_CAT || c->kind == DT41_CMD_GREP || c->kind == DT41_CMD_TAIL;
+}
+
+/* Whether c goes with the reads of a map before it: followed (tail) as
+ * they are, or read (cat, grep) as they are. */
+static int same_reading(const dt41_cmd_t *c, const void *ctx)
+{
+    const int *tail = ctx;
+    return is_read(c) && (c->kind == DT41_CMD_TAIL) == *tail;
+}
+
+/* map: its input is the read commands that come with it, a cat per file
+ * (dmap, "timeout N cat" with --timeout) or a tail per file (dtail
+ * --query). Their patterns are not applied: the query's table filters
+ * its lines, as in our protocol. */
+static int serve_map(dt41_t *d, const dt41_cmd_t *c, err_t *e)
+{
+    session_t *ss = d->ss;
+    d->mapped = 1;   /* reads that come later are not read as lines */
+    char *query = strndup(c->query.p, c->query.n);   /* c's spans go with the next parse */
+    char *files = NULL;
+    if (!query || add_path(&files, (dt41_str_t){"", 0}) < 0) {
+        free(query);
+        return session_send_end(ss, WIRE_END_FAILED, "out of memory");
+    }
+    exec_request_t rq = {.kind = EXEC_MAP, .regex = "", .query = query};
+    dt41_piece_t *pc = peek_piece(d, DT41_GRACE_MS);
+    dt41_reject_t r;
+    err_t pe;
+    if (pc && dt41_cmd_parse(&d->cmd, pc->p, pc->n, &r, &pe) == 0 && is_read(&d->cmd) &&
+        add_path(&files, d->cmd.path) == 0) {
+        free(next_piece(d, 0));
+        take_opts(d, &d->cmd);
+        int tail = d->cmd.kind == DT41_CMD_TAIL;
+        rq.kind = tail ? EXEC_TAIL : EXEC_MAP;
+        rq.timeout_s = d->cmd.has_timeout ? d->cmd.timeout : 0;
+        gather_reads(d, &files, same_reading, &tail);
+    }
+    rq.files = files;
+    int rc = run_request(d, &rq, e);
+    free(files);
+    free(query);
     return rc;
 }
 
@@ -519,9 +701,7 @@ static int serve_frame(dt41_t *d, const char *p, size_t n, err_t *e)
     case DT41_CMD_HEALTH:
         return serve_health(d) < 0 ? -1 : STEP_FINISHED;
     case DT41_CMD_MAP:
-        d->mapped = 1;
-        rc = session_send_end(d->ss, WIRE_END_FAILED,
-                              "map queries are not served to DTail 4.1 clients yet");
+        rc = serve_map(d, c, e);
         return rc < 0 ? -1 : STEP_FINISHED;
     case DT41_CMD_ACK:
         return c->close ? STEP_CLOSE : STEP_GO_ON;

@@ -17,6 +17,7 @@
 #include "parser/parser.h"
 #include "server/permissions.h"
 #include "server/session.h"
+#include "wire/dt41.h"
 #include "wire/frame.h"
 #include "wire/msg.h"
 
@@ -132,6 +133,30 @@ int session_run_lines(session_t *ss, const exec_request_t *rq, outbuf_t *out,
  * is invalid (the client got an END saying why), -1 when the client is
  * gone. */
 int session_plan(session_t *ss, exec_plan_t *p, const exec_request_t *rq, const exec_env_t *env);
+/* How a map run's results go out: the protocol's part of session_run_map. */
+typedef struct session_map_out {
+    /* Sends table t of the result (plan names its items): an interim
+     * report, or with final the result of the run; more: parts of the
+     * same final table follow. 0, or -1 when the client is gone. */
+    int (*table)(void *ctx, const plan_t *plan, const agg_table_t *t, int final, int more);
+    /* Sends the run's field report before the final table; may be NULL. */
+    int (*fields)(void *ctx, const mapscan_t *ms);
+    void *ctx;
+    /* Interim reports are deltas, what was read since the previous one
+     * (DTail's clients add them up), and the final table what came after
+     * the last; else each is the whole result so far (ours replace it). */
+    int deltas;
+} session_map_out_t;
+/* The map run of rq over its files, the same for both protocols: the
+ * query parsed, the scan with a report every interval, the messages of a
+ * timeout or an incomplete result, the final table (streamed from the
+ * spill when groups spilled); the end of the request is the caller's.
+ * Returns 0 when the final table went out (*failed: files that could not
+ * be read; *stopped: the server stopped the run early), 1 when the run did
+ * not start (an invalid query: the client got an END saying why), -1 when
+ * the client is gone (e says so). */
+int session_run_map(session_t *ss, const exec_request_t *rq, const session_map_out_t *out,
+                    int *failed, int *stopped, err_t *e);
 
 /* TAIL: follows the files until the client closes or sends another frame,
  * the request's timeout passes, or the server stops (session_tail.c).
@@ -151,6 +176,32 @@ int session_dt41_end(session_t *ss, uint8_t st, const char *message);
 int session_dt41_message(session_t *ss, enum log_level level, const char *text);
 /* An outbuf sink (ctx: the session) writing a 4.1 line sink's messages. */
 int session_dt41_lines(void *ss, const char *p, size_t n, int *err);
+/* A map's table (plan names its items) as AGGREGATE messages of one per
+ * group, after ".output wake" if nothing was sent yet: what a 4.1 session
+ * sends for our AGGREGATE frames. latest: see dt41_aggout_t. */
+int session_dt41_table(session_t *ss, const plan_t *plan, const agg_table_t *t,
+                       const agg_table_t *latest);
+
+/* Builds the AGGREGATE messages of a table's groups (session_dt41_agg.c). */
+typedef struct dt41_aggout {
+    const char *host;            /* this server's */
+    const plan_t *plan;          /* names the select items */
+    /* NULL, or every group so far: last() and len() of a group are taken
+     * from there, as the value of a delta may be an older line's (read
+     * after a newer one by another worker) and the Go client takes the
+     * last value it hears. */
+    const agg_table_t *latest;
+    dt41_agg_t msg;              /* the message being built */
+    char *key;                   /* its group key's text */
+    size_t key_cap;
+} dt41_aggout_t;
+
+void dt41_aggout_init(dt41_aggout_t *o, const char *host, const plan_t *plan);
+void dt41_aggout_free(dt41_aggout_t *o);
+/* Appends group g of t to b as the Go dserver's message of it: 1, or 0 when
+ * nothing of the group aggregated (Go has no set then and sends none), -1
+ * when out of memory. */
+int dt41_aggout_put(dt41_aggout_t *o, wire_buf_t *b, const agg_table_t *t, size_t g);
 /* Waits for the client's next frame (left queued): 1, or 0 when the
  * client closed, -1 when *stop was set first. */
 int session_dt41_wait(session_t *ss, volatile int *stop);

@@ -332,8 +332,9 @@ static int send_delta(tail_run_t *t, int final)
         return session_send_message(t->ss, LOG_ERROR, e.msg);
     take_t tk = {&d, 0};
     follow_run_each(t->run, take_file, &tk);
-    int rc = tk.rc < 0 ? session_send_message(t->ss, LOG_ERROR, "out of memory: a report is incomplete")
-                : session_send_table(t->ss, &d, final);
+    int rc = tk.rc < 0    ? session_send_message(t->ss, LOG_ERROR, "out of memory: a report is incomplete")
+             : t->ss->dt41 ? session_dt41_table(t->ss, t->plan, &d, NULL)
+                           : session_send_table(t->ss, &d, final);
     agg_table_free(&d);
     return rc;
 }

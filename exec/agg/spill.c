@@ -88,7 +88,7 @@ typedef struct dkey_cursor {
 } dkey_cursor_t;
 
 /* The next display byte, or -1 at the end (a malformed tail ends the key,
- * as result.c's display_key stops there). */
+ * as result.c's result_group_key stops there). */
 static int dkey_next(dkey_cursor_t *c)
 {
     for (;;) {

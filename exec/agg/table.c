@@ -150,6 +150,13 @@ static void init_state(agg_table_t *t, unsigned char *rec)
         if (agg == PLAN_AGG_MIN || agg == PLAN_AGG_MAX) {
             double none = NAN;
             memcpy(rec + t->specs[s].off, &none, sizeof none);
+        } else if (agg == PLAN_AGG_SUM || agg == PLAN_AGG_AVG || agg == PLAN_AGG_PERCENTAGE ||
+                   agg == PLAN_AGG_PERCENTILE) {
+            /* -0 is the sum of nothing that adds every value exactly, as
+             * DTail's sum does starting from its first value: a sum of
+             * -0 alone stays -0 (with +0 it would be 0). */
+            double none = -0.0;
+            memcpy(rec + t->specs[s].off, &none, sizeof none);
         }
     }
 }
@@ -661,7 +668,7 @@ double agg_state_number(const agg_spec_t *spec, const unsigned char *st)
     default: {
         agg_sum_t s;
         memcpy(&s, st, sizeof s);
-        return s.sum;
+        return s.n ? s.sum : 0;
     }
     }
 }

@@ -124,9 +124,7 @@ static int cmp_double(const void *a, const void *b)
     return cmp_num(*(const double *)a, *(const double *)b);
 }
 
-/* The display key of a group: its length-prefixed parts joined by ','.
- * out has room for the key's length plus one. */
-static char *display_key(const agg_table_t *t, size_t g, char *out, size_t *len)
+char *result_group_key(const agg_table_t *t, size_t g, char *out, size_t *len)
 {
     const char *k = agg_table_key(t, g);
     size_t kl = t->groups[g].key_len;
@@ -339,7 +337,7 @@ int result_build(const plan_t *plan, const agg_table_t *t, long long limit, resu
         goto nomem;
     for (size_t g = 0, off = 0; g < ng; g++) {
         rows[g].group = g;
-        rows[g].key = display_key(t, g, keybuf + off, &rows[g].key_len);
+        rows[g].key = result_group_key(t, g, keybuf + off, &rows[g].key_len);
         off += rows[g].key_len + 1;
     }
     int (*cmp)(const void *, const void *) = cmp_key;

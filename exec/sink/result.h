@@ -75,6 +75,11 @@ int result_format_cell(char *buf, size_t cap, const agg_spec_t *spec, const unsi
                        const result_col_totals_t *ct);
 size_t result_cell_need(const agg_spec_t *spec, const unsigned char *st);
 
+/* The display key of group g of t: its length-prefixed parts joined by
+ * ',' (DTail's group key), into out, which has room for the key's length
+ * plus one; *len is its length. Returns out. */
+char *result_group_key(const agg_table_t *t, size_t g, char *out, size_t *len);
+
 /* limit < 0: all rows. */
 int result_build(const plan_t *plan, const agg_table_t *t, long long limit, result_t *r, err_t *e);
 void result_free(result_t *r);

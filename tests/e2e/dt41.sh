@@ -123,6 +123,30 @@ tail)
   [ "$(wc -l <"$T/tail.go.sorted")" -eq 3 ] || fail "tail: the Go dserver sent $(wc -l <"$T/tail.go.sorted") lines, want 3"
   expect_bytes tail "$T/tail.c.sorted" "$T/tail.go.sorted"
   ;;
+map)
+  # dmap: every compat query, as the compat e2e tests run them (dmap.sh),
+  # writes the same CSV through either dserver; the Go dmap writes its
+  # rows in its map's order, so they compare as multisets, as DTail's own
+  # tests compare them.
+  need_compat
+  setup_both
+  cp "$M" "$D/mapr_testdata.log"
+  chmod 644 "$D/mapr_testdata.log"
+  n=0
+  for q in "$COMPAT_Q1" "$COMPAT_Q1 where lifetimeConnections >= 3" \
+    "$COMPAT_Q1 where \$time eq \"1002-071949\"" "$COMPAT_Q1D" "$COMPAT_Q2"; do
+    n=$((n + 1))
+    for who in go c; do
+      port=$GO_PORT u=dtail
+      [ $who = c ] && port=$SERVER_PORT u=$SERVER_USER
+      go_client "map$n.$who" "$port" "$u" dmap --query "$q outfile $T/map$n.$who.csv" \
+        --files "$D/mapr_testdata.log"
+      [ -s "$T/map$n.$who.csv" ] || fail "map$n: the Go dmap wrote no CSV through the $who dserver"
+    done
+    [ "$(wc -l <"$T/map$n.go.csv")" -ge 2 ] || fail "map$n: the Go dserver's CSV has no rows"
+    expect_multiset "map$n ($q)" "$T/map$n.c.csv" "$T/map$n.go.csv"
+  done
+  ;;
 health)
   setup_both
   run health.go "$PEERS/dtailhealth" --server "127.0.0.1:$GO_PORT"

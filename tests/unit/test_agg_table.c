@@ -253,6 +253,29 @@ static void test_semantics(void **state)
     agg_table_free(&t);
 }
 
+/* DTail's sum starts from the first value: a sum of -0 alone is -0, as
+ * the Go dserver sends and prints it; -0 and 0 make 0; no value is 0. */
+static void test_sum_of_negative_zero(void **state)
+{
+    (void)state;
+    err_t e;
+    agg_table_t t;
+    assert_int_equal(agg_table_init(&t, specs, N_SPECS, &e), 0);
+    row_t rows[] = {{"a", "-0", 0, 1}, {"b", "-0", 0, 2}, {"b", "0", 0, 3}, {"c", "x", 0, 4}};
+    fold(&t, rows, 4);
+    assert_int_equal(t.n_groups, 3);
+    for (size_t g = 0; g < 3; g++) {
+        const unsigned char *st = agg_table_state(&t, g, 1);
+        agg_sum_t s;
+        memcpy(&s, st, sizeof s);
+        double v = agg_state_number(&t.specs[1], st);
+        assert_true(v == 0);
+        assert_int_equal(signbit(v) != 0, g == 0);
+        assert_int_equal(signbit(s.sum) != 0, g != 1);
+    }
+    agg_table_free(&t);
+}
+
 /* Values that are never numbers: each numeric aggregate skips and counts
  * them, and an item marked null_empty renders the state without a number
  * as an empty cell, also after a serialized merge (the server's path);
@@ -436,6 +459,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_semantics),
         cmocka_unit_test(test_no_number_is_empty),
+        cmocka_unit_test(test_sum_of_negative_zero),
         cmocka_unit_test(test_merge_equals_whole),
         cmocka_unit_test(test_parts_join_equals_whole),
         cmocka_unit_test(test_malformed_partials_are_errors),
