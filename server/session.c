@@ -532,6 +532,7 @@ static int handshake(session_t *ss, wire_reader_t *r, err_t *e)
     wire_hello_t client;
     if (wire_decode_hello(&f, &client, e) < 0)
         return hello_refused(ss, e);
+    r->dec.skip_hello_end = 1;   /* after a client's HELLO, for a 4.1 server */
     wire_hello_t mine;
     wire_hello_init(&mine, ss->env->hostname);
     if (send_small(ss, enc_hello, &mine) < 0)

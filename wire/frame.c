@@ -117,6 +117,11 @@ static int decompress(wire_decoder_t *d, wire_frame_t *f, unsigned long long at,
 
 int wire_decoder_next(wire_decoder_t *d, wire_frame_t *f, err_t *e)
 {
+    if (d->skip_hello_end && d->len > d->off) {
+        if (d->buf[d->off] == WIRE_HELLO_END)
+            d->off++;
+        d->skip_hello_end = 0;
+    }
     size_t have = d->len - d->off;
     if (have < WIRE_HEADER_LEN)
         return 0;
@@ -159,26 +164,48 @@ void wire_reader_free(wire_reader_t *r)
     wire_decoder_free(&r->dec);
 }
 
+/* One read from the stream into the decoder: 1, 0 at its end, -1. */
+static int read_more(wire_reader_t *r, err_t *e)
+{
+    size_t avail;
+    unsigned char *p = wire_decoder_space(&r->dec, r->chunk ? r->chunk : READ_CHUNK, &avail);
+    if (!p)
+        return err_set(e, ERR_NOMEM, "out of memory reading frames");
+    ssize_t n = stream_read(r->s, p, avail, e);
+    if (n < 0)
+        return -1;
+    if (n == 0)
+        return 0;
+    wire_decoder_commit(&r->dec, (size_t)n);
+    return 1;
+}
+
+int wire_reader_peek(wire_reader_t *r, unsigned char *first, err_t *e)
+{
+    while (r->dec.len == r->dec.off) {
+        int rc = read_more(r, e);
+        if (rc <= 0)
+            return rc;
+    }
+    *first = r->dec.buf[r->dec.off];
+    return 1;
+}
+
 int wire_read_frame(wire_reader_t *r, wire_frame_t *f, err_t *e)
 {
     for (;;) {
         int rc = wire_decoder_next(&r->dec, f, e);
         if (rc != 0)
             return rc;
-        size_t avail;
-        unsigned char *p = wire_decoder_space(&r->dec, r->chunk ? r->chunk : READ_CHUNK, &avail);
-        if (!p)
-            return err_set(e, ERR_NOMEM, "out of memory reading frames");
-        ssize_t n = stream_read(r->s, p, avail, e);
-        if (n < 0)
+        rc = read_more(r, e);
+        if (rc < 0)
             return -1;
-        if (n == 0) {
+        if (rc == 0) {
             if (wire_decoder_pending(&r->dec))
                 return err_set(e, ERR_INPUT, "connection ended inside a frame (%zu bytes pending)",
                                r->dec.len - r->dec.off);
             return 0;
         }
-        wire_decoder_commit(&r->dec, (size_t)n);
     }
 }
 

@@ -62,6 +62,13 @@ typedef struct wire_frame {
     size_t len;                /* payload bytes */
 } wire_frame_t;
 
+/* The byte a client sends right after its HELLO. A DTail 4.1 server
+ * reads commands up to ';': it takes the HELLO for one, refuses it in
+ * 4.1 and goes on, so the client learns from the first bytes of the
+ * answer which protocol the server speaks (docs/protocol.md,
+ * "Handshake"). Our server skips it. */
+#define WIRE_HELLO_END ';'
+
 typedef struct wire_decoder {
     unsigned char *buf;        /* received bytes */
     size_t off;                /* start of the first unconsumed byte */
@@ -72,6 +79,8 @@ typedef struct wire_decoder {
     unsigned char *zbuf;       /* decompressed payload */
     size_t zcap;               /* its size */
     void *zd;                  /* ZSTD_DCtx, created on first use */
+    int skip_hello_end;        /* the next byte, if WIRE_HELLO_END, is
+                                  dropped (set by a server after HELLO) */
 } wire_decoder_t;
 
 int wire_decoder_init(wire_decoder_t *d, size_t max_payload, err_t *e);
@@ -85,6 +94,13 @@ int wire_decoder_feed(wire_decoder_t *d, const void *p, size_t n, err_t *e);
 /* 1: *f is the next frame; 0: more bytes are needed; -1: malformed (e set;
  * the stream cannot be resynchronised and should be closed). */
 int wire_decoder_next(wire_decoder_t *d, wire_frame_t *f, err_t *e);
+/* The received bytes not yet decoded (a client that found a DTail 4.1
+ * server hands them to that protocol's reader). */
+static inline size_t wire_decoder_unread(const wire_decoder_t *d, const unsigned char **p)
+{
+    *p = d->buf + d->off;
+    return d->len - d->off;
+}
 /* Whether bytes of an incomplete frame are pending (EOF there is an error). */
 static inline int wire_decoder_pending(const wire_decoder_t *d) { return d->len > d->off; }
 
@@ -101,6 +117,9 @@ typedef struct wire_reader {
 int wire_reader_init(wire_reader_t *r, stream_t *s, size_t max_payload, err_t *e);
 void wire_reader_free(wire_reader_t *r);
 int wire_read_frame(wire_reader_t *r, wire_frame_t *f, err_t *e);
+/* Reads until a byte is there and stores it in *first without taking it:
+ * 1, or 0 at the end of the stream, or -1. */
+int wire_reader_peek(wire_reader_t *r, unsigned char *first, err_t *e);
 
 /* A growable byte buffer for encoding; `failed` is set on allocation
  * failure and makes later puts no-ops. */

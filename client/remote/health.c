@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "client/remote/dt41.h"
+#include "client/remote/hello.h"
 #include "client/remote/ssh.h"
 #include "wire/frame.h"
 #include "wire/msg.h"
@@ -32,21 +34,27 @@ static int says_trouble(const wire_view_t *t, enum health_status *st, err_t *e)
     return 0;
 }
 
-static enum health_status converse(stream_t *s, err_t *e)
+static enum health_status converse(stream_t *s, int timeout_ms, err_t *e)
 {
-    wire_buf_t b = {0};
-    wire_hello_t hello;
-    wire_hello_init(&hello, "dtailhealth");
-    wire_encode_hello(&b, &hello);
-    wire_request_t rq = {.kind = WIRE_KIND_HEALTH, .files = "", .regex = "", .query = ""};
-    wire_encode_request(&b, &rq);
-    int rc = wire_buf_send(&b, s, e);
-    wire_buf_free(&b);
-    if (rc < 0)
-        return HEALTH_CRITICAL;
     wire_reader_t r;
     if (wire_reader_init(&r, s, 0, e) < 0)
         return HEALTH_CRITICAL;
+    wire_hello_t server;
+    int proto = remote_hello(s, &r, "dtailhealth", timeout_ms, &server, e);
+    if (proto == REMOTE_PROTO_DT41) {
+        int ok = remote_dt41_health(s, &r, e);
+        wire_reader_free(&r);
+        return ok == 1 ? HEALTH_OK : HEALTH_CRITICAL;
+    }
+    wire_buf_t b = {0};
+    wire_request_t rq = {.kind = WIRE_KIND_HEALTH, .files = "", .regex = "", .query = ""};
+    wire_encode_request(&b, &rq);
+    int rc = proto < 0 ? -1 : wire_buf_send(&b, s, e);
+    wire_buf_free(&b);
+    if (rc < 0) {
+        wire_reader_free(&r);
+        return HEALTH_CRITICAL;
+    }
     enum health_status st = HEALTH_CRITICAL;
     int trouble = 0;
     for (;;) {
@@ -86,7 +94,7 @@ enum health_status health_check_run(const char *host, int port, int connect_time
     stream_t s;
     if (ssh_client_open(host, port, &o, &s, e) < 0)
         return HEALTH_CRITICAL;
-    enum health_status st = converse(&s, e);
+    enum health_status st = converse(&s, connect_timeout_ms, e);
     stream_close(&s);
     return st;
 }

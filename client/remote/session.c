@@ -9,6 +9,8 @@
 
 #include "base/log.h"
 #include "base/term.h"
+#include "client/remote/dt41.h"
+#include "client/remote/hello.h"
 #include "client/remote/ssh.h"
 #include "exec/sink/lines.h"
 
@@ -67,25 +69,18 @@ int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t 
     }
     c->r.chunk = t->read_max;
     c->open = 1;
-    wire_buf_t b = {0};
-    wire_hello_t mine;
     char me[256];
     cli_host_name(me, sizeof me);
-    wire_hello_init(&mine, me);
-    wire_encode_hello(&b, &mine);
-    int rc = wire_buf_send(&b, &c->s, e);
-    wire_buf_free(&b);
-    wire_frame_t f;
-    if (rc == 0) {
-        rc = wire_read_frame(&c->r, &f, e);
-        if (rc == 0)
-            rc = err_set(e, ERR_IO, "the server closed the connection before its HELLO");
-        else if (rc > 0)
-            rc = wire_decode_hello(&f, &c->server, e);
-    }
-    if (rc < 0) {
+    int proto = remote_hello(&c->s, &c->r, me, cfg->ssh_connect_timeout_ms, &c->server, e);
+    if (proto < 0) {
         remote_close(c);
         return -1;
+    }
+    if (proto == REMOTE_PROTO_DT41) {
+        /* a Go dserver: no HELLO, the name asked for stands for it */
+        c->dt41 = 1;
+        snprintf(c->server.host, sizeof c->server.host, "%s", t->host);
+        return 0;
     }
     c->zstd = o->compress && (c->server.caps & WIRE_CAP_ZSTD);
     return 0;
@@ -100,6 +95,9 @@ wire_request_t remote_build_request(const exec_request_t *rq, char *files)
 
 int remote_send(remote_conn_t *c, const wire_request_t *rq, err_t *e)
 {
+    if (c->dt41)
+        return err_set(e, ERR_USAGE, "an interactive reload is not supported yet through a "
+                                     "DTail 4.1 server");
     wire_request_t w = *rq;
     c->render = rq->render;
     if (c->zstd)
@@ -193,6 +191,8 @@ static int request_frames(remote_conn_t *c, outbuf_t *out, const remote_handler_
 int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
                    const remote_handler_t *h, client_run_t *rs, err_t *e)
 {
+    if (c->dt41)
+        return remote_dt41_request(c, rq, out, h, rs, e);
     if (rq && remote_send(c, rq, e) < 0)
         return -1;
     agg_bytes_t parts = {0};

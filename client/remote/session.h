@@ -34,6 +34,8 @@ typedef struct remote_conn {
     int zstd;                    /* ask for compressed LINES: --compress and the
                                     server offers zstd (docs/protocol.md) */
     int open;                    /* s and r need closing */
+    int dt41;                    /* the server speaks DTail 4.1 (a Go dserver):
+                                    requests go through client/remote/dt41.h */
     size_t agg_max;              /* bytes a table sent in parts may reach;
                                     0: REMOTE_AGG_MAX */
     int escape;                  /* stdout is a terminal: LINES are escaped

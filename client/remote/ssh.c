@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "client/tools/lazy_lib.h"
 #include "transport/ssh_stream.h"
 
@@ -22,7 +23,22 @@ typedef struct ssh_conn {
     ssh_stream_t io;    /* sess, ch, the read-ahead buffer */
     pthread_mutex_t mu; /* one libssh call at a time: a reader thread and a
                            writer thread (interactive reloads) share sess */
+    long long read_deadline_ms; /* a read waiting past it ends; 0: none */
 } ssh_conn_t;
+
+static int read_deadline_passed(void *ctx)
+{
+    const ssh_conn_t *c = ctx;
+    return c->read_deadline_ms && clock_now_ms() >= c->read_deadline_ms;
+}
+
+void ssh_client_read_deadline(stream_t *s, long long deadline_ms)
+{
+    ssh_conn_t *c = s->ctx;
+    c->read_deadline_ms = deadline_ms;
+    c->io.read_ends = deadline_ms ? read_deadline_passed : NULL;
+    c->io.read_ends_ctx = c;
+}
 
 static const ssh_stream_calls_t *client_calls(void)
 {

@@ -37,6 +37,10 @@ typedef struct ssh_client_opts {
  * stream) do not name the server: the caller, which knows it, does. */
 int ssh_client_open(const char *host, int port, const ssh_client_opts_t *o, stream_t *out, err_t *e);
 
+/* A read of s (from ssh_client_open) that waits past deadline_ms
+ * (clock_now_ms) ends as the end of the stream; 0 removes it. */
+void ssh_client_read_deadline(stream_t *s, long long deadline_ms);
+
 /* Splits "host[:port]" (port default def_port) into host (cap bytes) and
  * *port; "[v6addr]:port" is accepted too. */
 int ssh_client_parse_server(const char *spec, int def_port, char *host, size_t cap, int *port,

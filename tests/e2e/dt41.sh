@@ -34,6 +34,8 @@ setup_both() {
   seq 1 200 | sed 's/^/line /; s/7$/7 ERROR/' >"$D/many.log"
   chmod 755 "$D" && chmod 644 "$D"/*
   cp "$SERVER_KEY.pub" "$GO_DIR/cache/dtail.authorized_keys"
+  # the same user on both (a mixed fan-out logs in as one user)
+  cp "$SERVER_KEY.pub" "$GO_DIR/cache/$SERVER_USER.authorized_keys"
   chmod -R a+rwX "$GO_DIR"
   server_start
   local port k
@@ -85,6 +87,63 @@ same() {
 # reads the files of one client side by side).
 same_sorted() { SORTED=1 same "$@"; }
 
+# port_of go|c: PORT and USER of that dserver.
+port_of() {
+  PORT=$GO_PORT USER_AT=dtail
+  [ "$1" = c ] && PORT=$SERVER_PORT USER_AT=$SERVER_USER
+}
+
+# setup_map: both dservers over DTail's mapr_testdata.log, and in
+# MAP_QUERIES every compat query as the compat e2e tests run them (dmap.sh).
+setup_map() {
+  need_compat
+  setup_both
+  cp "$M" "$D/mapr_testdata.log"
+  chmod 644 "$D/mapr_testdata.log"
+  MAP_QUERIES=("$COMPAT_Q1" "$COMPAT_Q1 where lifetimeConnections >= 3"
+    "$COMPAT_Q1 where \$time eq \"1002-071949\"" "$COMPAT_Q1D" "$COMPAT_Q2")
+}
+
+# health_same BIN: dtailhealth BIN checks both dservers, exit 0 and the
+# same words.
+health_same() {
+  run health.go "$1" --server "127.0.0.1:$GO_PORT"
+  expect_rc health.go 0
+  sed "s/:$GO_PORT/:P/" "$OUT" >"$T/health.go.norm"
+  run health.c "$1" --server "$SERVER"
+  expect_rc health.c 0
+  sed "s/:$SERVER_PORT/:P/" "$OUT" >"$T/health.c.norm"
+  expect_bytes health "$T/health.c.norm" "$T/health.go.norm"
+}
+
+# ours LABEL PORT USER TOOL ARGS...: our client at a dserver (stdout in
+# $T/LABEL.out; the server messages on stderr differ by nature).
+ours() {
+  local label=$1 port=$2 user=$3 tool=$4
+  shift 4
+  run "$label" "$tool" --servers "127.0.0.1:$port" --user "$user" --key "$SERVER_KEY" \
+    --trustAllHosts --noColor "$@"
+  cp "$OUT" "$T/$label.norm"
+}
+
+# ours_same LABEL TOOL ARGS...: our client prints the same through the Go
+# dserver as through ours (ours<->Go = ours<->ours), in the same order
+# unless SORTED (the Go dserver reads a client's files side by side).
+ours_same() {
+  local label=$1
+  shift
+  ours "$label.go" "$GO_PORT" dtail "$@"
+  local rc_go=$RC
+  ours "$label.c" "$SERVER_PORT" "$SERVER_USER" "$@"
+  [ -s "$T/$label.c.norm" ] || fail "$label: our client printed nothing through our dserver"
+  if [ -n "${SORTED:-}" ]; then
+    expect_multiset "$label" "$T/$label.go.norm" "$T/$label.c.norm"
+  else
+    expect_bytes "$label" "$T/$label.go.norm" "$T/$label.c.norm"
+  fi
+  [ "$rc_go" -eq "$RC" ] || fail "$label: exit $rc_go through the Go dserver, $RC through ours"
+}
+
 case ${1:-} in
 cat)
   setup_both
@@ -128,18 +187,13 @@ map)
   # writes the same CSV through either dserver; the Go dmap writes its
   # rows in its map's order, so they compare as multisets, as DTail's own
   # tests compare them.
-  need_compat
-  setup_both
-  cp "$M" "$D/mapr_testdata.log"
-  chmod 644 "$D/mapr_testdata.log"
+  setup_map
   n=0
-  for q in "$COMPAT_Q1" "$COMPAT_Q1 where lifetimeConnections >= 3" \
-    "$COMPAT_Q1 where \$time eq \"1002-071949\"" "$COMPAT_Q1D" "$COMPAT_Q2"; do
+  for q in "${MAP_QUERIES[@]}"; do
     n=$((n + 1))
     for who in go c; do
-      port=$GO_PORT u=dtail
-      [ $who = c ] && port=$SERVER_PORT u=$SERVER_USER
-      go_client "map$n.$who" "$port" "$u" dmap --query "$q outfile $T/map$n.$who.csv" \
+      port_of $who
+      go_client "map$n.$who" "$PORT" "$USER_AT" dmap --query "$q outfile $T/map$n.$who.csv" \
         --files "$D/mapr_testdata.log"
       [ -s "$T/map$n.$who.csv" ] || fail "map$n: the Go dmap wrote no CSV through the $who dserver"
     done
@@ -148,13 +202,69 @@ map)
   done
   ;;
 health)
+  # the Go dtailhealth says the same of both dservers
   setup_both
-  run health.go "$PEERS/dtailhealth" --server "127.0.0.1:$GO_PORT"
-  sed "s/:$GO_PORT/:P/" "$OUT" >"$T/health.go.norm"
-  run health.c "$PEERS/dtailhealth" --server "$SERVER"
-  expect_rc health.c 0
-  sed "s/:$SERVER_PORT/:P/" "$OUT" >"$T/health.c.norm"
-  expect_bytes health "$T/health.c.norm" "$T/health.go.norm"
+  health_same "$PEERS/dtailhealth"
+  ;;
+c2go_lines)
+  # Our dcat, dgrep and dtail through a Go dserver: found by the answer to
+  # our HELLO (docs/protocol.md, "Handshake") and spoken to in 4.1.
+  setup_both
+  ours_same plain dcat --plain --files "$D/small.log"
+  ours_same remote dcat --files "$D/small.log"
+  SORTED=1 ours_same two dcat --plain --files "$D/small.log,$D/other.log"
+  ours_same grep dgrep --plain --grep ERROR --files "$D/many.log"
+  ours_same context dgrep --plain --grep 'line 1[0-9]7 ' --before 2 --after 3 --files "$D/many.log"
+  ours_same invert_max dgrep --plain --invert --max 3 --grep ERROR --files "$D/many.log"
+  ours_same icase dgrep --plain -i --grep error --files "$D/small.log"
+  SORTED=1 ours_same remote_grep dgrep --grep ERROR --files "$D/many.log,$D/other.log"
+  # a file that cannot be read exits 1 through either (Go only warns)
+  for who in go c; do
+    port_of $who
+    ours "missing.$who" "$PORT" "$USER_AT" dcat --plain --files "$D/missing.log"
+    expect_rc "missing.$who" 1
+    expect_empty "missing.$who" "$OUT"
+  done
+  expect_contains missing.go "$T/missing.go.err" "Unable to read file(s)"
+  printf 'old ERROR line\n' >"$D/f1.log"
+  chmod 644 "$D/f1.log"
+  for who in go c; do
+    port_of $who
+    (sleep 2.5; printf 'ERROR one\nnot this\nERROR two\n' >>"$D/f1.log") &
+    appender=$!
+    ours "tail.$who" "$PORT" "$USER_AT" dtail --plain --shutdownAfter 5 --grep ERROR --files "$D/f1.log"
+    wait "$appender"
+  done
+  [ "$(wc -l <"$T/tail.go.norm")" -eq 2 ] || fail "tail: $(wc -l <"$T/tail.go.norm") lines through the Go dserver, want 2"
+  expect_bytes tail "$T/tail.go.norm" "$T/tail.c.norm"
+  ;;
+c2go_health)
+  # ours says the same of both
+  setup_both
+  health_same dtailhealth
+  ;;
+c2go_map)
+  # Our dmap through a Go dserver folds its AGGREGATE messages into our
+  # table: the CSV of every compat query is ours<->ours's; and one fan-out
+  # over both dservers gives serverless dmap's CSV over both inputs.
+  setup_map
+  n=0
+  for q in "${MAP_QUERIES[@]}"; do
+    n=$((n + 1))
+    for who in go c; do
+      port_of $who
+      ours "map$n.$who" "$PORT" "$USER_AT" dmap --query "$q outfile $T/map$n.$who.csv" --files "$D/mapr_testdata.log"
+      expect_rc "map$n.$who" 0
+      [ -s "$T/map$n.$who.csv" ] || fail "map$n: our dmap wrote no CSV through the $who dserver"
+    done
+    [ "$(wc -l <"$T/map$n.c.csv")" -ge 2 ] || fail "map$n: our dserver's CSV has no rows"
+    expect_bytes "map$n ($q)" "$T/map$n.go.csv" "$T/map$n.c.csv"
+    run "mixed$n" dmap --servers "127.0.0.1:$GO_PORT,127.0.0.1:$SERVER_PORT" --user "$SERVER_USER" \
+      --key "$SERVER_KEY" --trustAllHosts --query "$q outfile $T/mixed$n.csv" --files "$D/mapr_testdata.log"
+    expect_rc "mixed$n" 0
+    run "local$n" dmap --query "$q outfile $T/local$n.csv" --files "$D/mapr_testdata.log,$D/mapr_testdata.log"
+    expect_bytes "mixed$n ($q)" "$T/mixed$n.csv" "$T/local$n.csv"
+  done
   ;;
 *)
   die "unknown case ${1:-}"

@@ -23,38 +23,7 @@
 #include "tests/support/rng.h"
 #include "wire/dt41.h"
 
-#ifndef DT41_FIXTURES
-#error "DT41_FIXTURES: the folder of the recorded exchanges (tests/CMakeLists.txt)"
-#endif
-
-typedef struct blob {
-    char *p;
-    size_t n;
-} blob_t;
-
-static blob_t slurp(const char *rel)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", DT41_FIXTURES, rel);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("cannot open %s", path);
-    blob_t b = {NULL, 0};
-    size_t cap = 0;
-    for (;;) {
-        if (cap - b.n < 65536) {
-            cap = cap ? cap * 2 : 65536;
-            b.p = realloc(b.p, cap);
-            assert_non_null(b.p);
-        }
-        size_t got = fread(b.p + b.n, 1, cap - b.n, f);
-        b.n += got;
-        if (got == 0)
-            break;
-    }
-    fclose(f);
-    return b;
-}
+#include "tests/support/dt41_fixture.h"
 
 /* The fixture names in DIR with ending EXT, sorted, NULL-terminated. */
 static char **fixtures(const char *dir, const char *ext)
