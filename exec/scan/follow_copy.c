@@ -164,19 +164,37 @@ static size_t candidates(const copy_query_t *q, const dir_look_t *d, long long m
     return n;
 }
 
-static int open_cand(const copy_query_t *q, const dir_look_t *d, const cand_t *c)
+/* The size of the file open as fd, or `was` if it cannot be had. A copy
+ * the copier was still writing when the directory was listed is longer
+ * by the time it is opened or taken. */
+static long long size_now(int fd, long long was)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 ? (long long)st.st_size : was;
+}
+
+/* Opens candidate c; its size is then the open file's, so that where it
+ * ends is told from what will be read, not from the listing. */
+static int open_cand(const copy_query_t *q, const dir_look_t *d, cand_t *c)
 {
     char full[PATH_MAX];
     if (snprintf(full, sizeof full, "%s/%s", d->dir, c->name) >= (int)sizeof full)
         return -1;
-    return q->open ? q->open(q->open_ctx, full) : open(full, O_RDONLY | O_CLOEXEC);
+    int fd = q->open ? q->open(q->open_ctx, full) : open(full, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0)
+        c->size = size_now(fd, c->size);
+    return fd;
 }
 
+/* c (open as fd) is the copy: *out says what its notice and its reading
+ * need. Its size is taken again: a copy of the content the file still
+ * held at the open may have been finished since (the truncation after
+ * it is what made it a copy to read), and the notice says its end. */
 static void found(copy_found_t *out, int fd, const cand_t *c)
 {
     out->fd = fd;
     out->born = c->born;
-    out->size = c->size;
+    out->size = size_now(fd, c->size);
     size_t n = strlen(c->name);
     if (n >= sizeof out->name)
         n = sizeof out->name - 1;

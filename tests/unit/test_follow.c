@@ -65,13 +65,17 @@ static void collect_notice(void *ctx, const char *path, const char *what)
 
 /* Set by a test: the next follow_all begins at the file's end, as tail -f. */
 static int from_end;
+/* Set by a test: how the next follow_all opens candidate copies (NULL:
+ * open), to change a file right when the source opens it. */
+static int (*open_candidate)(void *ctx, const char *path);
 
 /* Follows path from its start (or end) through the script; returns all
  * bytes read. */
 static char *follow_all(const char *path, const step_fn *steps, size_t n)
 {
     script_t s = {.path = path, .steps = steps, .n = n};
-    follow_opts_t o = {.from_start = !from_end, .stop = &s.stop, .notice = collect_notice};
+    follow_opts_t o = {.from_start = !from_end, .stop = &s.stop, .notice = collect_notice,
+                       .open_candidate = open_candidate};
     notices[0] = 0;
     err_t e;
     err_clear(&e);
@@ -116,6 +120,7 @@ static int teardown(void **state)
     (void)state;
     on_notice = NULL;
     from_end = 0;
+    open_candidate = NULL;
     return tmpdir_remove(dir);
 }
 
@@ -321,6 +326,16 @@ static void write_numbered(const char *path, const char *prefix, int from, int t
     write_file(path, text, flags);
 }
 
+/* got is the lines a0001..a<last>, then rest. */
+static void assert_numbered_then(const char *got, int last, const char *rest)
+{
+    static char want[16384];
+    want[0] = 0;
+    numbered(want, sizeof want, "a", 1, last);
+    strcat(want, rest);
+    assert_string_equal(got, want);
+}
+
 /* The writer went on for more than the tail the source keeps (4 KiB)
  * after the copy, and the source read that from the file: the copy ends
  * before the tail, and only the content's start tells it. */
@@ -345,11 +360,7 @@ static void test_copy_ends_before_tail_then_copytruncated_unread(void **state)
     write_numbered(file, "a", 1, 100, O_TRUNC);
     const step_fn steps[] = {copy_then_write_past_tail, copytruncate_twice_after_long_copy};
     char *got = follow_all(file, steps, 2);
-    static char want[16384];
-    want[0] = 0;
-    numbered(want, sizeof want, "a", 1, 1000);
-    strcat(want, "b1\nb2\nc1\n");
-    assert_string_equal(got, want);
+    assert_numbered_then(got, 1000, "b1\nb2\nc1\n");
     assert_non_null(strstr(notices, "truncated again before what it held could be read; "
                                     "reading it from its copy app.log.2"));
     free(got);
@@ -405,6 +416,50 @@ static void test_copytruncated_many_times_before_read(void **state)
     free(got);
 }
 
+/* The second copy is begun (one line of two) when the source lists the
+ * directory; the copier finishes it and truncates the file while the
+ * source opens it: the listing's size is stale by then. */
+static void copytruncate_then_begin_copy(const char *p)
+{
+    write_file(p, "a0041\n", O_APPEND);
+    copy_to_1(p);
+    write_file(p, "b1\nb2\n", O_TRUNC);
+    char to[4300];
+    snprintf(to, sizeof to, "%s.2", p);
+    write_file(to, "b1\n", O_TRUNC);
+}
+
+static int copy_finished;
+
+static int open_then_finish_copy(void *ctx, const char *path)
+{
+    (void)ctx;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    size_t len = strlen(path);
+    if (!copy_finished && len > 2 && !strcmp(path + len - 2, ".2")) {
+        copy_finished = 1;
+        write_file(path, "b2\n", O_APPEND);
+        write_file(file, "c1\n", O_TRUNC);
+    }
+    return fd;
+}
+
+static void test_copy_still_written_when_listed_told_by_its_size(void **state)
+{
+    (void)state;
+    /* 240 bytes read: the begun copy (3 bytes) is too short to be the
+     * copy of what was read, so it is opened only once, as a later copy. */
+    write_numbered(file, "a", 1, 40, O_TRUNC);
+    copy_finished = 0;
+    open_candidate = open_then_finish_copy;
+    const step_fn steps[] = {copytruncate_then_begin_copy};
+    char *got = follow_all(file, steps, 1);
+    assert_numbered_then(got, 41, "b1\nb2\nc1\n");
+    assert_non_null(strstr(notices, "reading it from its copy app.log.2; "
+                                    "anything written after byte 6 before the truncation was lost"));
+    free(got);
+}
+
 /* A recent file that is no copy (other bytes before the offset read) is
  * not read: the truncation is told as before. */
 static void other_file_then_truncate(const char *p)
@@ -448,6 +503,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_copytruncated_many_times_before_read, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_copy_still_written_when_listed_told_by_its_size,
+                                        setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
