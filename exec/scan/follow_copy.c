@@ -26,7 +26,7 @@
 typedef struct cand {
     char name[NAME_MAX + 1];
     struct timespec born;
-    ino_t ino;
+    struct timespec written;  /* its modification time */
     long long size;
     int named_like;           /* its name starts with the followed file's */
 } cand_t;
@@ -73,6 +73,7 @@ static int file_facts(const char *full, cand_t *c, dev_t *dev, ino_t *ino, struc
     c->size = (long long)sx.stx_size;
     mtime->tv_sec = (time_t)sx.stx_mtime.tv_sec;
     mtime->tv_nsec = (long)sx.stx_mtime.tv_nsec;
+    c->written = *mtime;
     c->born = *mtime;
     if (sx.stx_mask & STATX_BTIME) {
         c->born.tv_sec = (time_t)sx.stx_btime.tv_sec;
@@ -86,9 +87,31 @@ static int file_facts(const char *full, cand_t *c, dev_t *dev, ino_t *ino, struc
     *ino = st.st_ino;
     c->size = (long long)st.st_size;
     *mtime = st.st_mtim;
+    c->written = st.st_mtim;
     c->born = st.st_mtim;
 #endif
     return 0;
+}
+
+static int ts_equal(struct timespec a, struct timespec b)
+{
+    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+/* Whether a was made before b. Creation times are coarse (a clock tick),
+ * and copies made in one tick have the same: then the one whose writing
+ * ended first (a copy is finished before its content is truncated, the
+ * next copy written after), then the name in version order (rotators
+ * number or date their copies upwards: app.log.9 before app.log.10). Not
+ * the inode number: a filesystem hands out freed ones again (ext4 the
+ * lowest free), so a later copy often has a lower one. */
+static int made_before(const cand_t *a, const cand_t *b)
+{
+    if (!ts_equal(a->born, b->born))
+        return ts_before(a->born, b->born);
+    if (!ts_equal(a->written, b->written))
+        return ts_before(a->written, b->written);
+    return strverscmp(a->name, b->name) < 0;
 }
 
 /* Whether a comes before b in the order candidates are tried: named like
@@ -97,11 +120,7 @@ static int tried_before(const cand_t *a, const cand_t *b, int oldest)
 {
     if (a->named_like != b->named_like)
         return a->named_like;
-    /* The same creation time (one clock tick): the inode numbers, as
-     * filesystems mostly hand them out, tell the order. */
-    if (!ts_before(a->born, b->born) && !ts_before(b->born, a->born))
-        return oldest ? a->ino < b->ino : a->ino > b->ino;
-    return oldest ? ts_before(a->born, b->born) : ts_before(b->born, a->born);
+    return oldest ? made_before(a, b) : made_before(b, a);
 }
 
 /* Keeps c among the first COPY_MAX_CANDIDATES in the order of trying. */
@@ -157,7 +176,6 @@ static size_t candidates(const copy_query_t *q, const dir_look_t *d, long long m
         if (after && ts_before(c.born, *after))
             continue;
         snprintf(c.name, sizeof c.name, "%s", de->d_name);
-        c.ino = ino;
         keep(cs, &n, &c, after != NULL);
     }
     closedir(dir);

@@ -460,6 +460,92 @@ static void test_copy_still_written_when_listed_told_by_its_size(void **state)
     free(got);
 }
 
+/* The creation time and inode number of path; -1 where the filesystem
+ * keeps no creation time. */
+static int birth_and_inode(const char *path, struct timespec *born, unsigned long long *ino)
+{
+    struct statx sx;
+    if (statx(AT_FDCWD, path, 0, STATX_BTIME | STATX_INO, &sx) < 0 || !(sx.stx_mask & STATX_BTIME))
+        return -1;
+    born->tv_sec = (time_t)sx.stx_btime.tv_sec;
+    born->tv_nsec = (long)sx.stx_btime.tv_nsec;
+    *ino = (unsigned long long)sx.stx_ino;
+    return 0;
+}
+
+enum { TICK_COPIES = 3, TICK_TRIES = 100 };
+
+/* Creates the empty copies app.log.1..3 all in one tick of the
+ * filesystem's creation clock (made again until they are), their inode
+ * numbers rising with the number or (falling) sinking: a filesystem
+ * hands out freed numbers again (ext4 the lowest free), so a later file
+ * may well have a lower one. Returns 0, or -1 when the filesystem keeps
+ * no creation times. */
+static int copies_in_one_tick(int falling)
+{
+    char tmp[TICK_COPIES][4300];
+    for (int t = 0; t < TICK_TRIES; t++) {
+        struct timespec born[TICK_COPIES];
+        unsigned long long ino[TICK_COPIES];
+        int one_tick = 1;
+        for (int i = 0; i < TICK_COPIES; i++) {
+            snprintf(tmp[i], sizeof tmp[i], "%s/tick%d", dir, i);
+            write_file(tmp[i], "", O_EXCL);
+            if (birth_and_inode(tmp[i], &born[i], &ino[i]) < 0)
+                return -1;
+            one_tick &= born[i].tv_sec == born[0].tv_sec && born[i].tv_nsec == born[0].tv_nsec;
+        }
+        if (!one_tick) {
+            for (int i = 0; i < TICK_COPIES; i++)
+                assert_int_equal(unlink(tmp[i]), 0);
+            continue;
+        }
+        /* Copy k is the file with the k-th lowest inode number (falling:
+         * the k-th highest). */
+        for (int k = 1; k <= TICK_COPIES; k++) {
+            int pick = -1;
+            for (int i = 0; i < TICK_COPIES; i++) {
+                int lower = pick >= 0 && ino[i] < ino[pick];
+                if (tmp[i][0] && (pick < 0 || lower != falling))
+                    pick = i;
+            }
+            char to[4300];
+            snprintf(to, sizeof to, "%s.%d", file, k);
+            assert_int_equal(rename(tmp[pick], to), 0);
+            tmp[pick][0] = 0;
+        }
+        return 0;
+    }
+    fail_msg("no %d files created in one clock tick in %d tries", TICK_COPIES, TICK_TRIES);
+    return -1;
+}
+
+/* Copied and truncated three times in one tick before a read. */
+static void copytruncate_thrice(const char *p)
+{
+    write_file(p, "a2\n", O_APPEND);
+    copy_to_k(p, 1);
+    write_file(p, "b1\nb2\n", O_TRUNC);
+    copy_to_k(p, 2);
+    write_file(p, "c1\n", O_TRUNC);
+    copy_to_k(p, 3);
+    write_file(p, "d1\n", O_TRUNC);
+}
+
+/* The copies of one tick are read in the order they were made, though
+ * the later one has the lower inode number. */
+static void test_copies_of_one_tick_read_oldest_first(void **state)
+{
+    (void)state;
+    write_file(file, "a1\n", O_TRUNC);
+    if (copies_in_one_tick(1) < 0)
+        skip();
+    const step_fn steps[] = {copytruncate_thrice};
+    char *got = follow_all(file, steps, 1);
+    assert_string_equal(got, "a1\na2\nb1\nb2\nc1\nd1\n");
+    free(got);
+}
+
 /* A recent file that is no copy (other bytes before the offset read) is
  * not read: the truncation is told as before. */
 static void other_file_then_truncate(const char *p)
@@ -505,6 +591,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_copy_still_written_when_listed_told_by_its_size,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(test_copies_of_one_tick_read_oldest_first, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
