@@ -283,6 +283,27 @@ int copy_find_end(const copy_query_t *q, const copy_read_t *r, copy_found_t *out
     return 0;
 }
 
+/* What a file made after the copy read last is to copy_find_next. */
+typedef enum later {
+    LATER_UNREAD,             /* the copy of a content gone unread */
+    LATER_OF_NOW,             /* a copy of what the file (cur) holds now */
+    LATER_NOT_TEXT            /* no text (a NUL in its start: compressed,
+                                 say), or it or the file unreadable: it
+                                 tells nothing */
+} later_t;
+
+static later_t later_kind(int fd, const cand_t *c, int cur)
+{
+    char head[COPY_HEAD_CHECK], now[COPY_HEAD_CHECK];
+    size_t len = c->size < (long long)sizeof head ? (size_t)c->size : sizeof head;
+    if (preads(fd, head, len, 0) < 0 || memchr(head, 0, len))
+        return LATER_NOT_TEXT;
+    ssize_t cur_len = pread(cur, now, len, 0);
+    if (cur_len < 0)
+        return LATER_NOT_TEXT;
+    return (size_t)cur_len < len || memcmp(head, now, len) != 0 ? LATER_UNREAD : LATER_OF_NOW;
+}
+
 int copy_find_next(const copy_query_t *q, struct timespec after, int cur, copy_found_t *out)
 {
     dir_look_t d;
@@ -290,22 +311,27 @@ int copy_find_next(const copy_query_t *q, struct timespec after, int cur, copy_f
     if (split_path(q->path, &d) < 0)
         return 0;
     size_t n = candidates(q, &d, 1, &after, cs);
+    struct timespec of_now_born;
+    int seen_of_now = 0;
     for (size_t i = 0; i < n; i++) {
+        /* After a copy of what the file still holds, every copy made
+         * later is one too; only one of the same tick may be older (the
+         * order within a tick is the best guess, not known). */
+        if (seen_of_now && !ts_equal(cs[i].born, of_now_born))
+            break;
         int fd = open_cand(q, &d, &cs[i]);
         if (fd < 0)
             continue;
-        char head[COPY_HEAD_CHECK], now[COPY_HEAD_CHECK];
-        size_t len = cs[i].size < (long long)sizeof head ? (size_t)cs[i].size : sizeof head;
-        ssize_t cur_len = pread(cur, now, len, 0);
-        int usable = preads(fd, head, len, 0) == 0 && !memchr(head, 0, len) && cur_len >= 0 &&
-                     ((size_t)cur_len < len || memcmp(head, now, len) != 0);
-        if (usable) {
+        later_t kind = later_kind(fd, &cs[i], cur);
+        if (kind == LATER_UNREAD) {
             found(out, fd, &cs[i]);
             return 1;
         }
         close(fd);
-        /* A copy of what the file still holds: so is every later one. */
-        return 0;
+        if (kind == LATER_OF_NOW && !seen_of_now) {
+            seen_of_now = 1;
+            of_now_born = cs[i].born;
+        }
     }
     return 0;
 }

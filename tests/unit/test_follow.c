@@ -520,15 +520,34 @@ static int copies_in_one_tick(int falling)
     return -1;
 }
 
+/* Follows the file, holding a1, through the one step, app.log.1..3 made
+ * beforehand by copies_in_one_tick(falling); skipped where that cannot be. */
+static char *follow_with_copies_of_one_tick(int falling, step_fn step)
+{
+    write_file(file, "a1\n", O_TRUNC);
+    if (copies_in_one_tick(falling) < 0)
+        skip();
+    const step_fn steps[] = {step};
+    return follow_all(file, steps, 1);
+}
+
+/* a2 appended, then the file copied to app.log.<k[0]> and truncated to
+ * b1 b2, copied to k[1] and truncated to c1, copied to k[2] (that copy's
+ * truncation is the caller's). */
+static void copy_three_contents(const char *p, const int k[3])
+{
+    write_file(p, "a2\n", O_APPEND);
+    copy_to_k(p, k[0]);
+    write_file(p, "b1\nb2\n", O_TRUNC);
+    copy_to_k(p, k[1]);
+    write_file(p, "c1\n", O_TRUNC);
+    copy_to_k(p, k[2]);
+}
+
 /* Copied and truncated three times in one tick before a read. */
 static void copytruncate_thrice(const char *p)
 {
-    write_file(p, "a2\n", O_APPEND);
-    copy_to_k(p, 1);
-    write_file(p, "b1\nb2\n", O_TRUNC);
-    copy_to_k(p, 2);
-    write_file(p, "c1\n", O_TRUNC);
-    copy_to_k(p, 3);
+    copy_three_contents(p, (const int[3]){1, 2, 3});
     write_file(p, "d1\n", O_TRUNC);
 }
 
@@ -537,12 +556,34 @@ static void copytruncate_thrice(const char *p)
 static void test_copies_of_one_tick_read_oldest_first(void **state)
 {
     (void)state;
-    write_file(file, "a1\n", O_TRUNC);
-    if (copies_in_one_tick(1) < 0)
-        skip();
-    const step_fn steps[] = {copytruncate_thrice};
-    char *got = follow_all(file, steps, 1);
+    char *got = follow_with_copies_of_one_tick(1, copytruncate_thrice);
     assert_string_equal(got, "a1\na2\nb1\nb2\nc1\nd1\n");
+    free(got);
+}
+
+/* Copied and truncated twice, then copied again (its truncation still to
+ * come) before a read; numbered as logrotate does (the newest is .1), and
+ * with every time the filesystem keeps in one tick (the last copy gets
+ * the modification time of the one before): app.log.1, a copy of what
+ * the file holds now, is tried before app.log.2, gone unread. */
+static void copytruncate_twice_then_copy(const char *p)
+{
+    copy_three_contents(p, (const int[3]){3, 2, 1});
+    char older[4300], newest[4300];
+    snprintf(older, sizeof older, "%s.2", p);
+    snprintf(newest, sizeof newest, "%s.1", p);
+    struct stat st;
+    assert_int_equal(stat(older, &st), 0);
+    const struct timespec times[2] = {{.tv_nsec = UTIME_OMIT}, st.st_mtim};
+    assert_int_equal(utimensat(AT_FDCWD, newest, times, 0), 0);
+}
+
+static void test_copy_of_now_tried_first_older_copy_still_read(void **state)
+{
+    (void)state;
+    char *got = follow_with_copies_of_one_tick(0, copytruncate_twice_then_copy);
+    assert_string_equal(got, "a1\na2\nb1\nb2\nc1\n");
+    assert_non_null(strstr(notices, "reading it from its copy app.log.2"));
     free(got);
 }
 
@@ -593,6 +634,8 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_copies_of_one_tick_read_oldest_first, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_copy_of_now_tried_first_older_copy_still_read,
+                                        setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
