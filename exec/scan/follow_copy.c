@@ -26,7 +26,7 @@
 typedef struct cand {
     char name[NAME_MAX + 1];
     struct timespec born;
-    ino_t ino;
+    struct timespec written;  /* its modification time */
     long long size;
     int named_like;           /* its name starts with the followed file's */
 } cand_t;
@@ -73,6 +73,7 @@ static int file_facts(const char *full, cand_t *c, dev_t *dev, ino_t *ino, struc
     c->size = (long long)sx.stx_size;
     mtime->tv_sec = (time_t)sx.stx_mtime.tv_sec;
     mtime->tv_nsec = (long)sx.stx_mtime.tv_nsec;
+    c->written = *mtime;
     c->born = *mtime;
     if (sx.stx_mask & STATX_BTIME) {
         c->born.tv_sec = (time_t)sx.stx_btime.tv_sec;
@@ -86,9 +87,31 @@ static int file_facts(const char *full, cand_t *c, dev_t *dev, ino_t *ino, struc
     *ino = st.st_ino;
     c->size = (long long)st.st_size;
     *mtime = st.st_mtim;
+    c->written = st.st_mtim;
     c->born = st.st_mtim;
 #endif
     return 0;
+}
+
+static int ts_equal(struct timespec a, struct timespec b)
+{
+    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+/* Whether a was made before b. Creation times are coarse (a clock tick),
+ * and copies made in one tick have the same: then the one whose writing
+ * ended first (a copy is finished before its content is truncated, the
+ * next copy written after), then the name in version order (rotators
+ * number or date their copies upwards: app.log.9 before app.log.10). Not
+ * the inode number: a filesystem hands out freed ones again (ext4 the
+ * lowest free), so a later copy often has a lower one. */
+static int made_before(const cand_t *a, const cand_t *b)
+{
+    if (!ts_equal(a->born, b->born))
+        return ts_before(a->born, b->born);
+    if (!ts_equal(a->written, b->written))
+        return ts_before(a->written, b->written);
+    return strverscmp(a->name, b->name) < 0;
 }
 
 /* Whether a comes before b in the order candidates are tried: named like
@@ -97,11 +120,7 @@ static int tried_before(const cand_t *a, const cand_t *b, int oldest)
 {
     if (a->named_like != b->named_like)
         return a->named_like;
-    /* The same creation time (one clock tick): the inode numbers, as
-     * filesystems mostly hand them out, tell the order. */
-    if (!ts_before(a->born, b->born) && !ts_before(b->born, a->born))
-        return oldest ? a->ino < b->ino : a->ino > b->ino;
-    return oldest ? ts_before(a->born, b->born) : ts_before(b->born, a->born);
+    return oldest ? made_before(a, b) : made_before(b, a);
 }
 
 /* Keeps c among the first COPY_MAX_CANDIDATES in the order of trying. */
@@ -157,26 +176,43 @@ static size_t candidates(const copy_query_t *q, const dir_look_t *d, long long m
         if (after && ts_before(c.born, *after))
             continue;
         snprintf(c.name, sizeof c.name, "%s", de->d_name);
-        c.ino = ino;
         keep(cs, &n, &c, after != NULL);
     }
     closedir(dir);
     return n;
 }
 
-static int open_cand(const copy_query_t *q, const dir_look_t *d, const cand_t *c)
+/* The size of the file open as fd, or `was` if it cannot be had. A copy
+ * the copier was still writing when the directory was listed is longer
+ * by the time it is opened or taken. */
+static long long size_now(int fd, long long was)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 ? (long long)st.st_size : was;
+}
+
+/* Opens candidate c; its size is then the open file's, so that where it
+ * ends is told from what will be read, not from the listing. */
+static int open_cand(const copy_query_t *q, const dir_look_t *d, cand_t *c)
 {
     char full[PATH_MAX];
     if (snprintf(full, sizeof full, "%s/%s", d->dir, c->name) >= (int)sizeof full)
         return -1;
-    return q->open ? q->open(q->open_ctx, full) : open(full, O_RDONLY | O_CLOEXEC);
+    int fd = q->open ? q->open(q->open_ctx, full) : open(full, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0)
+        c->size = size_now(fd, c->size);
+    return fd;
 }
 
+/* c (open as fd) is the copy: *out says what its notice and its reading
+ * need. Its size is taken again: a copy of the content the file still
+ * held at the open may have been finished since (the truncation after
+ * it is what made it a copy to read), and the notice says its end. */
 static void found(copy_found_t *out, int fd, const cand_t *c)
 {
     out->fd = fd;
     out->born = c->born;
-    out->size = c->size;
+    out->size = size_now(fd, c->size);
     size_t n = strlen(c->name);
     if (n >= sizeof out->name)
         n = sizeof out->name - 1;
@@ -247,6 +283,27 @@ int copy_find_end(const copy_query_t *q, const copy_read_t *r, copy_found_t *out
     return 0;
 }
 
+/* What a file made after the copy read last is to copy_find_next. */
+typedef enum later {
+    LATER_UNREAD,             /* the copy of a content gone unread */
+    LATER_OF_NOW,             /* a copy of what the file (cur) holds now */
+    LATER_NOT_TEXT            /* no text (a NUL in its start: compressed,
+                                 say), or it or the file unreadable: it
+                                 tells nothing */
+} later_t;
+
+static later_t later_kind(int fd, const cand_t *c, int cur)
+{
+    char head[COPY_HEAD_CHECK], now[COPY_HEAD_CHECK];
+    size_t len = c->size < (long long)sizeof head ? (size_t)c->size : sizeof head;
+    if (preads(fd, head, len, 0) < 0 || memchr(head, 0, len))
+        return LATER_NOT_TEXT;
+    ssize_t cur_len = pread(cur, now, len, 0);
+    if (cur_len < 0)
+        return LATER_NOT_TEXT;
+    return (size_t)cur_len < len || memcmp(head, now, len) != 0 ? LATER_UNREAD : LATER_OF_NOW;
+}
+
 int copy_find_next(const copy_query_t *q, struct timespec after, int cur, copy_found_t *out)
 {
     dir_look_t d;
@@ -254,22 +311,27 @@ int copy_find_next(const copy_query_t *q, struct timespec after, int cur, copy_f
     if (split_path(q->path, &d) < 0)
         return 0;
     size_t n = candidates(q, &d, 1, &after, cs);
+    struct timespec of_now_born;
+    int seen_of_now = 0;
     for (size_t i = 0; i < n; i++) {
+        /* After a copy of what the file still holds, every copy made
+         * later is one too; only one of the same tick may be older (the
+         * order within a tick is the best guess, not known). */
+        if (seen_of_now && !ts_equal(cs[i].born, of_now_born))
+            break;
         int fd = open_cand(q, &d, &cs[i]);
         if (fd < 0)
             continue;
-        char head[COPY_HEAD_CHECK], now[COPY_HEAD_CHECK];
-        size_t len = cs[i].size < (long long)sizeof head ? (size_t)cs[i].size : sizeof head;
-        ssize_t cur_len = pread(cur, now, len, 0);
-        int usable = preads(fd, head, len, 0) == 0 && !memchr(head, 0, len) && cur_len >= 0 &&
-                     ((size_t)cur_len < len || memcmp(head, now, len) != 0);
-        if (usable) {
+        later_t kind = later_kind(fd, &cs[i], cur);
+        if (kind == LATER_UNREAD) {
             found(out, fd, &cs[i]);
             return 1;
         }
         close(fd);
-        /* A copy of what the file still holds: so is every later one. */
-        return 0;
+        if (kind == LATER_OF_NOW && !seen_of_now) {
+            seen_of_now = 1;
+            of_now_born = cs[i].born;
+        }
     }
     return 0;
 }

@@ -62,7 +62,9 @@ int copy_find_end(const copy_query_t *q, const copy_read_t *r, copy_found_t *out
  * copies read already must be among q->ours), not empty, text (no NUL in its
  * first bytes), whose start is not that of the followed file now (`cur`,
  * its descriptor: that is a copy of what is still there, read from the
- * file itself). The oldest such file; 1 with *out (fd at 0), else 0. */
+ * file itself). The oldest such file (of files created in one clock tick,
+ * the one whose writing ended first, then the first by name in version
+ * order); 1 with *out (fd at 0), else 0. */
 int copy_find_next(const copy_query_t *q, struct timespec after, int cur, copy_found_t *out);
 
 #endif

@@ -65,13 +65,17 @@ static void collect_notice(void *ctx, const char *path, const char *what)
 
 /* Set by a test: the next follow_all begins at the file's end, as tail -f. */
 static int from_end;
+/* Set by a test: how the next follow_all opens candidate copies (NULL:
+ * open), to change a file right when the source opens it. */
+static int (*open_candidate)(void *ctx, const char *path);
 
 /* Follows path from its start (or end) through the script; returns all
  * bytes read. */
 static char *follow_all(const char *path, const step_fn *steps, size_t n)
 {
     script_t s = {.path = path, .steps = steps, .n = n};
-    follow_opts_t o = {.from_start = !from_end, .stop = &s.stop, .notice = collect_notice};
+    follow_opts_t o = {.from_start = !from_end, .stop = &s.stop, .notice = collect_notice,
+                       .open_candidate = open_candidate};
     notices[0] = 0;
     err_t e;
     err_clear(&e);
@@ -116,6 +120,7 @@ static int teardown(void **state)
     (void)state;
     on_notice = NULL;
     from_end = 0;
+    open_candidate = NULL;
     return tmpdir_remove(dir);
 }
 
@@ -321,6 +326,16 @@ static void write_numbered(const char *path, const char *prefix, int from, int t
     write_file(path, text, flags);
 }
 
+/* got is the lines a0001..a<last>, then rest. */
+static void assert_numbered_then(const char *got, int last, const char *rest)
+{
+    static char want[16384];
+    want[0] = 0;
+    numbered(want, sizeof want, "a", 1, last);
+    strcat(want, rest);
+    assert_string_equal(got, want);
+}
+
 /* The writer went on for more than the tail the source keeps (4 KiB)
  * after the copy, and the source read that from the file: the copy ends
  * before the tail, and only the content's start tells it. */
@@ -345,11 +360,7 @@ static void test_copy_ends_before_tail_then_copytruncated_unread(void **state)
     write_numbered(file, "a", 1, 100, O_TRUNC);
     const step_fn steps[] = {copy_then_write_past_tail, copytruncate_twice_after_long_copy};
     char *got = follow_all(file, steps, 2);
-    static char want[16384];
-    want[0] = 0;
-    numbered(want, sizeof want, "a", 1, 1000);
-    strcat(want, "b1\nb2\nc1\n");
-    assert_string_equal(got, want);
+    assert_numbered_then(got, 1000, "b1\nb2\nc1\n");
     assert_non_null(strstr(notices, "truncated again before what it held could be read; "
                                     "reading it from its copy app.log.2"));
     free(got);
@@ -405,6 +416,177 @@ static void test_copytruncated_many_times_before_read(void **state)
     free(got);
 }
 
+/* The second copy is begun (one line of two) when the source lists the
+ * directory; the copier finishes it and truncates the file while the
+ * source opens it: the listing's size is stale by then. */
+static void copytruncate_then_begin_copy(const char *p)
+{
+    write_file(p, "a0041\n", O_APPEND);
+    copy_to_1(p);
+    write_file(p, "b1\nb2\n", O_TRUNC);
+    char to[4300];
+    snprintf(to, sizeof to, "%s.2", p);
+    write_file(to, "b1\n", O_TRUNC);
+}
+
+static int copy_finished;
+
+static int open_then_finish_copy(void *ctx, const char *path)
+{
+    (void)ctx;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    size_t len = strlen(path);
+    if (!copy_finished && len > 2 && !strcmp(path + len - 2, ".2")) {
+        copy_finished = 1;
+        write_file(path, "b2\n", O_APPEND);
+        write_file(file, "c1\n", O_TRUNC);
+    }
+    return fd;
+}
+
+static void test_copy_still_written_when_listed_told_by_its_size(void **state)
+{
+    (void)state;
+    /* 240 bytes read: the begun copy (3 bytes) is too short to be the
+     * copy of what was read, so it is opened only once, as a later copy. */
+    write_numbered(file, "a", 1, 40, O_TRUNC);
+    copy_finished = 0;
+    open_candidate = open_then_finish_copy;
+    const step_fn steps[] = {copytruncate_then_begin_copy};
+    char *got = follow_all(file, steps, 1);
+    assert_numbered_then(got, 41, "b1\nb2\nc1\n");
+    assert_non_null(strstr(notices, "reading it from its copy app.log.2; "
+                                    "anything written after byte 6 before the truncation was lost"));
+    free(got);
+}
+
+/* The creation time and inode number of path; -1 where the filesystem
+ * keeps no creation time. */
+static int birth_and_inode(const char *path, struct timespec *born, unsigned long long *ino)
+{
+    struct statx sx;
+    if (statx(AT_FDCWD, path, 0, STATX_BTIME | STATX_INO, &sx) < 0 || !(sx.stx_mask & STATX_BTIME))
+        return -1;
+    born->tv_sec = (time_t)sx.stx_btime.tv_sec;
+    born->tv_nsec = (long)sx.stx_btime.tv_nsec;
+    *ino = (unsigned long long)sx.stx_ino;
+    return 0;
+}
+
+enum { TICK_COPIES = 3, TICK_TRIES = 100 };
+
+/* Creates the empty copies app.log.1..3 all in one tick of the
+ * filesystem's creation clock (made again until they are), their inode
+ * numbers rising with the number or (falling) sinking: a filesystem
+ * hands out freed numbers again (ext4 the lowest free), so a later file
+ * may well have a lower one. Returns 0, or -1 when the filesystem keeps
+ * no creation times. */
+static int copies_in_one_tick(int falling)
+{
+    char tmp[TICK_COPIES][4300];
+    for (int t = 0; t < TICK_TRIES; t++) {
+        struct timespec born[TICK_COPIES];
+        unsigned long long ino[TICK_COPIES];
+        int one_tick = 1;
+        for (int i = 0; i < TICK_COPIES; i++) {
+            snprintf(tmp[i], sizeof tmp[i], "%s/tick%d", dir, i);
+            write_file(tmp[i], "", O_EXCL);
+            if (birth_and_inode(tmp[i], &born[i], &ino[i]) < 0)
+                return -1;
+            one_tick &= born[i].tv_sec == born[0].tv_sec && born[i].tv_nsec == born[0].tv_nsec;
+        }
+        if (!one_tick) {
+            for (int i = 0; i < TICK_COPIES; i++)
+                assert_int_equal(unlink(tmp[i]), 0);
+            continue;
+        }
+        /* Copy k is the file with the k-th lowest inode number (falling:
+         * the k-th highest). */
+        for (int k = 1; k <= TICK_COPIES; k++) {
+            int pick = -1;
+            for (int i = 0; i < TICK_COPIES; i++) {
+                int lower = pick >= 0 && ino[i] < ino[pick];
+                if (tmp[i][0] && (pick < 0 || lower != falling))
+                    pick = i;
+            }
+            char to[4300];
+            snprintf(to, sizeof to, "%s.%d", file, k);
+            assert_int_equal(rename(tmp[pick], to), 0);
+            tmp[pick][0] = 0;
+        }
+        return 0;
+    }
+    fail_msg("no %d files created in one clock tick in %d tries", TICK_COPIES, TICK_TRIES);
+    return -1;
+}
+
+/* Follows the file, holding a1, through the one step, app.log.1..3 made
+ * beforehand by copies_in_one_tick(falling); skipped where that cannot be. */
+static char *follow_with_copies_of_one_tick(int falling, step_fn step)
+{
+    write_file(file, "a1\n", O_TRUNC);
+    if (copies_in_one_tick(falling) < 0)
+        skip();
+    const step_fn steps[] = {step};
+    return follow_all(file, steps, 1);
+}
+
+/* a2 appended, then the file copied to app.log.<k[0]> and truncated to
+ * b1 b2, copied to k[1] and truncated to c1, copied to k[2] (that copy's
+ * truncation is the caller's). */
+static void copy_three_contents(const char *p, const int k[3])
+{
+    write_file(p, "a2\n", O_APPEND);
+    copy_to_k(p, k[0]);
+    write_file(p, "b1\nb2\n", O_TRUNC);
+    copy_to_k(p, k[1]);
+    write_file(p, "c1\n", O_TRUNC);
+    copy_to_k(p, k[2]);
+}
+
+/* Copied and truncated three times in one tick before a read. */
+static void copytruncate_thrice(const char *p)
+{
+    copy_three_contents(p, (const int[3]){1, 2, 3});
+    write_file(p, "d1\n", O_TRUNC);
+}
+
+/* The copies of one tick are read in the order they were made, though
+ * the later one has the lower inode number. */
+static void test_copies_of_one_tick_read_oldest_first(void **state)
+{
+    (void)state;
+    char *got = follow_with_copies_of_one_tick(1, copytruncate_thrice);
+    assert_string_equal(got, "a1\na2\nb1\nb2\nc1\nd1\n");
+    free(got);
+}
+
+/* Copied and truncated twice, then copied again (its truncation still to
+ * come) before a read; numbered as logrotate does (the newest is .1), and
+ * with every time the filesystem keeps in one tick (the last copy gets
+ * the modification time of the one before): app.log.1, a copy of what
+ * the file holds now, is tried before app.log.2, gone unread. */
+static void copytruncate_twice_then_copy(const char *p)
+{
+    copy_three_contents(p, (const int[3]){3, 2, 1});
+    char older[4300], newest[4300];
+    snprintf(older, sizeof older, "%s.2", p);
+    snprintf(newest, sizeof newest, "%s.1", p);
+    struct stat st;
+    assert_int_equal(stat(older, &st), 0);
+    const struct timespec times[2] = {{.tv_nsec = UTIME_OMIT}, st.st_mtim};
+    assert_int_equal(utimensat(AT_FDCWD, newest, times, 0), 0);
+}
+
+static void test_copy_of_now_tried_first_older_copy_still_read(void **state)
+{
+    (void)state;
+    char *got = follow_with_copies_of_one_tick(0, copytruncate_twice_then_copy);
+    assert_string_equal(got, "a1\na2\nb1\nb2\nc1\n");
+    assert_non_null(strstr(notices, "reading it from its copy app.log.2"));
+    free(got);
+}
+
 /* A recent file that is no copy (other bytes before the offset read) is
  * not read: the truncation is told as before. */
 static void other_file_then_truncate(const char *p)
@@ -448,6 +630,12 @@ int main(void)
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_copytruncated_many_times_before_read, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_copy_still_written_when_listed_told_by_its_size,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(test_copies_of_one_tick_read_oldest_first, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_copy_of_now_tried_first_older_copy_still_read,
+                                        setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
