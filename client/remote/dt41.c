@@ -68,7 +68,21 @@ static dt41_str_t *split_files(const char *files, char **store, size_t *n, err_t
     return v;
 }
 
-static int send_request(remote_conn_t *c, const wire_request_t *rq, err_t *e)
+/* The pattern of the read commands of a query, as DTail's client makes it
+ * from the table (shared reference §2.10): a Go dserver's log format
+ * takes lines of any table, the pattern picks the table's. */
+static void table_pattern(wire_buf_t *b, const plan_t *plan)
+{
+    const char *t = plan->table;
+    if (!t || strcmp(t, ".") == 0 || strcmp(t, "*") == 0)
+        return;   /* "*": every table (DTail sends a pattern that matches none, D10) */
+    wire_put_bytes(b, "\\|MAPREDUCE:", 12);
+    wire_put_bytes(b, t, strlen(t));
+    wire_put_bytes(b, "\\|", 2);
+}
+
+/* plan: the query's, or NULL. */
+static int send_request(remote_conn_t *c, const wire_request_t *rq, const plan_t *plan, err_t *e)
 {
     if (!rq)
         return err_set(e, ERR_USAGE, "an interactive reload is not supported yet through a "
@@ -93,13 +107,18 @@ static int send_request(remote_conn_t *c, const wire_request_t *rq, err_t *e)
                      .max = (long long)rq->max, .plain = rq->render == WIRE_RENDER_PLAIN,
                      .quiet = (rq->flags & WIRE_REQ_QUIET) != 0};
     wire_buf_t opts = {0}, regex = {0}, b = {0};
-    dt41_opts_encode(&opts, &o);
+    if (!plan)   /* a query's commands go without options, as Go's */
+        dt41_opts_encode(&opts, &o);
     s.options = (dt41_str_t){(const char *)opts.p, opts.len};
-    /* Go's regexp (RE2) takes the case flag inside the pattern. */
-    if ((rq->flags & WIRE_REQ_ICASE) && rq->regex && *rq->regex)
-        wire_put_bytes(&regex, "(?i)", 4);
-    if (rq->regex)
-        wire_put_bytes(&regex, rq->regex, strlen(rq->regex));
+    if (plan) {
+        table_pattern(&regex, plan);
+    } else {
+        /* Go's regexp (RE2) takes the case flag inside the pattern. */
+        if ((rq->flags & WIRE_REQ_ICASE) && rq->regex && *rq->regex)
+            wire_put_bytes(&regex, "(?i)", 4);
+        if (rq->regex)
+            wire_put_bytes(&regex, rq->regex, strlen(rq->regex));
+    }
     s.regex = (dt41_str_t){(const char *)regex.p, regex.len};
     s.regex_invert = (rq->flags & WIRE_REQ_INVERT) != 0;
     int rc = dt41_put_spec_frames(&b, &s, e);
@@ -505,11 +524,15 @@ int remote_dt41_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *ou
     if (h && h->keep_open)
         return err_set(e, ERR_USAGE, "an interactive session is not supported yet through a "
                                      "DTail 4.1 server");
-    if (send_request(c, rq, e) < 0)
-        return -1;
+    if (!rq)
+        return send_request(c, rq, NULL, e);   /* refused */
     answer_t a = {.c = c, .h = h, .out = out, .rs = rs, .plain = rq->render == WIRE_RENDER_PLAIN,
                   .format = line_format_of_render(rq->render)};
     if (rq->query && *rq->query && start_query(&a, rq, e) < 0) {
+        end_query(&a);
+        return -1;
+    }
+    if (send_request(c, rq, a.query ? query_plan(a.query) : NULL, e) < 0) {
         end_query(&a);
         return -1;
     }

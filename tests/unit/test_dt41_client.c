@@ -160,6 +160,47 @@ static void dgrep_context(void **state)
     run_recorded("dgrep_context", &rq, NULL);
 }
 
+#define Q1 "from STATS select count($line),last($time),avg($goroutines)," \
+           "min(concurrentConnections),max(lifetimeConnections) group by $hostname"
+
+static int skip_part(void *ctx, const unsigned char *p, size_t len, uint8_t flags, err_t *e)
+{
+    (void)p, (void)len, (void)e;
+    *(uint8_t *)ctx |= flags | 0x80;
+    return 0;
+}
+
+/* dmap: the query, then the file with the table's pattern, as Go sends
+ * them; the final table goes on at the session's close. */
+static void dmap_request(void **state)
+{
+    (void)state;
+    mem_stream_t m = {.in = slurp("client/dmap.s2c")};
+    remote_conn_t c;
+    memset(&c, 0, sizeof c);
+    c.s = (stream_t){.ctx = &m, .read = mem_read, .write = mem_write};
+    err_t e;
+    err_clear(&e);
+    assert_int_equal(wire_reader_init(&c.r, &c.s, 0, &e), 0);
+    c.dt41 = 1;
+    uint8_t seen = 0;
+    remote_handler_t h = {.ctx = &seen, .on_aggregate_part = skip_part};
+    client_run_t rs;
+    memset(&rs, 0, sizeof rs);
+    wire_request_t rq = {.kind = WIRE_KIND_MAP, .files = "/tmp/dt41-record/data/mapr_testdata.log",
+                         .regex = "", .query = Q1 " outfile /tmp/dt41-record/home/dmap1a.csv"};
+    if (remote_dt41_request(&c, &rq, NULL, &h, &rs, &e) != 0)
+        fail_msg("%s", e.msg);
+    assert_int_equal(seen, 0x80 | WIRE_AGG_FINAL);
+    blob_t go = go_frames_after_authkey("dmap");
+    if (m.sent.len != go.n || memcmp(m.sent.p, go.p, go.n) != 0)
+        fail_msg("sent %.*s\nwant %.*s", (int)m.sent.len, (const char *)m.sent.p, (int)go.n, go.p);
+    wire_reader_free(&c.r);
+    wire_buf_free(&m.sent);
+    free(go.p);
+    free(m.in.p);
+}
+
 /* ---- Folding AGGREGATE messages ---------------------------------------- */
 typedef struct folded {
     query_t *q;
@@ -227,9 +268,6 @@ static double number(const folded_t *x, long g, size_t item)
 {
     return agg_state_number(&x->t.specs[item], agg_table_state(&x->t, (size_t)g, item));
 }
-
-#define Q1 "from STATS select count($line),last($time),avg($goroutines)," \
-           "min(concurrentConnections),max(lifetimeConnections) group by $hostname"
 
 static void fold_dmap(void **state)
 {
@@ -315,6 +353,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(dcat_remote),
         cmocka_unit_test(dgrep_context),
+        cmocka_unit_test(dmap_request),
         cmocka_unit_test(fold_dmap),
         cmocka_unit_test(fold_adds_deltas),
         cmocka_unit_test(fold_groups),
