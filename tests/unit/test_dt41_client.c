@@ -61,6 +61,16 @@ static int capture_lines(void *ctx, const char *p, size_t len, err_t *e)
     return 0;
 }
 
+/* A connection whose handshake found a 4.1 server, over m. */
+static void open_conn(remote_conn_t *c, mem_stream_t *m, err_t *e)
+{
+    memset(c, 0, sizeof *c);
+    c->s = (stream_t){.ctx = m, .read = mem_read, .write = mem_write};
+    err_clear(e);
+    assert_int_equal(wire_reader_init(&c->r, &c->s, 0, e), 0);
+    c->dt41 = 1;
+}
+
 /* The Go client's frames after its AUTHKEY (the first frame). */
 static blob_t go_frames_after_authkey(const char *name)
 {
@@ -101,12 +111,8 @@ static void run_recorded(const char *name, wire_request_t *rq, const char *want_
     snprintf(rel, sizeof rel, "client/%s.s2c", name);
     mem_stream_t m = {.in = slurp(rel)};
     remote_conn_t c;
-    memset(&c, 0, sizeof c);
-    c.s = (stream_t){.ctx = &m, .read = mem_read, .write = mem_write};
     err_t e;
-    err_clear(&e);
-    assert_int_equal(wire_reader_init(&c.r, &c.s, 0, &e), 0);
-    c.dt41 = 1;
+    open_conn(&c, &m, &e);
     wire_buf_t got = {0};
     remote_handler_t h = {.ctx = &got, .on_lines = capture_lines};
     client_run_t rs;
@@ -177,12 +183,8 @@ static void dmap_request(void **state)
     (void)state;
     mem_stream_t m = {.in = slurp("client/dmap.s2c")};
     remote_conn_t c;
-    memset(&c, 0, sizeof c);
-    c.s = (stream_t){.ctx = &m, .read = mem_read, .write = mem_write};
     err_t e;
-    err_clear(&e);
-    assert_int_equal(wire_reader_init(&c.r, &c.s, 0, &e), 0);
-    c.dt41 = 1;
+    open_conn(&c, &m, &e);
     uint8_t seen = 0;
     remote_handler_t h = {.ctx = &seen, .on_aggregate_part = skip_part};
     client_run_t rs;
