@@ -248,7 +248,8 @@ static void normalise_aggregates(bytes_t *b)
             assert_non_null(run);
             run[nrun++] = c.p;
         } else {
-            qsort(run, nrun, sizeof *run, cmp_text);
+            if (nrun > 1)
+                qsort(run, nrun, sizeof *run, cmp_text);
             for (size_t i = 0; i < nrun; i++) {
                 b_adds(&r, run[i]);
                 b_add(&r, "\xac", 1);
