@@ -148,20 +148,42 @@ static ssh_channel on_channel_open(ssh_session s, void *ud)
     return c->chan;
 }
 
-/* Key exchange, authentication, channel and shell, all before the
- * deadline. Returns 0 when the shell is up. */
-static int handshake(conn_t *c, int timeout_ms, const char **why)
+/* libssh keeps one error per session and a later one overwrites it:
+ * when the client's identification line and KEXINIT arrive in one read
+ * (OpenSSH's do when dserver is slow to its first read), a failed
+ * negotiation closes the socket with our KEXINIT still unsent, and the
+ * failed flush replaces "no match for method ..." with "Socket error:
+ * Success". Every error libssh sets also goes to the thread's log
+ * callback at SSH_LOG_WARN, so the key exchange keeps the last one that
+ * is not about the socket ("Socket error", "Socket exception") as the
+ * cause. */
+static _Thread_local char kex_cause[256];
+
+static void on_kex_log(int priority, const char *function, const char *msg, void *ud)
 {
-    long long deadline = clock_now_ms() + timeout_ms;
-    /* The key exchange runs non-blocking so that the deadline and a
-     * shutdown are noticed while a client dawdles in it. */
+    (void)ud;
+    if (priority > SSH_LOG_WARN)
+        return;
+    size_t fl = function ? strlen(function) : 0;
+    if (fl && strncmp(msg, function, fl) == 0 && strncmp(msg + fl, ": ", 2) == 0)
+        msg += fl + 2;
+    if (strncmp(msg, "Socket ", 7) != 0)
+        snprintf(kex_cause, sizeof kex_cause, "%s", msg);
+}
+
+/* The key exchange runs non-blocking so that the deadline and a
+ * shutdown are noticed while a client dawdles in it. */
+static int kex_exchange(conn_t *c, long long deadline, const char **why)
+{
     ssh_set_blocking(c->sess, 0);
     for (;;) {
         int rc = ssh_handle_key_exchange(c->sess);
         if (rc == SSH_OK)
-            break;
+            return 0;
         if (rc == SSH_ERROR) {
             const char *err = ssh_get_error(c->sess);
+            if (err && strncmp(err, "Socket error", 12) == 0 && kex_cause[0])
+                err = kex_cause;
             *why = err && *err ? err : "key exchange failed (client closed)";
             return -1;
         }
@@ -180,6 +202,20 @@ static int handshake(conn_t *c, int timeout_ms, const char **why)
         if (pr > 0)
             atomic_store(&c->entry->spoke, 1);
     }
+}
+
+/* Key exchange, authentication, channel and shell, all before the
+ * deadline. Returns 0 when the shell is up. */
+static int handshake(conn_t *c, int timeout_ms, const char **why)
+{
+    long long deadline = clock_now_ms() + timeout_ms;
+    kex_cause[0] = 0;
+    ssh_set_log_callback(on_kex_log);
+    ssh_set_log_level(SSH_LOG_WARN);
+    int rc = kex_exchange(c, deadline, why);
+    ssh_set_log_level(SSH_LOG_NOLOG);
+    if (rc < 0)
+        return -1;
     ssh_set_blocking(c->sess, 1);
     ssh_event ev = ssh_event_new();
     if (!ev || ssh_event_add_session(ev, c->sess) != SSH_OK) {
