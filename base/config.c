@@ -30,7 +30,7 @@
  * that DTail's files load here, with a warning that they do nothing. */
 static const char *const dtail_only_common[] = {"ExperimentalFeaturesEnable", NULL};
 static const char *const dtail_only_server[] = {
-    "Schedule", "Continuous", "AuthKeyEnabled", "AuthKeyTTLSeconds", "AuthKeyMaxPerUser", "ReadGlobRetryIntervalMs",
+    "AuthKeyEnabled", "AuthKeyTTLSeconds", "AuthKeyMaxPerUser", "ReadGlobRetryIntervalMs",
     "ReadRetryIntervalMs", "ShutdownOutputSerializeWaitMs", "ShutdownIdleRecheckWaitMs",
     "OutputTransmissionDelayMs", "OutputEOFWaitBaseMs", "OutputEOFWaitPerFileMs",
     "OutputEOFWaitMaxMs", "OutputChannelBufferSize", "OutputFlushTimeoutMs",
@@ -138,16 +138,27 @@ static int colon_follows(const char *text, size_t len, size_t i)
 /* The line of the key keys[0] of the top-level object, then of keys[1]
  * inside its value, and so on (NULL ends the list), from the file's text:
  * a scan that skips strings and counts the nesting of objects and arrays,
- * so "Default" inside Users is not Server.Permissions.Default. A name the
- * file spells with a JSON escape is not found; the line is then that of
- * the deepest name found (0 if none). Cheap enough: errors and start-up
- * only, on a text jansson has parsed already. */
+ * so "Default" inside Users is not Server.Permissions.Default. "[N]" is
+ * the object that is element N of a list (a job of Server.Schedule). A
+ * name the file spells with a JSON escape is not found; the line is then
+ * that of the deepest name found (0 if none). Cheap enough: errors and
+ * start-up only, on a text jansson has parsed already. */
 static int key_line(const char *text, size_t len, const char *const *keys)
 {
     size_t i = 0, at = 0;
     int depth = 0, level = 1, found = 0;   /* keys[found] is looked for at depth level */
+    long elem = 0;                         /* the element of a list at depth level */
     while (i < len && keys[found]) {
         char c = text[i];
+        if (keys[found][0] == '[' && depth == level) {
+            if (c == ',')
+                elem++;
+            if (c == '{' && elem == strtol(keys[found] + 1, NULL, 10)) {
+                at = i;
+                found++;
+                level++;
+            }
+        }
         if (c == '"') {
             size_t end = skip_string(text, len, i), n = strlen(keys[found]);
             if (depth == level && end - i == n + 2 && memcmp(text + i + 1, keys[found], n) == 0 &&
@@ -290,6 +301,47 @@ static int read_permissions(config_t *c, json_t *v, const src_t *s, err_t *e)
     return 0;
 }
 
+/* Server.Schedule and Server.Continuous: lists of objects here (so that a
+ * job is always a job), kept as compact JSON for the server, which checks
+ * each job's keys and query at start-up (server/jobs.h jobs_load). */
+static int read_jobs(config_t *c, json_t *server, const src_t *s, err_t *e)
+{
+    static const char *const kinds[] = {"Schedule", "Continuous"};
+    json_t *jobs = json_object();
+    if (!jobs)
+        return err_set(e, ERR_NOMEM, "out of memory reading Server.Schedule");
+    for (size_t k = 0; k < 2; k++) {
+        json_t *list = json_object_get(server, kinds[k]), *job;
+        size_t i;
+        if (!list)
+            continue;
+        int ok = json_is_array(list);
+        json_array_foreach(list, i, job) {
+            ok = ok && json_is_object(job);
+        }
+        if (!ok) {
+            json_decref(jobs);
+            return src_err(e, s, (const char *const[]){"Server", kinds[k], NULL},
+                           "Server.%s must be a list of job objects", kinds[k]);
+        }
+        json_object_set(jobs, kinds[k], list);
+    }
+    char *text = json_object_size(jobs) ? json_dumps(jobs, JSON_COMPACT) : NULL;
+    size_t n = text ? strlen(text) : 0;
+    int rc = 0;
+    if (json_object_size(jobs) && !text)
+        rc = err_set(e, ERR_NOMEM, "out of memory reading Server.Schedule");
+    else if (n >= sizeof c->jobs)
+        rc = src_err(e, s, (const char *const[]){"Server", "Schedule", NULL},
+                     "Server.Schedule and Server.Continuous are too large (%zu bytes of JSON, "
+                     "at most %zu)", n, sizeof c->jobs - 1);
+    else if (text)
+        memcpy(c->jobs, text, n + 1);
+    free(text);
+    json_decref(jobs);
+    return rc;
+}
+
 /* Server.KeyExchanges, Ciphers, MACs: lists of SSH algorithm names
  * (OpenSSH's spelling, as libssh and Go's x/crypto use), kept
  * comma-joined for libssh; whether libssh knows them is checked when
@@ -351,7 +403,7 @@ static int in_list(const char *const *list, const char *key)
     return 0;
 }
 
-/* Keys this build reads: the table, and the three read on their own. */
+/* Keys this build reads: the table, and those read on their own. */
 static int implemented(const char *section, const char *key)
 {
     for (size_t i = 0; i < N_CONFIG_KEYS; i++)
@@ -360,7 +412,8 @@ static int implemented(const char *section, const char *key)
     return (strcmp(section, "Common") == 0 && strcmp(key, "LogLevel") == 0) ||
            (strcmp(section, "Server") == 0 &&
             (strcmp(key, "Permissions") == 0 || strcmp(key, "KeyExchanges") == 0 ||
-             strcmp(key, "Ciphers") == 0 || strcmp(key, "MACs") == 0)) ||
+             strcmp(key, "Ciphers") == 0 || strcmp(key, "MACs") == 0 ||
+             strcmp(key, "Schedule") == 0 || strcmp(key, "Continuous") == 0)) ||
            (strcmp(section, "Client") == 0 && strcmp(key, "TermColorsEnable") == 0);
 }
 
@@ -426,7 +479,8 @@ static int load_root(config_t *c, json_t *root, const src_t *s, err_t *e)
     if (read_permissions(c, json_object_get(json_object_get(root, "Server"), "Permissions"), s,
                          e) < 0)
         return -1;
-    if (read_algorithms(c, json_object_get(root, "Server"), s, e) < 0)
+    if (read_algorithms(c, json_object_get(root, "Server"), s, e) < 0 ||
+        read_jobs(c, json_object_get(root, "Server"), s, e) < 0)
         return -1;
     return read_keys(c, root, s, e);
 }

@@ -2,8 +2,8 @@
  * reads. A config key that is accepted does something: an unknown section
  * or key (also inside Server.Permissions), a key given twice, or a value of
  * the wrong type or range is an error naming the key, the file and the line.
- * DTail's keys this build does not act on (Schedule, KeyExchanges, ...) are
- * accepted for DTail's files and warned about (config_warn_ignored).
+ * DTail's keys this build does not act on (AuthKeyEnabled, Output*, ...)
+ * are accepted for DTail's files and warned about (config_warn_ignored).
  *
  * Lookup as DTail: --cfg PATH, --cfg none for no file, otherwise the first
  * existing of ~/.config/dtail/dtail.conf and ~/.dtail.conf. */
@@ -58,6 +58,11 @@ typedef struct config {
      * [rules], "Users": {user: [rules]}}); "" = DTail's default ["^/.*"].
      * server/permissions.c compiles the rules of one user. */
     char permissions[16384];
+    /* Server.Schedule and Server.Continuous as compact JSON, checked to be
+     * lists of objects ({"Schedule": [...], "Continuous": [...]}, the keys
+     * the file has); "" = no jobs. server/jobs.c checks each job's keys
+     * and query. */
+    char jobs[16384];
     /* DTail's keys found in the file that do nothing here, one
      * "PATH:LINE: Section.Key" per line, for config_warn_ignored. */
     char ignored[2048];
@@ -71,7 +76,8 @@ int config_load(config_t *c, const char *cfg_flag, err_t *e);
 void config_warn_ignored(const config_t *c);
 /* Where a key is in the loaded file, for a later check's message (the
  * server's rules): "PATH:LINE", keys a NULL-ended path such as
- * {"Server", "Permissions", "Default", NULL}. The line is that of the
+ * {"Server", "Permissions", "Default", NULL}; "[N]" is the object that is
+ * element N of a list ({"Server", "Schedule", "[2]", "Query", NULL}). The line is that of the
  * key's first quoted occurrence (each name searched after the one before);
  * "PATH" when it is not found, "config" when no file was loaded. */
 void config_where(const config_t *c, const char *const *keys, char *out, size_t cap);

@@ -21,6 +21,7 @@
 #include "server/counters.h"
 #include "server/dlog.h"
 #include "server/dserver_flags.h"
+#include "server/jobs.h"
 #include "server/permissions.h"
 #include "server/session.h"
 #include "server/ssh_server.h"
@@ -56,6 +57,7 @@ typedef struct dserver {
     long long started_ms;         /* clock_now_ms(), for --shutdownAfter */
     long long last_stats_ms;      /* last periodic STATS line */
     int log_open;                 /* errors go to the log too */
+    jobs_t *jobs;                 /* Server.Schedule and Server.Continuous */
     const char *prog;             /* basename of argv[0]: <prog>.log with signal rotation */
 } dserver_t;
 
@@ -151,6 +153,10 @@ static int run(dserver_t *d, const dserver_flags_t *f, err_t *e)
      * start instead of failing that user's sessions later. */
     if (perm_rules_check(&d->cfg, e) < 0 || exec_config_check(&d->cfg, e) < 0)
         return -1;
+    host_name(d->host, sizeof d->host);
+    /* A job that could never run stops the start too. */
+    if (jobs_load(&d->jobs, &d->cfg, d->host, e) < 0)
+        return -1;
     const char *logger = f->logger ? f->logger : d->cfg.logger[0] ? d->cfg.logger : "file";
     const char *fixed = strcasecmp(d->cfg.log_rotation, "daily") ? d->prog : NULL;
     if (dlog_open(logger, d->cfg.log_dir, fixed, e) < 0)
@@ -162,7 +168,6 @@ static int run(dserver_t *d, const dserver_flags_t *f, err_t *e)
     config_warn_ignored(&d->cfg);
     if (drop_privileges(f->user, 1, e) < 0)   /* refuse before creating anything */
         return -1;
-    host_name(d->host, sizeof d->host);
     d->limits = server_limits_create(&d->cfg, e);
     if (!d->limits)
         return -1;
@@ -183,7 +188,14 @@ static int run(dserver_t *d, const dserver_flags_t *f, err_t *e)
     dlog_flush();
     d->started_ms = clock_now_ms();
     d->last_stats_ms = d->started_ms;
+    jobs_env_t je = {.cfg = &d->cfg, .host = d->host, .limits = d->limits,
+                     .counters = &d->counters};
+    if (jobs_start(d->jobs, &je, e) < 0) {
+        ssh_server_free(srv);
+        return -1;
+    }
     int rc = ssh_server_run(srv, e);
+    jobs_stop(d->jobs);   /* before the server's state goes */
     ssh_server_free(srv);
     dlog_stats(&d->counters);
     LOG_INFO("Stopped");
@@ -235,6 +247,7 @@ int main(int argc, char **argv)
     dlog_close();
     if (rc < 0)
         fprintf(stderr, "dserver: %s\n", e.msg);
+    jobs_free(d->jobs);
     if (d->limits)
         server_limits_free(d->limits);
     free(d);

@@ -77,6 +77,11 @@ void perm_absolute(const char *path, char *out, size_t cap);
  * meets only out of memory here. The message holds the rule: it is for the
  * server's log, not a client. */
 perm_rules_t *perm_rules_new(const config_t *cfg, const char *user, err_t *e);
+/* Rules that allow every path, the secrets still refused: a job of the
+ * server's own (server/jobs.h) reads the files its operator configured,
+ * as DTail's DTAIL-SCHEDULE and DTAIL-CONTINUOUS users skip the rules.
+ * Never for a user who logs in. */
+perm_rules_t *perm_rules_new_unchecked(const config_t *cfg, err_t *e);
 /* Compiles every rule list of Server.Permissions (Default and each user's)
  * once: an invalid rule is an error naming the key, the rule's position
  * and the file and line (config_where), so dserver refuses to start
@@ -97,6 +102,9 @@ typedef struct perm_user {
 /* Looks the user up (getpwnam_r, getgrouplist). An unknown user is not an
  * error: known stays 0 and every OS check denies. */
 void perm_user_lookup(const char *user, perm_user_t *u);
+/* The user dserver itself runs as (its effective uid, gid and groups):
+ * the OS check then asks what the kernel lets dserver read. */
+void perm_user_self(perm_user_t *u);
 /* Whether g is u's primary or one of its supplementary groups. */
 int perm_user_in_group(const perm_user_t *u, gid_t g);
 /* Whether u has the permissions want (PERM_WANT_*, as the bits of one

@@ -80,6 +80,10 @@ int session_send_file_counts(session_t *ss, uint8_t st, const char *name, const 
 {
     if (ss->dt41)
         return session_dt41_file_status(ss, st, name, detail);
+    if (ss->local) {
+        ss->local->file_status(ss->local->ctx, st, name, detail, bytes, lines);
+        return 0;
+    }
     return send_small(ss, enc_file_status, &(status_args_t){st, name, detail, bytes, lines});
 }
 
@@ -92,6 +96,10 @@ int session_send_end(session_t *ss, uint8_t st, const char *message)
 {
     if (ss->dt41)
         return session_dt41_end(ss, st, message);
+    if (ss->local) {
+        ss->local->end(ss->local->ctx, st, message);
+        return 0;
+    }
     return send_small(ss, enc_end, &(status_args_t){.status = st, .text = message});
 }
 
@@ -99,6 +107,10 @@ int session_send_message(session_t *ss, enum log_level level, const char *text)
 {
     if (ss->dt41)
         return session_dt41_message(ss, level, text);
+    if (ss->local) {
+        ss->local->message(ss->local->ctx, level, text);
+        return 0;
+    }
     return send_small(ss, enc_message, &(status_args_t){.status = (uint8_t)level, .text = text});
 }
 
@@ -372,6 +384,8 @@ static void drain_files(session_files_t *sf)
 static int send_final(session_t *ss, mapscan_t *ms, const plan_t *plan, const exec_request_t *rq,
                       const session_map_out_t *out)
 {
+    if (out->final)
+        return out->final(out->ctx, ms, plan);
     int rc = out->fields ? out->fields(out->ctx, ms) : 0;
     if (rc == 0 && mapscan_spilled(ms)) {
         LOG_INFO("Map spilled|%s|over Server.MapMemoryLimit", rq->files);
@@ -399,12 +413,12 @@ int session_run_map(session_t *ss, const exec_request_t *rq, const session_map_o
         exec_plan_free(&p);
         return session_send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 1;
     }
-    mapscan_reporter_t rep;
+    mapscan_reporter_t rep = {0};
     map_report_t mr = {out, plan};
     int seconds = plan->interval > 0 ? plan->interval : 5;
-    if (out->deltas)
+    if (out->table && out->deltas)
         mapscan_reporter_start_deltas(&rep, &ms, plan, seconds, send_interim, &mr);
-    else
+    else if (out->table)
         mapscan_reporter_start(&rep, &ms, plan, seconds, send_interim, &mr);
     session_files_t sf;
     session_files_init(&sf, ss, rq->files);
@@ -485,6 +499,26 @@ static int run_request(session_t *ss, const wire_request_t *rq, err_t *e)
         return session_run_tail(ss, rq, &x, e);
     }
     return session_send_end(ss, WIRE_END_FAILED, "unknown request kind");
+}
+
+void session_local_init(session_t *ss, const session_env_t *env, const session_local_t *local,
+                        perm_rules_t *rules)
+{
+    memset(ss, 0, sizeof *ss);
+    ss->env = env;
+    ss->local = local;
+    ss->rules = rules;
+    perm_user_self(&ss->user);
+    pthread_mutex_init(&ss->send_mu, NULL);
+    pthread_mutex_init(&ss->slot_mu, NULL);
+}
+
+void session_local_free(session_t *ss)
+{
+    perm_rules_free(ss->rules);
+    ss->rules = NULL;
+    pthread_mutex_destroy(&ss->send_mu);
+    pthread_mutex_destroy(&ss->slot_mu);
 }
 
 static void enc_hello(session_t *ss, void *a)

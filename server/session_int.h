@@ -21,6 +21,22 @@
 #include "wire/frame.h"
 #include "wire/msg.h"
 
+/* A session without a client: a job of the server's own (session_job.c).
+ * What a session would send its client is handed to these instead. */
+typedef struct session_local {
+    /* A file's FILE_STATUS (WIRE_FILE_*, with the bytes and lines read
+     * or WIRE_COUNT_NONE). */
+    void (*file_status)(void *ctx, uint8_t st, const char *name, const char *detail,
+                        uint64_t bytes, uint64_t lines);
+    /* A MESSAGE, and the END of the request. */
+    void (*message)(void *ctx, enum log_level level, const char *text);
+    void (*end)(void *ctx, uint8_t st, const char *text);
+    /* A tail's AGGREGATE: what the interval read (final: after the run's
+     * end). */
+    void (*table)(void *ctx, const plan_t *plan, const agg_table_t *t, int final);
+    void *ctx;
+} session_local_t;
+
 typedef struct session {
     stream_t *s;                 /* the connection */
     const session_env_t *env;    /* process-wide state */
@@ -52,7 +68,18 @@ typedef struct session {
     /* A DTail 4.1 client's session (session_dt41.c), NULL for ours: the
      * status and message senders below speak 4.1 then. */
     struct dt41_session *dt41;
+    /* A session without a client (a job), NULL for a connection's: the
+     * senders below hand what they would send to it. */
+    const session_local_t *local;
 } session_t;
+
+/* A session without a client for env (env->user names the job's kind in
+ * the log and in the read queues): it reads with rules (taken: freed by
+ * session_local_free) as dserver's own user, and tells local what it
+ * would send. */
+void session_local_init(session_t *ss, const session_env_t *env, const session_local_t *local,
+                        perm_rules_t *rules);
+void session_local_free(session_t *ss);
 
 int session_send_file_status(session_t *ss, uint8_t st, const char *name, const char *detail);
 /* FILE_STATUS with the bytes and lines read (WIRE_COUNT_NONE: not counted). */
@@ -137,10 +164,15 @@ int session_plan(session_t *ss, exec_plan_t *p, const exec_request_t *rq, const 
 typedef struct session_map_out {
     /* Sends table t of the result (plan names its items): an interim
      * report, or with final the result of the run; more: parts of the
-     * same final table follow. 0, or -1 when the client is gone. */
+     * same final table follow. 0, or -1 when the client is gone. NULL:
+     * no interim reports (then final must be given). */
     int (*table)(void *ctx, const plan_t *plan, const agg_table_t *t, int final, int more);
     /* Sends the run's field report before the final table; may be NULL. */
     int (*fields)(void *ctx, const mapscan_t *ms);
+    /* Takes the run's whole result instead of fields and table: the scan,
+     * whose result is ms->result or, when it spilled, its spill (an
+     * outfile is written from either). NULL: fields and table. */
+    int (*final)(void *ctx, mapscan_t *ms, const plan_t *plan);
     void *ctx;
     /* Interim reports are deltas, what was read since the previous one
      * (DTail's clients add them up), and the final table what came after

@@ -13,7 +13,8 @@
  * from their start. The request ends when the client closes the channel or
  * sends another frame, when its timeout passes, or when the server stops;
  * then the output is flushed and END goes out (a map request sends its
- * last delta first). */
+ * last delta first). A job's session (session_job.c) has no client: its
+ * deltas and END go to the job. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -332,9 +333,16 @@ static int send_delta(tail_run_t *t, int final)
         return session_send_message(t->ss, LOG_ERROR, e.msg);
     take_t tk = {&d, 0};
     follow_run_each(t->run, take_file, &tk);
-    int rc = tk.rc < 0    ? session_send_message(t->ss, LOG_ERROR, "out of memory: a report is incomplete")
-             : t->ss->dt41 ? session_dt41_table(t->ss, t->plan, &d, NULL)
-                           : session_send_table(t->ss, &d, final);
+    const session_local_t *local = t->ss->local;
+    int rc = 0;
+    if (tk.rc < 0)
+        rc = session_send_message(t->ss, LOG_ERROR, "out of memory: a report is incomplete");
+    else if (local)
+        local->table(local->ctx, t->plan, &d, final);
+    else if (t->ss->dt41)
+        rc = session_dt41_table(t->ss, t->plan, &d, NULL);
+    else
+        rc = session_send_table(t->ss, &d, final);
     agg_table_free(&d);
     return rc;
 }
@@ -435,13 +443,17 @@ int session_run_tail(session_t *ss, const wire_request_t *wq, const exec_request
         return session_send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;
     }
     atomic_init(&t.watched, 0);
-    int watching = pthread_create(&t.watcher, NULL, watch_client, &t) == 0;
+    /* Without a client (a job) only the timeout or the server's stop
+     * ends the run. */
+    int watching = !ss->local && pthread_create(&t.watcher, NULL, watch_client, &t) == 0;
     long long deadline = rq->timeout_s ? clock_now_ms() + rq->timeout_s * 1000LL : 0;
     const session_env_t *env = ss->env;
     expand(&t, 1);
-    /* One slot for the request, whatever the number of its files. */
+    /* One slot for the request, whatever the number of its files. A job
+     * has no client whose going away ends the wait: the server's stop does. */
+    const volatile int *wait_stop = ss->local ? env->stopping : &t.stop;
     int slot = !env->limits ||
-               server_limits_acquire(env->limits, LIMIT_TAIL, env->user, &t.stop, 0) >= 0;
+               server_limits_acquire(env->limits, LIMIT_TAIL, env->user, wait_stop, 0) >= 0;
     if (slot) {
         follow_run_loop(t.run, deadline);
         if (env->limits)

@@ -22,20 +22,11 @@ foreign_records() {
 # A forged self-stats record, as a value would carry it into the log.
 FORGED='INFO|1202-000000|1|stats.c:1|1|1|0|0.00|0s|MAPREDUCE:STATS|currentConnections=999|lifetimeConnections=999|preAuthConnections=0|requests=999|linesServed=0|bytesServed=0'
 
-as_user=()
-[ "$(id -u)" -eq 0 ] && as_user=(--user nobody)
-
 # bad_config LABEL WANT: dserver on $SERVER_CFG must exit 2 at once with
 # "dserver: $SERVER_CFG:WANT" on stderr, and must not have got as far as
 # the host keys or the log.
 bad_config() {
-  run "$1" "$DTAIL_BIN/dserver" --cfg "$SERVER_CFG" --port 0 --bindAddress 127.0.0.1 \
-    --logger stdout "${as_user[@]}"
-  expect_rc "$1" 2
-  expect_contains "$1" "$ERR" "dserver: $SERVER_CFG:$2"
-  grep -q 'Listening on' "$OUT" && fail "$1: dserver listened with a bad config"
-  [ -e "$SRV/cache/ssh_host_key" ] && fail "$1: dserver created a host key before refusing"
-  return 0
+  server_refuses "$1" "dserver: $SERVER_CFG:$2"
 }
 
 # write_cfg SERVER-KEYS [SECTIONS]: $SERVER_CFG with the harness's keys on
@@ -134,13 +125,13 @@ client)
   ;;
 dtail_only)
   server_setup
-  write_cfg '    "Schedule": [],
-    "Continuous": []'
+  write_cfg '    "AuthKeyEnabled": true,
+    "ReadRetryIntervalMs": 2000'
   server_start
   run up "$DTAIL_BIN/dtailhealth" --server "$SERVER" --connectTimeout 30000
   expect_rc up 0
   server_stop
-  for k in 5:Server.Schedule 6:Server.Continuous; do
+  for k in 5:Server.AuthKeyEnabled 6:Server.ReadRetryIntervalMs; do
     n=$(grep -c "^WARN|[0-9-]*|$SERVER_CFG:${k%%:*}: ${k#*:}: DTail's key has no effect in this build" "$SERVER_LOG")
     [ "$n" -eq 1 ] || fail "dtail_only: $n warnings for ${k#*:} at line ${k%%:*}, want 1"
   done
@@ -148,7 +139,7 @@ dtail_only)
   run dcat dcat --cfg "$SERVER_CFG" --plain "$LINES_TXT"
   expect_rc dcat 0
   expect_bytes dcat "$OUT" "$LINES_TXT"
-  expect_contains dcat "$ERR" "$SERVER_CFG:5: Server.Schedule: DTail's key has no effect"
+  expect_contains dcat "$ERR" "$SERVER_CFG:5: Server.AuthKeyEnabled: DTail's key has no effect"
   ;;
 log_filename)
   server_setup

@@ -14,6 +14,9 @@
 #   dserver_stop SIGPID WAITPID LOG LABEL
 #                            the same for any dserver (fanout_lib.sh)
 #   server_wait_exit PID SECONDS   waits for PID to exit; sets SERVER_RC
+#   server_refuses LABEL STRING    dserver on $SERVER_CFG must exit 2 at
+#                            once with STRING on stderr, neither listening
+#                            nor having made its host key
 #   server_sanitizer_clean LOG [LABEL]   fails if LOG has a sanitizer report
 #   SERVER_CLIENT_FLAGS      (array) --key, --trustAllHosts, --noColor for
 #                            dcat/dgrep/dmap; server_start adds --servers
@@ -109,6 +112,18 @@ server_wait_exit() {
     wait "$1"
     SERVER_RC=$?
   fi
+}
+
+server_refuses() {
+  local as_user=()
+  [ "$(id -u)" -eq 0 ] && as_user=(--user nobody)
+  run "$1" "$DTAIL_BIN/dserver" --cfg "$SERVER_CFG" --port 0 --bindAddress 127.0.0.1 \
+    --logger stdout "${as_user[@]}"
+  expect_rc "$1" 2
+  expect_contains "$1" "$ERR" "$2"
+  grep -q 'Listening on' "$OUT" && fail "$1: dserver listened with a bad config"
+  [ -e "$SRV/cache/ssh_host_key" ] && fail "$1: dserver created a host key before refusing"
+  return 0
 }
 
 # dserver_stop SIGPID WAITPID LOG LABEL: SIGTERM to SIGPID; WAITPID must

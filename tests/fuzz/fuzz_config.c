@@ -4,8 +4,8 @@
  * documented ranges (strings NUL-terminated within their fields), or fail
  * with ERR_CONFIG and a message (an unknown key, a wrong type: the message
  * found the key's line in the text). A config that loads then goes through
- * dserver's start-up check of the Permissions rules, which must pass or
- * fail the same way. The input goes through a real file (a memfd seen as
+ * dserver's start-up checks of the Permissions rules and of the jobs
+ * (Schedule, Continuous), which must pass or fail the same way. The input goes through a real file (a memfd seen as
  * /proc/self/fd/N), as config_load reads one. */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +15,7 @@
 
 #include "base/config.h"
 #include "base/log.h"
+#include "server/jobs.h"
 #include "server/permissions.h"
 #include "tests/support/memfile.h"
 
@@ -58,6 +59,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         err_clear(&e);
         if (perm_rules_check(&c, &e) != 0 && (e.code != ERR_CONFIG || e.msg[0] == '\0'))
             abort();
+        check_str(c.jobs, sizeof c.jobs);
+        jobs_t *js = NULL;
+        err_clear(&e);
+        if (jobs_load(&js, &c, "fuzzhost", &e) != 0 && (e.code != ERR_CONFIG || e.msg[0] == '\0'))
+            abort();
+        jobs_free(js);
     }
     close(fd);
     return 0;

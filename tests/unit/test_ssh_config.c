@@ -226,21 +226,57 @@ static void test_dtail_only_keys(void **state)
     err_clear(&e);
     assert_int_equal(load_text(&c,
         "{\"Common\": {\"ExperimentalFeaturesEnable\": false},\n"
-        "\"Server\": {\"Schedule\": [{\"Name\": \"x\"}],\n"
-        "  \"OutputFlushTimeoutMs\": 5, \"Continuous\": []},\n"
+        "\"Server\": {\"AuthKeyEnabled\": true,\n"
+        "  \"OutputFlushTimeoutMs\": 5, \"ReadRetryIntervalMs\": 1},\n"
         "\"Client\": {\"TermColors\": {\"Remote\": {}}}}", &e), 0);
     char want[1024];
     char p[64];
     snprintf(p, sizeof p, "%.63s", c.path);
     snprintf(want, sizeof want,
-             "%s:1: Common.ExperimentalFeaturesEnable\n%s:2: Server.Schedule\n%s:3: Server.OutputFlushTimeoutMs\n"
-             "%s:3: Server.Continuous\n%s:4: Client.TermColors", p, p, p, p, p);
+             "%s:1: Common.ExperimentalFeaturesEnable\n%s:2: Server.AuthKeyEnabled\n"
+             "%s:3: Server.OutputFlushTimeoutMs\n%s:3: Server.ReadRetryIntervalMs\n"
+             "%s:4: Client.TermColors", p, p, p, p, p);
     assert_string_equal(c.ignored, want);
     /* Output* is not a wildcard: only DTail's names. */
     expect_error("{\"Server\": {\"OutputTypo\": 1}}", "unknown config key Server.OutputTypo");
     /* A file of known keys only has none. */
     assert_int_equal(load_text(&c, "{\"Server\": {\"MaxConnections\": 5}}", &e), 0);
     assert_string_equal(c.ignored, "");
+}
+
+/* Server.Schedule and Server.Continuous: lists of objects, kept as JSON
+ * for dserver (server/jobs.c checks the jobs); config_where finds a job
+ * by its place in the list. */
+static void test_jobs(void **state)
+{
+    (void)state;
+    config_t c;
+    err_t e;
+    err_clear(&e);
+    const char *json = "{\"Server\": {\"Schedule\": [{\"Name\": \"a\"},\n"
+                       "  {\"Name\": \"b\", \"Query\": \"[1]\",\n"
+                       "   \"TimeRange\": [0, 24]}], \"Continuous\": []}}";
+    char path[64];
+    int fd = memfile_create(json, strlen(json), path, sizeof path);   /* open for config_where */
+    config_defaults(&c);
+    assert_int_equal(config_load(&c, path, &e), 0);
+    assert_string_equal(c.ignored, "");
+    assert_string_equal(c.jobs, "{\"Schedule\":[{\"Name\":\"a\"},{\"Name\":\"b\",\"Query\":\"[1]\","
+                                "\"TimeRange\":[0,24]}],\"Continuous\":[]}");
+    char where[128], want[128];
+    snprintf(want, sizeof want, "%.63s:2", c.path);
+    config_where(&c, (const char *const[]){"Server", "Schedule", "[1]", NULL}, where, sizeof where);
+    assert_string_equal(where, want);
+    snprintf(want, sizeof want, "%.63s:3", c.path);
+    config_where(&c, (const char *const[]){"Server", "Schedule", "[1]", "TimeRange", NULL}, where,
+                 sizeof where);
+    assert_string_equal(where, want);
+    close(fd);
+    assert_int_equal(load_text(&c, "{\"Server\": {\"MaxConnections\": 5}}", &e), 0);
+    assert_string_equal(c.jobs, "");
+    expect_error("{\"Server\": {\"Schedule\": {}}}", "Server.Schedule must be a list of job objects");
+    expect_error("{\"Server\": {\"Continuous\": [[]]}}",
+                 "Server.Continuous must be a list of job objects");
 }
 
 static int has(const char *text, ssh_key k, const char *peer)
@@ -399,6 +435,7 @@ int main(void)
         cmocka_unit_test(test_strict),
         cmocka_unit_test(test_key_lines),
         cmocka_unit_test(test_dtail_only_keys),
+        cmocka_unit_test(test_jobs),
         cmocka_unit_test(test_algorithm_lists),
         cmocka_unit_test(test_authorized_keys_text),
         cmocka_unit_test(test_addr_patterns),
