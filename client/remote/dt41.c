@@ -230,20 +230,25 @@ static int logger_level(const dt41_str_t *t)
     return -1;
 }
 
-/* In plain mode the Go dserver sends its messages as bare text: a line
- * worded as its logger words one ("LEVEL|MMDD-HHMMSS|") is taken for one. */
-static int looks_logged(const dt41_str_t *t)
+/* In plain mode the Go dserver sends its messages as bare text, worded
+ * "LEVEL|MMDD-HHMMSS|user@ip:port|text" with the user and address of this
+ * connection's end: only a line with exactly that head is taken for one.
+ * A log line in DTail's own format ("INFO|1002-071143|...") is content,
+ * and so is everything when our end's address is unknown (tag ""): a
+ * message shown as a line is better than a line lost to stderr. */
+static int from_server(const dt41_str_t *t, const char *tag)
 {
-    if (logger_level(t) < 0)
+    size_t tl = strlen(tag);
+    if (!tl || logger_level(t) < 0)
         return 0;
     const char *bar = memchr(t->p, '|', t->n);
     size_t rest = t->n - (size_t)(bar + 1 - t->p);
-    if (rest < 12 || bar[12] != '|')
+    if (rest < 13 + tl + 1 || bar[12] != '|' || bar[5] != '-')
         return 0;
     for (int i = 1; i <= 11; i++)
         if (i != 5 && (bar[i] < '0' || bar[i] > '9'))
             return 0;
-    return bar[5] == '-';
+    return memcmp(bar + 13, tag, tl) == 0 && bar[13 + tl] == '|';
 }
 
 /* A server message: on stderr as the Go client shows it (SERVER|host|text;
@@ -302,7 +307,7 @@ static int message(answer_t *a, const char *p, size_t n, err_t *e)
         }
         return remote_line(a, &m, e);
     case DT41_MSG_PLAIN:
-        if (a->plain && looks_logged(&m.raw))
+        if (a->plain && from_server(&m.raw, a->c->peer_tag))
             server_message(a, &m.raw, &m.raw);
         else
             plain_line(a, &m.raw);

@@ -80,6 +80,7 @@ int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t 
         /* a Go dserver: no HELLO, the name asked for stands for it */
         c->dt41 = 1;
         snprintf(c->server.host, sizeof c->server.host, "%s", t->host);
+        ssh_client_peer_tag(&c->s, c->peer_tag, sizeof c->peer_tag);
         return 0;
     }
     c->zstd = o->compress && (c->server.caps & WIRE_CAP_ZSTD);

@@ -31,6 +31,9 @@ typedef struct remote_conn {
     wire_reader_t r;             /* frames from it */
     wire_hello_t server;         /* the server's HELLO */
     int plain;                   /* --plain: messages without SERVER|host| */
+    char peer_tag[200];          /* user@ip:port of our end as the server
+                                    sees it ("": unknown); a Go dserver's
+                                    plain-mode messages carry it */
     int zstd;                    /* ask for compressed LINES: --compress and the
                                     server offers zstd (docs/protocol.md) */
     int open;                    /* s and r need closing */

@@ -7,6 +7,9 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,6 +27,7 @@ typedef struct ssh_conn {
     pthread_mutex_t mu; /* one libssh call at a time: a reader thread and a
                            writer thread (interactive reloads) share sess */
     long long read_deadline_ms; /* a read waiting past it ends; 0: none */
+    char user[128];     /* the user logged in as */
 } ssh_conn_t;
 
 static int read_deadline_passed(void *ctx)
@@ -38,6 +42,32 @@ void ssh_client_read_deadline(stream_t *s, long long deadline_ms)
     c->read_deadline_ms = deadline_ms;
     c->io.read_ends = deadline_ms ? read_deadline_passed : NULL;
     c->io.read_ends_ctx = c;
+}
+
+int ssh_client_peer_tag(stream_t *s, char *buf, size_t cap)
+{
+    ssh_conn_t *c = s->ctx;
+    struct sockaddr_storage sa;
+    socklen_t len = sizeof sa;
+    char ip[INET6_ADDRSTRLEN];
+    int port;
+    buf[0] = 0;
+    if (getsockname(ssh_api.ssh_get_fd(c->io.sess), (struct sockaddr *)&sa, &len) < 0)
+        return -1;
+    if (sa.ss_family == AF_INET) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *)&sa;
+        inet_ntop(AF_INET, &v4->sin_addr, ip, sizeof ip);
+        port = ntohs(v4->sin_port);
+        snprintf(buf, cap, "%s@%s:%d", c->user, ip, port);
+    } else if (sa.ss_family == AF_INET6) {
+        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)&sa;
+        inet_ntop(AF_INET6, &v6->sin6_addr, ip, sizeof ip);
+        port = ntohs(v6->sin6_port);
+        snprintf(buf, cap, "%s@[%s]:%d", c->user, ip, port);   /* as Go's net.Addr */
+    } else {
+        return -1;
+    }
+    return 0;
 }
 
 static const ssh_stream_calls_t *client_calls(void)
@@ -257,6 +287,7 @@ int ssh_client_open(const char *host, int port, const ssh_client_opts_t *o, stre
         return -1;
     }
     const char *user = o->user && *o->user ? o->user : default_user();
+    snprintf(c->user, sizeof c->user, "%s", user);
     char dir[3072], kh[4096];
     default_ssh_dir(dir, sizeof dir);
     if (o->known_hosts) {

@@ -41,6 +41,12 @@ int ssh_client_open(const char *host, int port, const ssh_client_opts_t *o, stre
  * (clock_now_ms) ends as the end of the stream; 0 removes it. */
 void ssh_client_read_deadline(stream_t *s, long long deadline_ms);
 
+/* "user@ip:port" of this end of s (from ssh_client_open) as the server
+ * sees it: a Go dserver words its messages with it, which in plain mode
+ * is all that tells them from the lines. Returns 0, or -1 (buf "") when
+ * the address cannot be read. */
+int ssh_client_peer_tag(stream_t *s, char *buf, size_t cap);
+
 /* Splits "host[:port]" (port default def_port) into host (cap bytes) and
  * *port; "[v6addr]:port" is accepted too. */
 int ssh_client_parse_server(const char *spec, int def_port, char *host, size_t cap, int *port,

@@ -217,6 +217,13 @@ c2go_lines)
   ours_same context dgrep --plain --grep 'line 1[0-9]7 ' --before 2 --after 3 --files "$D/many.log"
   ours_same invert_max dgrep --plain --invert --max 3 --grep ERROR --files "$D/many.log"
   ours_same icase dgrep --plain -i --grep error --files "$D/small.log"
+  # lines in DTail's own log format are content, not server messages: the
+  # Go dserver sends both bare in plain mode, only its messages carry our
+  # connection's user@ip:port
+  printf 'INFO|1002-071143|Disk usage high|used=94%%\nERROR|1002-071146|Rejecting request|limit=127\nWARN|1203-062004|dtail@127.0.0.1:40000|someone else\n' >"$D/dtail.log"
+  chmod 644 "$D/dtail.log"
+  ours_same logformat dcat --plain --files "$D/dtail.log"
+  expect_bytes logformat "$T/logformat.go.norm" "$D/dtail.log"
   SORTED=1 ours_same remote_grep dgrep --grep ERROR --files "$D/many.log,$D/other.log"
   # a file that cannot be read exits 1 through either (Go only warns)
   for who in go c; do

@@ -157,6 +157,49 @@ static void dcat_remote(void **state)
                  "REMOTE|integrationtest|100|4|small.log|last line, no newline\n");
 }
 
+/* Plain mode: the Go dserver sends content and its messages alike as
+ * bare text. A line in DTail's log format is content (on stdout, exit 0
+ * for it); only a message headed with this connection's user@ip:port is
+ * the server's (not a line; "Unable to read file(s)" raises the status). */
+static void plain_log_lines(void **state)
+{
+    (void)state;
+    static const char s2c[] =
+        ".syn capabilities query-update-v1 journal-v1\xac"
+        "INFO|1002-071143|Disk usage high on /var/log|used=94%\n\xac"
+        "WARN|1203-062004|dtail@127.0.0.1:45996|Unable to read file(s), check server logs\n\xac"
+        "ERROR|1002-071146|Rejecting request: user quota exceeded|limit=127\n\xac"
+        "INFO|1203-062004|dtail@127.0.0.1:40000|a line of another connection's log\n\xac"
+        ".syn close connection\xac";
+    mem_stream_t m = {.in = {.p = malloc(sizeof s2c), .n = sizeof s2c - 1}};
+    assert_non_null(m.in.p);
+    memcpy(m.in.p, s2c, sizeof s2c);
+    remote_conn_t c;
+    err_t e;
+    open_conn(&c, &m, &e);
+    c.plain = 1;
+    snprintf(c.peer_tag, sizeof c.peer_tag, "dtail@127.0.0.1:45996");
+    wire_buf_t got = {0};
+    remote_handler_t h = {.ctx = &got, .on_lines = capture_lines};
+    client_run_t rs;
+    memset(&rs, 0, sizeof rs);
+    wire_request_t rq = {.kind = WIRE_KIND_CAT, .render = WIRE_RENDER_PLAIN,
+                         .files = "/var/log/x.log", .regex = "", .query = ""};
+    if (remote_dt41_request(&c, &rq, NULL, &h, &rs, &e) != 0)
+        fail_msg("plain: %s", e.msg);
+    static const char want[] =
+        "INFO|1002-071143|Disk usage high on /var/log|used=94%\n"
+        "ERROR|1002-071146|Rejecting request: user quota exceeded|limit=127\n"
+        "INFO|1203-062004|dtail@127.0.0.1:40000|a line of another connection's log\n";
+    assert_int_equal(got.len, sizeof want - 1);
+    assert_memory_equal(got.p, want, sizeof want - 1);
+    assert_int_equal(rs.status, 1);
+    wire_reader_free(&c.r);
+    wire_buf_free(&got);
+    wire_buf_free(&m.sent);
+    free(m.in.p);
+}
+
 static void dgrep_context(void **state)
 {
     (void)state;
@@ -354,6 +397,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(dcat_remote),
+        cmocka_unit_test(plain_log_lines),
         cmocka_unit_test(dgrep_context),
         cmocka_unit_test(dmap_request),
         cmocka_unit_test(fold_dmap),
