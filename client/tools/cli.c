@@ -74,6 +74,23 @@ static flagparse_t tool_flags(enum cli_tool tool)
                          .select = 1u << tool, .tool = cli_tool_name(tool)};
 }
 
+/* dtail --query: the query's table (from) and where clause pick the lines;
+ * DTail drops the line flags there (its query commands carry no options,
+ * and the table's pattern replaces --regex), so a flag that would do
+ * nothing is refused instead (lesson 1). */
+static int check_query_line_flags(const cli_opts_t *o, err_t *e)
+{
+    if (o->tool != CLI_DTAIL || !o->query || !*o->query)
+        return 0;
+    const char *inert = o->regex ? "regex (or -grep)" : o->invert ? "invert"
+                      : o->ignore_case ? "ignore-case" : o->before ? "before"
+                      : o->after ? "after" : o->max ? "max" : NULL;
+    if (!inert)
+        return 0;
+    return err_set(e, ERR_USAGE, "flag -%s has no effect with -query: the query's from and where "
+                                 "clauses select the lines (put the condition in where)", inert);
+}
+
 int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e)
 {
     memset(o, 0, sizeof *o);
@@ -94,7 +111,7 @@ int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e
                                      "use bytes or a size such as 512M or 2G", o->memory_limit);
     if (flagparse_check_port(o->port, e) < 0 || flagparse_check_log_level(o->log_level, NULL, e) < 0)
         return -1;
-    return 0;
+    return check_query_line_flags(o, e);
 }
 
 void cli_free(cli_opts_t *o)

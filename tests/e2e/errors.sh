@@ -1,7 +1,7 @@
 # Error handling and exit codes:
 #   1: some input could not be read (the others are still printed);
 #   2: usage error or invalid regex.
-# Usage: bash errors.sh missing|directory|unreadable|invalid_regex|unknown_flag|missing_value
+# Usage: bash errors.sh missing|query_line_flags|directory|unreadable|invalid_regex|unknown_flag|missing_value
 . "$(dirname "$0")/lib.sh"
 mode=${1:?mode}
 need_bin dcat dgrep
@@ -28,6 +28,19 @@ case $mode in
     expect_rc "only a missing file" 1
     expect_empty "only a missing file: stdout" "$OUT"
     expect_contains "only a missing file: stderr" "$ERR" no-such-file.log
+    ;;
+  query_line_flags)
+    # dtail --query: a line flag would do nothing (the query picks the
+    # lines), so it is refused, exit 2, naming the flag
+    need_bin dtail
+    for f in "--grep ERROR" "--regex x" "--invert" "-i" "--before 2" "--after 1" "--max 3"; do
+      # shellcheck disable=SC2086
+      run "q$f" dtail --cfg none --query 'from STATS select count($line)' $f "$good"
+      expect_rc "dtail --query $f" 2
+      expect_contains "dtail --query $f: names the flag" "$ERR" "has no effect with -query"
+    done
+    run qok dtail --cfg none --query 'from STATS select count($line)' --shutdownAfter 1 "$good"
+    expect_rc "dtail --query alone" 0
     ;;
   directory)
     mkdir "$T/somedir"
