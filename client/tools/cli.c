@@ -42,6 +42,9 @@ static const flagparse_def_t flags[] = {
     {"raw-terminal", FP_BOOL, T_ALL, F(raw_terminal), NULL, "on a terminal, print control bytes and invalid UTF-8 of logs, names and server text raw (default: shown as ^[, <FF>)"},
     {"color", FP_STRING, T_ALL, F(color), "WHEN", "always, never or auto (default: colours only on a terminal, not with NO_COLOR)"},
     {"logLevel", FP_STRING, T_ALL, F(log_level), "LEVEL", "none fatal error warn info debug trace (default warn serverless)"},
+    {"logger", FP_STRING, T_ALL, F(logger), "NAME", "where diagnostics go: stdout (the terminal: stderr), file (the log file only), fout (both) or none (default stdout; fout with --logDir or --log-payload)"},
+    {"logDir", FP_STRING, T_ALL, F(log_dir), "DIR", "directory of the log file, DIR/YYYYMMDD.log (default ~/log)"},
+    {"log-payload", FP_BOOL, T_ALL, F(log_payload), NULL, "also copy the payload (what goes to stdout) into the log file"},
     {"cfg", FP_STRING, T_ALL, F(cfg), "FILE", "config file, or none"},
     {"maxLineLength", FP_INT, T_ALL, F(max_line_len), "BYTES", "split longer lines (default 1048576, config Server.MaxLineLength)"},
     {"servers", FP_STRING, T_ALL, F(servers), "LIST", "servers to query; empty or 'serverless' reads local files"},
@@ -74,6 +77,24 @@ static flagparse_t tool_flags(enum cli_tool tool)
                          .select = 1u << tool, .tool = cli_tool_name(tool)};
 }
 
+/* --logger, and the flags that need its file: a flag that is accepted
+ * does something, so they are refused with a logger that has none. */
+static int check_logger(cli_opts_t *o, err_t *e)
+{
+    if (!o->logger)
+        return 0;
+    if (log_outputs_parse(o->logger, &o->log_outputs) < 0)
+        return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -logger: use none, stdout, "
+                                     "file or fout", o->logger);
+    if (o->log_outputs & LOG_OUT_FILE)
+        return 0;
+    const char *flag = o->log_dir ? "-logDir" : o->log_payload ? "-log-payload" : NULL;
+    if (flag)
+        return err_set(e, ERR_USAGE, "flag %s needs a log file, but -logger %s writes none "
+                                     "(use -logger file or fout)", flag, o->logger);
+    return 0;
+}
+
 int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e)
 {
     memset(o, 0, sizeof *o);
@@ -93,6 +114,8 @@ int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e
         return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -memory-limit: "
                                      "use bytes or a size such as 512M or 2G", o->memory_limit);
     if (flagparse_check_port(o->port, e) < 0 || flagparse_check_log_level(o->log_level, NULL, e) < 0)
+        return -1;
+    if (check_logger(o, e) < 0)
         return -1;
     return 0;
 }

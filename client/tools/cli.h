@@ -27,6 +27,10 @@ typedef struct cli_opts {
     const char *color;          /* --color always|never|auto */
     int raw_terminal;           /* --raw-terminal: data unescaped on a terminal (base/term.h) */
     const char *log_level;      /* --logLevel, NULL if not given */
+    const char *logger;         /* --logger none|stdout|file|fout, NULL if not given */
+    unsigned log_outputs;       /* ... as base/log.h LOG_OUT_* bits, when given */
+    const char *log_dir;        /* --logDir: the log file's directory, NULL = ~/log */
+    int log_payload;            /* --log-payload: the payload into the log file too */
     const char *cfg;            /* --cfg */
     long long max_line_len;     /* --maxLineLength, 0 if not given */
     const char *servers;        /* --servers (serverless only for now) */
