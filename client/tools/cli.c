@@ -52,6 +52,7 @@ static const flagparse_def_t flags[] = {
     {"key", FP_STRING, T_ALL, F(key), "FILE", "SSH private key (default: ssh-agent, then ~/.ssh/id_ed25519, id_ecdsa, id_rsa)"},
     {"auth-key-path", FP_STRING, T_ALL, F(key), "FILE", "alias of --key"},
     {"trustAllHosts", FP_BOOL, T_ALL, F(trust_all_hosts), NULL, "trust unknown SSH host keys and add them to ~/.ssh/known_hosts"},
+    {"agentKeyIndex", FP_STRING, T_ALL, F(agent_key_arg), "N", "offer only the ssh-agent's N-th key (from 0; default -1: all of them)"},
     {"no-auth-key", FP_BOOL, T_ALL, F(no_auth_key), NULL, "accepted for DTail compatibility (no auth-key store here)"},
     {"noAuthKey", FP_BOOL, T_ALL, F(no_auth_key), NULL, "alias of --no-auth-key"},
     {"port", FP_INT, T_ALL, F(port), "N", "SSH port of servers given without :port (default 2222)"},
@@ -95,6 +96,19 @@ static int check_logger(cli_opts_t *o, err_t *e)
     return 0;
 }
 
+/* --agentKeyIndex: DTail's -1 (every key), or an index from 0. */
+static int parse_agent_key_index(cli_opts_t *o, err_t *e)
+{
+    o->agent_key_index = -1;
+    if (!o->agent_key_arg || strcmp(o->agent_key_arg, "-1") == 0)
+        return 0;
+    if (flagparse_int(o->agent_key_arg, &o->agent_key_index) < 0 || o->agent_key_index > 1023)
+        return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -agentKeyIndex: the index "
+                                     "of an ssh-agent key (from 0), or -1 for all of them",
+                       o->agent_key_arg);
+    return 0;
+}
+
 int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e)
 {
     memset(o, 0, sizeof *o);
@@ -115,7 +129,7 @@ int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e
                                      "use bytes or a size such as 512M or 2G", o->memory_limit);
     if (flagparse_check_port(o->port, e) < 0 || flagparse_check_log_level(o->log_level, NULL, e) < 0)
         return -1;
-    if (check_logger(o, e) < 0)
+    if (check_logger(o, e) < 0 || parse_agent_key_index(o, e) < 0)
         return -1;
     return 0;
 }
