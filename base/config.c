@@ -36,7 +36,7 @@ static const char *const dtail_only_server[] = {
     "OutputEOFWaitMaxMs", "OutputChannelBufferSize", "OutputFlushTimeoutMs",
     "OutputFlushPollIntervalMs", "OutputReadRetryIntervalMs", "OutputEOFAckTimeoutMs", NULL};
 static const char *const dtail_only_client[] = {"TermColors", "AuthKeyPath", "AuthKeyDisable",
-                                                "LogPayload", NULL};
+                                                NULL};
 
 void config_defaults(config_t *c)
 {
@@ -68,7 +68,8 @@ void config_defaults(config_t *c)
 typedef struct config_key {
     const char *section, *name;  /* e.g. "Server", "MaxConnections" */
     size_t offset;               /* field in config_t */
-    long long min, max;          /* integer range; max 0 = a string key */
+    long long min, max;          /* integer range; max 0 = a string key, -1 a
+                                    memory size, -2 a boolean */
     size_t size;                 /* field size: int, size_t, or char array */
 } config_key_t;
 
@@ -77,6 +78,7 @@ typedef struct config_key {
 /* A memory size: integer bytes, or a string as --memory-limit takes it. */
 #define CK_MEM(sec, name, field) {sec, name, offsetof(config_t, field), 1, -1, sizeof(size_t)}
 #define CK_STR(sec, name, field) {sec, name, offsetof(config_t, field), 0, 0, sizeof(((config_t *)0)->field)}
+#define CK_BOOL(sec, name, field) {sec, name, offsetof(config_t, field), 0, -2, sizeof(int)}
 static const config_key_t config_keys[] = {
     CK_INT("Common", "SSHPort", ssh_port, 1, 65535),
     CK_INT("Common", "SSHConnectTimeoutMs", ssh_connect_timeout_ms, 1, 3600000),
@@ -100,6 +102,7 @@ static const config_key_t config_keys[] = {
     CK_INT("Server", "MaxGlobTargets", max_glob_targets, 1, 100000000),
     CK_SIZE("Server", "MaxLineLength", max_line_len, 1, 64 * 1024 * 1024),
     CK_MEM("Server", "MapMemoryLimit", map_memory_limit),
+    CK_BOOL("Client", "LogPayload", log_payload),
 };
 #define N_CONFIG_KEYS (sizeof config_keys / sizeof config_keys[0])
 
@@ -217,6 +220,12 @@ static int read_keys(config_t *c, json_t *root, const src_t *s, err_t *e)
                 return src_err(e, s, keys, "%s.%s must be a string of at most %zu bytes",
                                k->section, k->name, k->size - 1);
             memcpy(field, json_string_value(v), json_string_length(v) + 1);
+            continue;
+        }
+        if (k->max == -2) {
+            if (!json_is_boolean(v))
+                return src_err(e, s, keys, "%s.%s must be true or false", k->section, k->name);
+            *(int *)field = json_is_true(v);
             continue;
         }
         if (k->max == -1) {

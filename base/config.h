@@ -20,6 +20,8 @@ typedef struct config {
                                 group tables hold before they spill,
                                 default 1 GiB */
     int term_colors_enable;  /* Client.TermColorsEnable, default 1 */
+    int log_payload;         /* Client.LogPayload: the clients copy the payload
+                                into their log file (--log-payload), default 0 */
     char log_level[32];      /* Common.LogLevel, "" when unset */
     char path[4096];         /* file loaded, "" when none */
     /* Common and Server keys of the SSH layer (dserver, ssh clients). */

@@ -5,9 +5,18 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+static void (*stdout_copy)(const char *p, size_t n);
+
+void fdio_copy_stdout(void (*copy)(const char *p, size_t n))
+{
+    stdout_copy = copy;
+}
+
 int fdio_write_all(int fd, const void *p, size_t n)
 {
     const char *c = p;
+    if (fd == STDOUT_FILENO && stdout_copy)
+        stdout_copy(p, n);
     while (n > 0) {
         ssize_t w = write(fd, c, n);
         if (w < 0 && errno == EINTR)

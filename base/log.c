@@ -1,5 +1,5 @@
-/* log.c: the diagnostic writer, shared by the clients (stderr) and dserver
- * (its sink, server/dlog.c).
+/* log.c: the diagnostic writer, shared by the clients (stderr and their
+ * log file, DTail's --logger) and dserver (its sink, server/dlog.c).
  *
  * A log record is one line, and in DTail's format its fields are split on
  * '|' with no escaping (docs/dserver.md, "Logs"), so a value written raw
@@ -16,14 +16,20 @@
 #include "base/log.h"
 
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "base/fdio.h"
+#include "base/logfile.h"
 #include "base/term.h"
 
 enum log_level log_level = LOG_WARN;
@@ -298,17 +304,7 @@ static void emit(enum log_level level, out_t *o, char *line)
         return;
     }
     line[o->n++] = '\n';   /* put keeps one byte free */
-    const char *p = line;
-    size_t len = o->n;
-    /* Values are escaped already; what is left for a terminal is bytes
-     * that are not valid UTF-8 and C1 controls in messages. */
-    static _Thread_local char esc[LOG_LINE * TERM_ESCAPE_MAX];
-    if (term_escapes(STDERR_FILENO)) {
-        len = term_escape(esc, line, len, 0);
-        p = esc;
-    }
-    ssize_t unused = write(STDERR_FILENO, p, len);
-    (void)unused;
+    log_diag_write(line, o->n);
 }
 
 static void start(out_t *o, char *line, enum log_level level)
@@ -343,4 +339,138 @@ void log_write_msg(enum log_level level, const char *msg)
     start(&o, line, level);
     put_escaped(&o, msg, strlen(msg), 0);
     emit(level, &o, line);
+}
+
+/* ---- the clients' diagnostics: terminal and log file --------------------- */
+
+static unsigned log_outputs = LOG_OUT_TERMINAL;
+
+/* The client log file and the thread that writes it. */
+static struct {
+    pthread_mutex_t mu;     /* guards everything below */
+    pthread_cond_t wake;    /* tells the writer to stop */
+    pthread_t writer;       /* writes what is pending once a second */
+    int open;               /* file is open, writer runs */
+    int stop;               /* the writer ends */
+    logfile_t file;         /* <dir>/YYYYMMDD.log or <dir>/<name>.log */
+} cl = {.mu = PTHREAD_MUTEX_INITIALIZER, .file = {.fd = -1}};
+
+int log_outputs_parse(const char *logger, unsigned *outputs)
+{
+    static const struct { const char *name; unsigned outputs; } names[] = {
+        {"none", 0}, {"stdout", LOG_OUT_TERMINAL}, {"file", LOG_OUT_FILE},
+        {"fout", LOG_OUT_TERMINAL | LOG_OUT_FILE},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcasecmp(logger, names[i].name) == 0) {
+            *outputs = names[i].outputs;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+void log_set_outputs(unsigned outputs)
+{
+    log_outputs = outputs;
+}
+
+/* Values are escaped already; what is left for a terminal is bytes that
+ * are not valid UTF-8 and C1 controls in messages. */
+static void write_terminal(const char *text, size_t n)
+{
+    if (!term_escapes(STDERR_FILENO)) {
+        (void)fdio_write_all(STDERR_FILENO, text, n);
+        return;
+    }
+    static _Thread_local char esc[LOG_LINE * TERM_ESCAPE_MAX];
+    char *out = n <= LOG_LINE ? esc : malloc(n * TERM_ESCAPE_MAX);
+    if (!out)
+        return;
+    (void)fdio_write_all(STDERR_FILENO, out, term_escape(out, text, n, 0));
+    if (out != esc)
+        free(out);
+}
+
+void log_file_copy(const char *p, size_t n)
+{
+    pthread_mutex_lock(&cl.mu);
+    if (cl.open)
+        logfile_append(&cl.file, p, n);
+    pthread_mutex_unlock(&cl.mu);
+}
+
+void log_diag_write(const char *text, size_t n)
+{
+    if (log_outputs & LOG_OUT_TERMINAL)
+        write_terminal(text, n);
+    if (log_outputs & LOG_OUT_FILE)
+        log_file_copy(text, n);
+}
+
+static void *file_writer(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&cl.mu);
+    while (!cl.stop) {
+        struct timespec at;
+        clock_gettime(CLOCK_MONOTONIC, &at);
+        at.tv_sec += 1;
+        pthread_cond_timedwait(&cl.wake, &cl.mu, &at);
+        logfile_flush(&cl.file);
+    }
+    pthread_mutex_unlock(&cl.mu);
+    return NULL;
+}
+
+/* The writer with every signal blocked: the clients' signals (Ctrl-C,
+ * SIGTERM) keep going to the threads that were there to take them. */
+static int start_writer(err_t *e)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&cl.wake, &ca);
+    pthread_condattr_destroy(&ca);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&cl.writer, NULL, file_writer, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        pthread_cond_destroy(&cl.wake);
+        return err_set(e, ERR_IO, "cannot start the log file writer: %s", strerror(rc));
+    }
+    return 0;
+}
+
+int log_file_open(const char *dir, const char *name, err_t *e)
+{
+    pthread_mutex_lock(&cl.mu);
+    int rc = cl.open ? err_set(e, ERR_IO, "the log file is open already")
+                     : logfile_open(&cl.file, dir, name, e);
+    cl.stop = 0;
+    if (rc == 0 && (rc = start_writer(e)) < 0)
+        logfile_close(&cl.file);
+    cl.open = rc == 0;
+    pthread_mutex_unlock(&cl.mu);
+    return rc;
+}
+
+void log_file_close(void)
+{
+    pthread_mutex_lock(&cl.mu);
+    int was_open = cl.open;
+    cl.stop = 1;
+    if (was_open)
+        pthread_cond_signal(&cl.wake);
+    pthread_mutex_unlock(&cl.mu);
+    if (!was_open)
+        return;
+    pthread_join(cl.writer, NULL);
+    pthread_mutex_lock(&cl.mu);
+    logfile_close(&cl.file);
+    cl.open = 0;
+    pthread_mutex_unlock(&cl.mu);
+    pthread_cond_destroy(&cl.wake);
 }

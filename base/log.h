@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "base/err.h"
+
 enum log_level {
     LOG_NONE = 0,
     LOG_FATAL,
@@ -47,6 +49,33 @@ void log_set_host(const char *host);
  * the client's stderr writer. Set once at start-up, before threads. */
 typedef void (*log_sink_fn)(enum log_level level, const char *msg, size_t len);
 void log_set_sink(log_sink_fn sink);
+
+/* ---- where a client's diagnostics go (DTail's --logger) ----------------
+ *
+ * A client's diagnostics are its CLIENT|host|LEVEL|... records and the
+ * messages it writes to stderr through term_fprintf (server messages,
+ * errors, notices). They go to the terminal (stderr), to the client log
+ * file (base/logfile.h), to both or nowhere; until log_set_outputs, to the
+ * terminal. The payload (stdout) is not a diagnostic: it reaches the file
+ * only through log_file_copy (--log-payload). */
+#define LOG_OUT_TERMINAL 1u
+#define LOG_OUT_FILE     2u
+/* DTail's logger names, any case: none, stdout (the terminal), file, fout
+ * (both). Returns 0 with *outputs set, or -1 for another name. */
+int log_outputs_parse(const char *logger, unsigned *outputs);
+/* Set once at start-up, after log_file_open when LOG_OUT_FILE is in it. */
+void log_set_outputs(unsigned outputs);
+/* Opens the client log file and starts the thread that writes it: what is
+ * pending is written once a second (and when 64 KiB are pending, and at
+ * log_file_close), never per line. Returns 0, or -1 with ERR_IO. */
+int log_file_open(const char *dir, const char *name, err_t *e);
+/* Writes what is pending, stops the thread, closes the file. */
+void log_file_close(void);
+/* A diagnostic, whole lines: on the terminal (escaped when stderr is one,
+ * base/term.h) and appended to the open log file as it is. */
+void log_diag_write(const char *text, size_t n);
+/* Payload for the log file only (--log-payload); nothing without a file. */
+void log_file_copy(const char *p, size_t n);
 
 #define LOG_AT(level, ...) \
     do { if ((level) <= log_level) log_write((level), __VA_ARGS__); } while (0)

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/log.h"
+
 /* Bytes that are shown as they are wherever they stand. */
 static inline int plain_byte(unsigned char c)
 {
@@ -147,32 +149,44 @@ int term_escapes(int fd)
     return fd == 1 || fd == 2 ? escapes[fd] : 0;
 }
 
+/* text escaped onto f, a terminal. */
+static void write_escaped(FILE *f, const char *text, size_t n)
+{
+    char small[4 * 4096];
+    char *d = n <= sizeof small / TERM_ESCAPE_MAX ? small : malloc(n * TERM_ESCAPE_MAX);
+    if (!d)
+        return;
+    fwrite(d, 1, term_escape(d, text, n, 0), f);
+    if (d != small)
+        free(d);
+}
+
 void term_fprintf(FILE *f, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    if (!term_escapes(fileno(f))) {
+    int diag = f == stderr;
+    if (!diag && !term_escapes(fileno(f))) {
         vfprintf(f, fmt, ap);
         va_end(ap);
         return;
     }
-    char text[4096], esc[4 * sizeof text];
+    char text[4096];
     va_list ap2;
     va_copy(ap2, ap);
     int n = vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    char *t = text, *d = esc;
+    char *t = text;
     if (n >= (int)sizeof text) {   /* a long message: on the heap */
         t = malloc((size_t)n + 1);
-        d = t ? malloc((size_t)n * TERM_ESCAPE_MAX) : NULL;
-        if (d)
+        if (t)
             vsnprintf(t, (size_t)n + 1, fmt, ap2);
     }
     va_end(ap2);
-    if (n > 0 && d)
-        fwrite(d, 1, term_escape(d, t, (size_t)n, 0), f);
-    if (t != text) {
+    if (n > 0 && t && diag)
+        log_diag_write(t, (size_t)n);   /* the terminal and/or the client log file */
+    else if (n > 0 && t)
+        write_escaped(f, t, (size_t)n);
+    if (t != text)
         free(t);
-        free(d);
-    }
 }

@@ -52,7 +52,9 @@ int term_escapes(int fd);
 
 /* fprintf to f, the whole text escaped when f's descriptor escapes (the
  * messages on stderr carry server text, file and host names; none of
- * them is painted by us). */
+ * them is painted by us). stderr is the clients' diagnostic stream: the
+ * text goes through log_diag_write (base/log.h), to the terminal, the
+ * client log file, both or neither, as --logger says. */
 void term_fprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -1,68 +1,35 @@
 /* dlog.c: dserver's buffered log writer and its self-stats line. */
 #include "server/dlog.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/fdio.h"
+#include "base/logfile.h"
 
 #define DLOG_BUF (64 * 1024)
 
 static struct {
     pthread_mutex_t mu;       /* guards everything below */
     int to_stdout, to_file;   /* destinations */
-    char dir[1024];           /* LogDir for the daily file */
-    char fixed[1100];         /* signal rotation: the one file's path, else "" */
-    int fd;                   /* log file, -1 when closed */
-    int fd_day;               /* YYYYMMDD of the open file */
-    char buf[DLOG_BUF];       /* pending bytes */
+    logfile_t file;           /* the log file (daily or signal-rotated) */
+    char buf[DLOG_BUF];       /* bytes pending for stdout */
     size_t len;               /* used bytes of buf */
-} dl = {.mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
-
-/* Opens <dir>/YYYYMMDD.log for today's date when it is not open yet
- * (with signal rotation: the fixed file, once). */
-static void open_daily(const struct tm *tm)
-{
-    if (dl.fixed[0]) {
-        if (dl.fd < 0)
-            dl.fd = open(dl.fixed, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        return;
-    }
-    int day = (tm->tm_year + 1900) * 10000 + (tm->tm_mon + 1) * 100 + tm->tm_mday;
-    if (dl.fd >= 0 && dl.fd_day == day)
-        return;
-    if (dl.fd >= 0)
-        close(dl.fd);
-    char path[1100];
-    snprintf(path, sizeof path, "%s/%08d.log", dl.dir, day);
-    dl.fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    dl.fd_day = day;
-}
+} dl = {.mu = PTHREAD_MUTEX_INITIALIZER, .file = {.fd = -1}};
 
 static void flush_locked(void)
 {
-    if (dl.len == 0)
-        return;
-    if (dl.to_stdout)
+    if (dl.to_stdout && dl.len)
         (void)fdio_write_all(STDOUT_FILENO, dl.buf, dl.len);
-    if (dl.to_file) {
-        time_t now = time(NULL);
-        struct tm tm;
-        localtime_r(&now, &tm);
-        open_daily(&tm);
-        if (dl.fd >= 0)
-            (void)fdio_write_all(dl.fd, dl.buf, dl.len);
-    }
     dl.len = 0;
+    if (dl.to_file)
+        logfile_flush(&dl.file);
 }
 
 void dlog_flush(void)
@@ -74,8 +41,14 @@ void dlog_flush(void)
 
 static void append_locked(const char *p, size_t n)
 {
-    if (dl.len + n > sizeof dl.buf)
-        flush_locked();
+    if (dl.to_file)
+        logfile_append(&dl.file, p, n);
+    if (!dl.to_stdout)
+        return;
+    if (dl.len + n > sizeof dl.buf) {
+        (void)fdio_write_all(STDOUT_FILENO, dl.buf, dl.len);
+        dl.len = 0;
+    }
     if (n > sizeof dl.buf) {
         n = sizeof dl.buf;   /* log.h messages are at most 4 KiB; never reached */
     }
@@ -115,20 +88,8 @@ int dlog_open(const char *logger, const char *log_dir, const char *name, err_t *
         out = file = 1;
     else if (strcasecmp(logger, "none"))
         return err_set(e, ERR_USAGE, "unknown logger \"%s\": use none, stdout, file or fout", logger);
-    if (file) {
-        if (mkdir(log_dir, 0755) < 0 && errno != EEXIST)
-            return err_set(e, ERR_IO, "cannot create log directory %s: %s", log_dir, strerror(errno));
-        snprintf(dl.dir, sizeof dl.dir, "%s", log_dir);
-        dl.fixed[0] = '\0';
-        if (name)
-            snprintf(dl.fixed, sizeof dl.fixed, "%s/%s.log", log_dir, name);
-        time_t now = time(NULL);
-        struct tm tm;
-        localtime_r(&now, &tm);
-        open_daily(&tm);
-        if (dl.fd < 0)
-            return err_set(e, ERR_IO, "cannot open log file in %s: %s", log_dir, strerror(errno));
-    }
+    if (file && logfile_open(&dl.file, log_dir, name, e) < 0)
+        return -1;
     dl.to_stdout = out;
     dl.to_file = file;
     log_set_sink(dlog_line);
@@ -139,27 +100,7 @@ int dlog_reopen(err_t *e)
 {
     pthread_mutex_lock(&dl.mu);
     flush_locked();
-    int rc = 0;
-    if (dl.to_file) {
-        char path[1100];
-        if (dl.fixed[0]) {
-            snprintf(path, sizeof path, "%s", dl.fixed);
-        } else {
-            time_t now = time(NULL);
-            struct tm tm;
-            localtime_r(&now, &tm);
-            snprintf(path, sizeof path, "%s/%04d%02d%02d.log", dl.dir, tm.tm_year + 1900,
-                     tm.tm_mon + 1, tm.tm_mday);
-        }
-        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (fd < 0) {
-            rc = err_set(e, ERR_IO, "cannot reopen log file %s: %s", path, strerror(errno));
-        } else {
-            if (dl.fd >= 0)
-                close(dl.fd);
-            dl.fd = fd;
-        }
-    }
+    int rc = dl.to_file ? logfile_reopen(&dl.file, e) : 0;
     pthread_mutex_unlock(&dl.mu);
     return rc;
 }
@@ -169,9 +110,8 @@ void dlog_close(void)
     dlog_flush();
     log_set_sink(NULL);
     pthread_mutex_lock(&dl.mu);
-    if (dl.fd >= 0)
-        close(dl.fd);
-    dl.fd = -1;
+    if (dl.to_file)
+        logfile_close(&dl.file);
     dl.to_stdout = dl.to_file = 0;
     pthread_mutex_unlock(&dl.mu);
 }

@@ -2,9 +2,9 @@
  *
  *   LEVEL|MMDD-HHMMSS|message
  *
- * to stdout (logger "stdout"), to <LogDir>/YYYYMMDD.log (logger "file",
- * reopened when the local date changes), to both ("fout") or nowhere
- * ("none"). Lines are buffered in 64 KiB and written when the buffer fills
+ * to stdout (logger "stdout"), to the log file (logger "file": base/logfile.h,
+ * daily or signal-rotated), to both ("fout") or nowhere ("none"). Lines
+ * are buffered in 64 KiB and written when the buffer fills
  * and at every dlog_flush (dserver's main loop calls it every 100 ms), so a
  * burst of log lines costs one write. Installed as base/log.h's sink, so the
  * LOG_* macros keep their level check: a disabled level formats nothing.

@@ -58,6 +58,7 @@ int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t 
         .user = o->user,
         .key_path = o->key,
         .trust_all_hosts = o->trust_all_hosts,
+        .agent_key_pick = (int)o->agent_key_index + 1,
         .connect_timeout_ms = cfg->ssh_connect_timeout_ms,
         .read_max = t->read_max,
     };

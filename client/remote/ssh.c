@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "client/remote/agent_filter.h"
 #include "client/tools/lazy_lib.h"
 #include "transport/ssh_stream.h"
 
@@ -194,6 +195,24 @@ static int check_host(ssh_session s, const ssh_client_opts_t *o, const char *pat
     return 0;
 }
 
+/* --agentKeyIndex: libssh's own order (the agent, then ~/.ssh/id_*) with
+ * an agent that holds only that key; *rc the SSH_AUTH_* outcome. Returns
+ * 0, or -1 with e when the agent cannot give the key. */
+static int userauth_agent_key(ssh_session s, int index, const char *pass, int *rc, err_t *e)
+{
+    agent_filter_t *f;
+    int fd;
+    if (agent_filter_start(index, &f, &fd, e) < 0)
+        return -1;
+    *rc = SSH_AUTH_ERROR;
+    if (ssh_api.ssh_set_agent_socket(s, fd) == SSH_OK) {
+        *rc = ssh_api.ssh_userauth_publickey_auto(s, NULL, pass);
+        ssh_api.ssh_set_agent_socket(s, -1);   /* the filter's end is ours to close */
+    }
+    agent_filter_stop(f);
+    return 0;
+}
+
 static int authenticate(ssh_session s, const ssh_client_opts_t *o, const char *user, err_t *e)
 {
     const char *pass = getenv("DTAIL_KEY_PASSPHRASE");
@@ -217,6 +236,13 @@ static int authenticate(ssh_session s, const ssh_client_opts_t *o, const char *u
                            "DTAIL_KEY_PASSPHRASE)", o->key_path);
         rc = ssh_api.ssh_userauth_publickey(s, NULL, key);
         ssh_api.ssh_key_free(key);
+        /* DTail's order with --agentKeyIndex: the key, then that agent key. */
+        if (rc != SSH_AUTH_SUCCESS && o->agent_key_pick &&
+            userauth_agent_key(s, o->agent_key_pick - 1, pass, &rc, e) < 0)
+            return -1;
+    } else if (o->agent_key_pick) {
+        if (userauth_agent_key(s, o->agent_key_pick - 1, pass, &rc, e) < 0)
+            return -1;
     } else {
         rc = ssh_api.ssh_userauth_publickey_auto(s, NULL, pass);
     }
@@ -224,6 +250,8 @@ static int authenticate(ssh_session s, const ssh_client_opts_t *o, const char *u
         return 0;
     return err_set(e, ERR_IO, "authentication failed for user %s (%s)", user,
                    o->password ? "password refused"
+                   : o->agent_key_pick ? "neither the ssh-agent's key of --agentKeyIndex nor "
+                                         "--key nor ~/.ssh/id_ed25519, id_ecdsa, id_rsa accepted"
                    : o->key_path ? "key not accepted"
                                  : "no key from ssh-agent, ~/.ssh/id_ed25519, id_ecdsa or id_rsa accepted");
 }

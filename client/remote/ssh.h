@@ -4,7 +4,8 @@
  * key against known_hosts (DTail's trust prompt on a terminal, or
  * --trustAllHosts; new entries are written as [host]:port, mode 0600),
  * authenticates (a password only for DTail's special users; else --key, or
- * ssh-agent keys then ~/.ssh/id_ed25519, id_ecdsa, id_rsa), opens a session
+ * ssh-agent keys then ~/.ssh/id_ed25519, id_ecdsa, id_rsa; --agentKeyIndex
+ * narrows the agent to one key, docs/fanout.md "Keys"), opens a session
  * channel with a "shell" request and wraps it as a stream_t.
  *
  * The stream reads with a large count (4 MiB), which is what makes libssh
@@ -24,6 +25,8 @@ typedef struct ssh_client_opts {
     const char *password;      /* only for DTail's special users (dtailhealth: DTAIL-HEALTH) */
     const char *known_hosts;   /* NULL: ~/.ssh/known_hosts */
     int trust_all_hosts;       /* --trustAllHosts */
+    int agent_key_pick;        /* --agentKeyIndex + 1: only that ssh-agent key is
+                                  offered (client/remote/agent_filter.h); 0: all */
     int connect_timeout_ms;    /* Common.SSHConnectTimeoutMs, default 2000 */
     int no_host_key_check;     /* dtailhealth: DTail's health check trusts any host key
                                   and records none */

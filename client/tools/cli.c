@@ -42,6 +42,9 @@ static const flagparse_def_t flags[] = {
     {"raw-terminal", FP_BOOL, T_ALL, F(raw_terminal), NULL, "on a terminal, print control bytes and invalid UTF-8 of logs, names and server text raw (default: shown as ^[, <FF>)"},
     {"color", FP_STRING, T_ALL, F(color), "WHEN", "always, never or auto (default: colours only on a terminal, not with NO_COLOR)"},
     {"logLevel", FP_STRING, T_ALL, F(log_level), "LEVEL", "none fatal error warn info debug trace (default warn serverless)"},
+    {"logger", FP_STRING, T_ALL, F(logger), "NAME", "where diagnostics go: stdout (the terminal: stderr), file (the log file only), fout (both) or none (default stdout; fout with --logDir or --log-payload)"},
+    {"logDir", FP_STRING, T_ALL, F(log_dir), "DIR", "directory of the log file, DIR/YYYYMMDD.log (default ~/log)"},
+    {"log-payload", FP_BOOL, T_ALL, F(log_payload), NULL, "also copy the payload (what goes to stdout) into the log file"},
     {"cfg", FP_STRING, T_ALL, F(cfg), "FILE", "config file, or none"},
     {"maxLineLength", FP_INT, T_ALL, F(max_line_len), "BYTES", "split longer lines (default 1048576, config Server.MaxLineLength)"},
     {"servers", FP_STRING, T_ALL, F(servers), "LIST", "servers to query; empty or 'serverless' reads local files"},
@@ -49,6 +52,7 @@ static const flagparse_def_t flags[] = {
     {"key", FP_STRING, T_ALL, F(key), "FILE", "SSH private key (default: ssh-agent, then ~/.ssh/id_ed25519, id_ecdsa, id_rsa)"},
     {"auth-key-path", FP_STRING, T_ALL, F(key), "FILE", "alias of --key"},
     {"trustAllHosts", FP_BOOL, T_ALL, F(trust_all_hosts), NULL, "trust unknown SSH host keys and add them to ~/.ssh/known_hosts"},
+    {"agentKeyIndex", FP_STRING, T_ALL, F(agent_key_arg), "N", "offer only the ssh-agent's N-th key (from 0; default -1: all of them)"},
     {"no-auth-key", FP_BOOL, T_ALL, F(no_auth_key), NULL, "accepted for DTail compatibility (no auth-key store here)"},
     {"noAuthKey", FP_BOOL, T_ALL, F(no_auth_key), NULL, "alias of --no-auth-key"},
     {"port", FP_INT, T_ALL, F(port), "N", "SSH port of servers given without :port (default 2222)"},
@@ -91,6 +95,37 @@ static int check_query_line_flags(const cli_opts_t *o, err_t *e)
                                  "clauses select the lines (put the condition in where)", inert);
 }
 
+/* --logger, and the flags that need its file: a flag that is accepted
+ * does something, so they are refused with a logger that has none. */
+static int check_logger(cli_opts_t *o, err_t *e)
+{
+    if (!o->logger)
+        return 0;
+    if (log_outputs_parse(o->logger, &o->log_outputs) < 0)
+        return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -logger: use none, stdout, "
+                                     "file or fout", o->logger);
+    if (o->log_outputs & LOG_OUT_FILE)
+        return 0;
+    const char *flag = o->log_dir ? "-logDir" : o->log_payload ? "-log-payload" : NULL;
+    if (flag)
+        return err_set(e, ERR_USAGE, "flag %s needs a log file, but -logger %s writes none "
+                                     "(use -logger file or fout)", flag, o->logger);
+    return 0;
+}
+
+/* --agentKeyIndex: DTail's -1 (every key), or an index from 0. */
+static int parse_agent_key_index(cli_opts_t *o, err_t *e)
+{
+    o->agent_key_index = -1;
+    if (!o->agent_key_arg || strcmp(o->agent_key_arg, "-1") == 0)
+        return 0;
+    if (flagparse_int(o->agent_key_arg, &o->agent_key_index) < 0 || o->agent_key_index > 1023)
+        return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -agentKeyIndex: the index "
+                                     "of an ssh-agent key (from 0), or -1 for all of them",
+                       o->agent_key_arg);
+    return 0;
+}
+
 int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e)
 {
     memset(o, 0, sizeof *o);
@@ -110,6 +145,8 @@ int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e
         return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -memory-limit: "
                                      "use bytes or a size such as 512M or 2G", o->memory_limit);
     if (flagparse_check_port(o->port, e) < 0 || flagparse_check_log_level(o->log_level, NULL, e) < 0)
+        return -1;
+    if (check_logger(o, e) < 0 || parse_agent_key_index(o, e) < 0)
         return -1;
     return check_query_line_flags(o, e);
 }

@@ -27,12 +27,18 @@ typedef struct cli_opts {
     const char *color;          /* --color always|never|auto */
     int raw_terminal;           /* --raw-terminal: data unescaped on a terminal (base/term.h) */
     const char *log_level;      /* --logLevel, NULL if not given */
+    const char *logger;         /* --logger none|stdout|file|fout, NULL if not given */
+    unsigned log_outputs;       /* ... as base/log.h LOG_OUT_* bits, when given */
+    const char *log_dir;        /* --logDir: the log file's directory, NULL = ~/log */
+    int log_payload;            /* --log-payload: the payload into the log file too */
     const char *cfg;            /* --cfg */
     long long max_line_len;     /* --maxLineLength, 0 if not given */
     const char *servers;        /* --servers (serverless only for now) */
     const char *user;           /* --user: SSH user, NULL = $USER */
     const char *key;            /* --key / --auth-key-path: private key, NULL = agent, ~/.ssh/id_* */
     int trust_all_hosts;        /* --trustAllHosts: add unknown host keys without asking */
+    const char *agent_key_arg;  /* --agentKeyIndex as given */
+    long long agent_key_index;  /* ... the only ssh-agent key offered (0-based); -1: all */
     int no_auth_key;            /* --no-auth-key / --noAuthKey: accepted; there is no auth-key store */
     long long port;             /* --port: SSH port for servers without :port, 0 = 2222 */
     const char *discovery;      /* --discovery MODULE[:OPTIONS]: COMMA or FILE (client/remote/targets.h) */

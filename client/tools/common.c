@@ -2,9 +2,11 @@
 #include "exec/run/request.h"
 #include "client/tools/common.h"
 
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "base/fdio.h"
@@ -61,6 +63,54 @@ int client_usage_error(const char *tool, const err_t *e)
     return err_exit_status(e->code);
 }
 
+/* dir with a leading ~/ made the home directory, as DTail expands --logDir. */
+static int expand_home(const char *dir, char *out, size_t cap, err_t *e)
+{
+    const char *rest = dir;
+    const char *home = "";
+    if (strncmp(dir, "~/", 2) == 0 || strcmp(dir, "~") == 0) {
+        home = getenv("HOME");
+        struct passwd *pw = home && *home ? NULL : getpwuid(getuid());
+        home = home && *home ? home : pw ? pw->pw_dir : NULL;
+        if (!home)
+            return err_set(e, ERR_USAGE, "-logDir %s: no home directory (HOME is not set)", dir);
+        rest = dir + 1;
+    }
+    if ((size_t)snprintf(out, cap, "%s%s", home, rest) >= cap)
+        return err_set(e, ERR_USAGE, "-logDir %s: too long", dir);
+    return 0;
+}
+
+/* DTail's --logger, --logDir, --log-payload and Client.LogPayload. The
+ * logger is the flag's, else stdout (DTail's default fout writes a file
+ * on every run; here a file is asked for), else fout when --logDir or
+ * the payload copy asks for the file. The file is DTail's: <dir>/
+ * YYYYMMDD.log, or <dir>/<tool>.log with Common.LogRotation other than
+ * daily, in ~/log by default. */
+static int client_log_setup(const cli_opts_t *o, const config_t *cfg, err_t *e)
+{
+    int payload = o->log_payload || cfg->log_payload;
+    unsigned outputs = o->logger ? o->log_outputs
+                     : o->log_dir || payload ? LOG_OUT_TERMINAL | LOG_OUT_FILE
+                                             : LOG_OUT_TERMINAL;
+    if (payload && !(outputs & LOG_OUT_FILE))   /* the flag's case is refused by cli_parse */
+        return err_set(e, ERR_CONFIG, "%s: Client.LogPayload copies the payload into the log "
+                                      "file, but -logger %s writes none (use -logger file or "
+                                      "fout, or -cfg none)", cfg->path, o->logger);
+    if (outputs & LOG_OUT_FILE) {
+        char dir[1024];
+        const char *name = strcasecmp(cfg->log_rotation, "daily") ? cli_tool_name(o->tool) : NULL;
+        if (expand_home(o->log_dir ? o->log_dir : "~/log", dir, sizeof dir, e) < 0 ||
+            log_file_open(dir, name, e) < 0)
+            return -1;
+        atexit(log_file_close);
+        if (payload)
+            fdio_copy_stdout(log_file_copy);
+    }
+    log_set_outputs(outputs);
+    return 0;
+}
+
 int client_setup(const cli_opts_t *o, config_t *cfg, char *host, size_t host_cap, err_t *e)
 {
     term_setup(o->raw_terminal);
@@ -78,6 +128,8 @@ int client_setup(const cli_opts_t *o, config_t *cfg, char *host, size_t host_cap
         log_level_parse(cfg->log_level, &log_level);
     if (o->log_level)
         log_level_parse(o->log_level, &log_level);
+    if (client_log_setup(o, cfg, e) < 0)
+        return -1;
     config_warn_ignored(cfg);
     if (exec_config_check(cfg, e) < 0)
         return -1;

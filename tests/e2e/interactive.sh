@@ -57,7 +57,9 @@ case ${1:-} in
 dtail|boundary)
   start 1
   F=$SRV/s0/data.log
-  start_bg dtail --plain --files data.log --grep ERROR
+  # DTail's line (reference 7.2) but --cfg none, which would drop the
+  # harness's connect timeout.
+  start_bg dtail --logger stdout --logLevel info --plain --files data.log --grep ERROR
   wait_out 'Interactive query control enabled. Commands: :reload <flags>, :show, :help, :quit' 30
   wait_follow_new 0 1
   echo 'ERROR initial' >>"$F"

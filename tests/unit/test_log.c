@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -183,6 +184,61 @@ static void test_stderr(void **state)
     log_set_host("local");
 }
 
+/* The client log file (--logger file): the record as on stderr, none of it
+ * on stderr, nothing written per line, everything at log_file_close; a
+ * payload copy appended as it is. */
+static void test_log_file(void **state)
+{
+    (void)state;
+    log_set_sink(NULL);
+    log_set_host("h");
+    char dir[] = "/tmp/test_log.XXXXXX", path[64], cmd[96];
+    assert_non_null(mkdtemp(dir));
+    err_t e;
+    assert_int_equal(log_file_open(dir, "t", &e), 0);
+    log_set_outputs(LOG_OUT_FILE);
+    int fd = memfd_create("log", 0), saved = dup(STDERR_FILENO);
+    assert_true(fd >= 0 && saved >= 0);
+    dup2(fd, STDERR_FILENO);
+    LOG_WARN("file|%s", "a\nb");
+    log_file_copy("payload\n", 8);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    char buf[128] = "";
+    assert_int_equal(pread(fd, buf, sizeof buf - 1, 0), 0);   /* not on the terminal */
+    close(fd);
+    snprintf(path, sizeof path, "%s/t.log", dir);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_size, 0);   /* kept for the block, not written per line */
+    log_file_close();
+    log_set_outputs(LOG_OUT_TERMINAL);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    assert_string_equal(buf, "CLIENT|h|WARN|file|a\\nb\npayload\n");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+    log_set_host("local");
+}
+
+static void test_outputs_parse(void **state)
+{
+    (void)state;
+    unsigned o = 99;
+    assert_int_equal(log_outputs_parse("none", &o), 0);
+    assert_int_equal(o, 0);
+    assert_int_equal(log_outputs_parse("stdout", &o), 0);
+    assert_int_equal(o, LOG_OUT_TERMINAL);
+    assert_int_equal(log_outputs_parse("File", &o), 0);
+    assert_int_equal(o, LOG_OUT_FILE);
+    assert_int_equal(log_outputs_parse("Fout", &o), 0);   /* DTail's example config's spelling */
+    assert_int_equal(o, LOG_OUT_TERMINAL | LOG_OUT_FILE);
+    assert_int_equal(log_outputs_parse("syslog", &o), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -193,6 +249,8 @@ int main(void)
         cmocka_unit_test_setup(test_disabled_level, setup),
         cmocka_unit_test_setup(test_long, setup),
         cmocka_unit_test_setup(test_stderr, setup),
+        cmocka_unit_test_setup(test_log_file, setup),
+        cmocka_unit_test_setup(test_outputs_parse, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
