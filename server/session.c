@@ -134,6 +134,7 @@ exec_env_t session_exec_env(const session_t *ss, int map_memory)
          * final table is streamed from there (send_spilled). */
         .memory_limit = map_memory && cfg ? cfg->map_memory_limit : 0,
         .n_threads = session_n_cpus(),
+        .cancel = &ss->cancel,
         .default_logformat = exec_default_logformat(cfg),
     };
 }

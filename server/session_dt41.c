@@ -21,8 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
+#include "base/base64.h"
 #include "base/clock.h"
 #include "base/outbuf.h"
 #include "server/auth.h"
@@ -40,6 +42,9 @@
 
 typedef struct dt41_piece {
     struct dt41_piece *next;
+    int update;                  /* a SESSION UPDATE frame (counted in updates) */
+    int spec;                    /* a SESSION spec's command, decoded: parsed as
+                                    Go parses those, on runs of white space */
     size_t n;
     char p[];
 } dt41_piece_t;
@@ -55,6 +60,11 @@ struct dt41_session {
     dt41_piece_t *head, *tail;
     int eof;                     /* the reader is done: closed, failed, oversize */
     dt41_splitter_t fr;
+    dt41_cmd_t peek;             /* the reader's parse of a frame it queues */
+    int updates;                 /* SESSION UPDATE frames queued: ss->cancel */
+    /* The SESSION (interactive query reload): its generation, 0 before a
+     * START. A started session stays open when its commands finish. */
+    uint64_t generation;
     /* the session's options: those of the first command that has any */
     int have_opts;
     dt41_opts_t opts;
@@ -117,6 +127,8 @@ static const char *level_word(enum log_level level)
 
 int session_dt41_message(session_t *ss, enum log_level level, const char *text)
 {
+    if (ss->cancel)   /* a superseded workload says nothing more */
+        return 0;
     return put_log(ss->dt41, level_word(level), text, strlen(text), true);
 }
 
@@ -125,7 +137,7 @@ int session_dt41_message(session_t *ss, enum log_level level, const char *text)
 int session_dt41_file_status(session_t *ss, uint8_t st, const char *name, const char *detail)
 {
     dt41_t *d = ss->dt41;
-    if (st == WIRE_FILE_OK)
+    if (st == WIRE_FILE_OK || ss->cancel)
         return 0;
     if (st == WIRE_FILE_NOT_FOUND || st == WIRE_FILE_DENIED) {
         static const char unable[] = "Unable to read file(s), check server logs";
@@ -141,7 +153,7 @@ int session_dt41_file_status(session_t *ss, uint8_t st, const char *name, const 
 
 int session_dt41_end(session_t *ss, uint8_t st, const char *message)
 {
-    if (st == WIRE_END_FAILED && message && *message)
+    if (st == WIRE_END_FAILED && message && *message && !ss->cancel)
         return put_log(ss->dt41, "ERROR", message, strlen(message), true);
     return 0;
 }
@@ -164,6 +176,10 @@ int session_dt41_lines(void *ctx, const char *p, size_t n, int *err)
 {
     session_t *ss = ctx;
     dt41_t *d = ss->dt41;
+    if (ss->cancel) {   /* superseded: not sent, and the run stops */
+        *err = ECANCELED;
+        return -1;
+    }
     pthread_mutex_lock(&ss->send_mu);
     int rc = -1;
     if (put_wake_locked(d))
@@ -183,6 +199,8 @@ int session_dt41_table(session_t *ss, const plan_t *plan, const agg_table_t *t,
                        const agg_table_t *latest)
 {
     dt41_t *d = ss->dt41;
+    if (ss->cancel)   /* a superseded query's groups are not sent */
+        return 0;
     dt41_aggout_t o;
     dt41_aggout_init(&o, d->host, plan);
     o.latest = latest;
@@ -214,14 +232,30 @@ int session_dt41_table(session_t *ss, const plan_t *plan, const agg_table_t *t,
 
 /* ---- the client's frames ---------------------------------------------------- */
 
-static void push_piece(dt41_t *d, const char *p, size_t n)
+static dt41_piece_t *new_piece(const char *p, size_t n)
 {
     dt41_piece_t *pc = malloc(sizeof *pc + n);
-    pthread_mutex_lock(&d->mu);
     if (pc) {
-        pc->next = NULL;
+        memset(pc, 0, sizeof *pc);
         pc->n = n;
         memcpy(pc->p, p, n);
+    }
+    return pc;
+}
+
+static int is_valid_update(dt41_t *d, const char *p, size_t n);
+
+static void push_piece(dt41_t *d, const char *p, size_t n)
+{
+    dt41_piece_t *pc = new_piece(p, n);
+    int update = pc && is_valid_update(d, p, n);
+    pthread_mutex_lock(&d->mu);
+    if (pc) {
+        if (update) {
+            pc->update = 1;
+            d->updates++;
+            d->ss->cancel = 1;
+        }
         if (d->tail)
             d->tail->next = pc;
         else
@@ -284,13 +318,26 @@ static void *reader_main(void *arg)
     return NULL;
 }
 
+/* Whether a wait for the client is over: a frame came (update_only: a
+ * SESSION UPDATE, which ends a SESSION's workload; other frames wait
+ * their turn), or the client is done. Called with d->mu held. */
+static int frame_came(const dt41_t *d, int update_only)
+{
+    return update_only ? d->updates > 0 : d->head != NULL;
+}
+
+static int client_spoke(const dt41_t *d, int update_only)
+{
+    return d->eof || frame_came(d, update_only);
+}
+
 /* Waits at most wait_ms (< 0: until the server stops or *stop is set)
- * for a frame; the first frame queued, or NULL when none came or the
- * client is done. Called with d->mu held. */
-static dt41_piece_t *wait_piece(dt41_t *d, long long wait_ms, volatile int *stop)
+ * until client_spoke; the first frame queued, or NULL when none came or
+ * the client is done. Called with d->mu held. */
+static dt41_piece_t *wait_piece(dt41_t *d, long long wait_ms, volatile int *stop, int update_only)
 {
     long long until = wait_ms >= 0 ? clock_now_ms() + wait_ms : -1;
-    while (!d->head && !d->eof && !session_stopping(d->ss) && !(stop && *stop)) {
+    while (!client_spoke(d, update_only) && !session_stopping(d->ss) && !(stop && *stop)) {
         long long now = clock_now_ms();
         if (until >= 0 && now >= until)
             break;
@@ -313,11 +360,13 @@ static dt41_piece_t *wait_piece(dt41_t *d, long long wait_ms, volatile int *stop
 static dt41_piece_t *next_piece(dt41_t *d, long long wait_ms)
 {
     pthread_mutex_lock(&d->mu);
-    dt41_piece_t *pc = wait_piece(d, wait_ms, NULL);
+    dt41_piece_t *pc = wait_piece(d, wait_ms, NULL, 0);
     if (pc) {
         d->head = pc->next;
         if (!d->head)
             d->tail = NULL;
+        if (pc->update && --d->updates == 0)
+            d->ss->cancel = 0;
     }
     pthread_mutex_unlock(&d->mu);
     return pc;
@@ -327,7 +376,7 @@ static dt41_piece_t *next_piece(dt41_t *d, long long wait_ms)
 static dt41_piece_t *peek_piece(dt41_t *d, long long wait_ms)
 {
     pthread_mutex_lock(&d->mu);
-    dt41_piece_t *pc = wait_piece(d, wait_ms, NULL);
+    dt41_piece_t *pc = wait_piece(d, wait_ms, NULL, 0);
     pthread_mutex_unlock(&d->mu);
     return pc;
 }
@@ -336,12 +385,23 @@ int session_dt41_wait(session_t *ss, volatile int *stop)
 {
     dt41_t *d = ss->dt41;
     pthread_mutex_lock(&d->mu);
-    int rc = wait_piece(d, -1, stop) ? 1 : d->eof ? 0 : -1;
+    int update_only = d->generation > 0;   /* a SESSION's run ends only at an UPDATE */
+    wait_piece(d, -1, stop, update_only);
+    int rc = frame_came(d, update_only) ? 1 : d->eof ? 0 : -1;
     pthread_mutex_unlock(&d->mu);
     return rc;
 }
 
 /* ---- commands ------------------------------------------------------------------ */
+
+/* Parses a queued piece: a frame as it came, or a SESSION spec's command
+ * as Go's dispatch of a spec parses it (strings.Fields). */
+static int parse_piece(dt41_t *d, const dt41_piece_t *pc, dt41_reject_t *r, err_t *e)
+{
+    if (pc->spec)
+        return dt41_cmd_parse_text(&d->cmd, pc->p, pc->n, true, r, e);
+    return dt41_cmd_parse(&d->cmd, pc->p, pc->n, r, e);
+}
 
 /* The session's options come from the first command that has any. */
 static void take_opts(dt41_t *d, const dt41_cmd_t *c)
@@ -543,7 +603,7 @@ static void gather_reads(dt41_t *d, char **files, int (*together)(const dt41_cmd
     while ((pc = peek_piece(d, DT41_GRACE_MS)) != NULL) {
         dt41_reject_t r;
         err_t pe;
-        if (dt41_cmd_parse(&d->cmd, pc->p, pc->n, &r, &pe) < 0 || !together(&d->cmd, ctx) ||
+        if (parse_piece(d, pc, &r, &pe) < 0 || !together(&d->cmd, ctx) ||
             add_path(files, d->cmd.path) < 0)
             return;
         free(next_piece(d, 0));
@@ -635,7 +695,7 @@ static int serve_map(dt41_t *d, const dt41_cmd_t *c, err_t *e)
     dt41_piece_t *pc = peek_piece(d, DT41_GRACE_MS);
     dt41_reject_t r;
     err_t pe;
-    if (pc && dt41_cmd_parse(&d->cmd, pc->p, pc->n, &r, &pe) == 0 && is_read(&d->cmd) &&
+    if (pc && parse_piece(d, pc, &r, &pe) == 0 && is_read(&d->cmd) &&
         add_path(&files, d->cmd.path) == 0) {
         free(next_piece(d, 0));
         take_opts(d, &d->cmd);
@@ -678,14 +738,140 @@ static int refuse(dt41_t *d, const dt41_reject_t *r, const err_t *e)
 
 enum step { STEP_GO_ON = 0, STEP_FINISHED = 1, STEP_CLOSE = 2 };
 
+/* ---- SESSION: interactive query reload ------------------------------------------- */
+
+static int session_err(dt41_t *d, const char *why)
+{
+    err_t no;
+    err_set(&no, ERR_INPUT, "%s", why);
+    return refuse(d, &(dt41_reject_t){.reply = DT41_REPLY_SESSION_ERR}, &no);
+}
+
+/* Whether the engine takes rq's pattern and query, as Go's check of a
+ * spec compiles them. */
+static int compiles(const dt41_t *d, const exec_request_t *rq)
+{
+    exec_env_t env = session_exec_env(d->ss, 0);
+    exec_plan_t p;
+    err_t e;
+    if (exec_plan_init(&p, rq, &env, &e) < 0)
+        return 0;
+    exec_plan_free(&p);
+    return 1;
+}
+
+/* The spec's query and pattern (Go refuses what does not compile as an
+ * invalid spec); the codec checked the rest. */
+static int spec_compiles(const dt41_t *d, const dt41_spec_t *s)
+{
+    char *query = strndup(s->query.p, s->query.n);
+    char *regex = strndup(s->regex.p, s->regex.n);
+    int ok = query && regex;
+    if (ok && *query)
+        ok = compiles(d, &(exec_request_t){.kind = EXEC_MAP, .files = "", .regex = "", .query = query});
+    if (ok && *regex)
+        ok = compiles(d, &(exec_request_t){.kind = EXEC_GREP, .files = "", .regex = regex, .query = ""});
+    free(query);
+    free(regex);
+    return ok;
+}
+
+/* Whether a frame is a SESSION UPDATE that will be served: the reader
+ * tells at once, so that the workload it supersedes ends while the frame
+ * waits its turn, and one that is refused leaves it running. */
+static int is_valid_update(dt41_t *d, const char *p, size_t n)
+{
+    dt41_reject_t r;
+    err_t e;
+    return dt41_cmd_parse(&d->peek, p, n, &r, &e) == 0 &&
+           d->peek.kind == DT41_CMD_SESSION_UPDATE && spec_compiles(d, &d->peek.spec);
+}
+
+/* The spec's commands, in order, before they go to the queue. */
+typedef struct spec_queue {
+    dt41_piece_t *head, *tail;
+} spec_queue_t;
+
+static int queue_command(void *ctx, const char *cmd, size_t n, err_t *e)
+{
+    spec_queue_t *q = ctx;
+    dt41_piece_t *pc = new_piece(cmd, n);
+    if (!pc)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    pc->spec = 1;
+    if (q->tail)
+        q->tail->next = pc;
+    else
+        q->head = pc;
+    q->tail = pc;
+    return 0;
+}
+
+/* The spec's commands go to the front of the queue, served next as if
+ * they had come as frames: one run path for both. */
+static int queue_spec(dt41_t *d, const dt41_spec_t *s)
+{
+    spec_queue_t q = {0};
+    err_t e;
+    if (dt41_spec_commands(s, queue_command, &q, &e) < 0) {
+        while (q.head) {
+            dt41_piece_t *pc = q.head;
+            q.head = pc->next;
+            free(pc);
+        }
+        return -1;
+    }
+    if (!q.head)
+        return 0;
+    pthread_mutex_lock(&d->mu);
+    q.tail->next = d->head;
+    d->head = q.head;
+    if (!d->tail)
+        d->tail = q.tail;
+    pthread_mutex_unlock(&d->mu);
+    return 0;
+}
+
+/* SESSION START and UPDATE, as Go's sessioncommand.go: the spec checked,
+ * then the session's state; the ack, then the spec's commands. The
+ * workload an UPDATE supersedes ended before this frame's turn (its
+ * arrival set ss->cancel), what it still had to say unsent. Each
+ * generation starts afresh: its own ".output wake", map and reads. */
+static int serve_session(dt41_t *d, const dt41_cmd_t *c)
+{
+    int update = c->kind == DT41_CMD_SESSION_UPDATE;
+    if (!spec_compiles(d, &c->spec))
+        return session_err(d, "invalid session spec");
+    if (update && !d->generation)
+        return session_err(d, "session not started");
+    if (!update && d->generation)
+        return session_err(d, "session already started");
+    uint64_t gen = !update ? 1 : c->generation ? c->generation : d->generation + 1;
+    if (queue_spec(d, &c->spec) < 0)
+        return session_err(d, "invalid session spec");
+    pthread_mutex_lock(&d->mu);
+    d->generation = gen;
+    pthread_mutex_unlock(&d->mu);
+    d->woke = 0;
+    d->mapped = 0;
+    session_t *ss = d->ss;
+    pthread_mutex_lock(&ss->send_mu);
+    dt41_put_session_ack(&d->buf, update ? DT41_ACK_UPDATE : DT41_ACK_START, gen, NULL, 0);
+    int rc = flush_locked(d);
+    pthread_mutex_unlock(&ss->send_mu);
+    return rc;
+}
+
 /* One frame: 1 when it counts as a command that finished (the session may
  * end), 0 when the session goes on, -1 when the client is gone. */
-static int serve_frame(dt41_t *d, const char *p, size_t n, err_t *e)
+static int serve_frame(dt41_t *d, const dt41_piece_t *pc, err_t *e)
 {
     dt41_cmd_t *c = &d->cmd;
     dt41_reject_t r;
     err_t pe;
-    if (dt41_cmd_parse(c, p, n, &r, &pe) < 0) {
+    if (pc->spec && d->ss->cancel)   /* a superseded generation's command */
+        return STEP_GO_ON;
+    if (parse_piece(d, pc, &r, &pe) < 0) {
         if (refuse(d, &r, &pe) < 0)
             return -1;
         return r.finishes ? STEP_FINISHED : STEP_GO_ON;
@@ -711,13 +897,8 @@ static int serve_frame(dt41_t *d, const char *p, size_t n, err_t *e)
         return put_server(d, no, sizeof no - 1) < 0 ? -1 : STEP_GO_ON;
     }
     case DT41_CMD_SESSION_START:
-    case DT41_CMD_SESSION_UPDATE: {
-        /* Interactive reload is not served yet: Go's own refusal text. */
-        err_t no;
-        err_set(&no, ERR_INPUT, "unsupported session mode");
-        return refuse(d, &(dt41_reject_t){.reply = DT41_REPLY_SESSION_ERR}, &no) < 0 ? -1
-                                                                                   : STEP_GO_ON;
-    }
+    case DT41_CMD_SESSION_UPDATE:
+        return serve_session(d, c) < 0 ? -1 : STEP_GO_ON;
     }
     return STEP_GO_ON;
 }
@@ -756,7 +937,9 @@ static void dt41_init(dt41_t *d, session_t *ss)
     dt41_framer_init(&d->fr, ss->env->cfg && ss->env->cfg->max_command_frame_size
                                  ? ss->env->cfg->max_command_frame_size : 0);
     dt41_cmd_init(&d->cmd);
+    dt41_cmd_init(&d->peek);
     d->cmd.health_handler = ss->env->user && strcmp(ss->env->user, AUTH_HEALTH_USER) == 0;
+    d->peek.health_handler = d->cmd.health_handler;
 }
 
 static void dt41_free(dt41_t *d)
@@ -767,6 +950,7 @@ static void dt41_free(dt41_t *d)
         free(pc);
     }
     dt41_cmd_free(&d->cmd);
+    dt41_cmd_free(&d->peek);
     dt41_splitter_free(&d->fr);
     wire_buf_free(&d->buf);
     pthread_cond_destroy(&d->cv);
@@ -781,13 +965,13 @@ static int serve_commands(dt41_t *d, err_t *e)
         dt41_piece_t *pc = next_piece(d, -1);
         if (!pc)
             return 0;   /* the client closed, or the server stops */
-        int step = serve_frame(d, pc->p, pc->n, e);
+        int step = serve_frame(d, pc, e);
         free(pc);
         if (step < 0)
             return ss->broken ? err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg) : -1;
         if (step == STEP_CLOSE)
             return 0;
-        if (step == STEP_FINISHED) {
+        if (step == STEP_FINISHED && !d->generation) {
             /* Nothing else runs: the session ends unless a command waits. */
             pthread_mutex_lock(&d->mu);
             int waiting = d->head != NULL;

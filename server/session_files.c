@@ -228,7 +228,7 @@ int session_files_next(void *ctx, run_input_t *it)
     session_files_t *sf = ctx;
     session_t *ss = sf->ss;
     for (;;) {
-        if (ss->broken || session_stopping(ss))
+        if (ss->broken || ss->cancel || session_stopping(ss))
             return -1;
         if (sf->next_item < sf->tl.n) {
             if (open_target(sf, &sf->tl.items[sf->next_item++], it))

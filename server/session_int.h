@@ -4,6 +4,7 @@
 #define DTAIL_SERVER_SESSION_INT_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "base/err.h"
@@ -68,6 +69,9 @@ typedef struct session {
     /* A DTail 4.1 client's session (session_dt41.c), NULL for ours: the
      * status and message senders below speak 4.1 then. */
     struct dt41_session *dt41;
+    /* Set while a DTail 4.1 SESSION UPDATE waits: the running workload is
+     * superseded and must end now, saying nothing more (session_dt41.c). */
+    volatile sig_atomic_t cancel;
     /* A session without a client (a job), NULL for a connection's: the
      * senders below hand what they would send to it. */
     const session_local_t *local;

@@ -143,7 +143,7 @@ static void tail_notice(void *ctx, const char *path, const char *what)
 static void tail_failed(void *ctx, const char *path, const err_t *e)
 {
     tail_run_t *t = ctx;
-    if (t->ss->broken)
+    if (t->ss->broken || t->ss->cancel)   /* a superseded run's files did not fail */
         return;
     LOG_WARN("Following failed|%s|%s", path, e->msg);
     if (t->have_out)

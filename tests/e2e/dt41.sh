@@ -282,6 +282,31 @@ c2go_map)
     expect_bytes "mixed$n ($q)" "$T/mixed$n.csv" "$T/local$n.csv"
   done
   ;;
+session)
+  # The Go dmap --interactive-query (SESSION START, then SESSION UPDATE on
+  # :reload) gets its first result, and after a :reload with another
+  # query the new one, from either dserver; the transcripts of its
+  # terminal are the same but for the AUTHKEY warning and the client's
+  # own stats line.
+  setup_map
+  need_bin ptydrive
+  printf '%s\n' 'expect count($line) \r\n---' 'expect \r\n\r\n' 'sleep 500' \
+    "send :reload --query 'from STATS select max(\$goroutines) group by \$hostname'\\n" \
+    'expect reload applied successfully' 'expect max($goroutines) \r\n---' 'expect \r\n\r\n' \
+    'sleep 500' 'send :quit\n' 'exit 0' >"$T/session.steps"
+  for who in go c; do
+    port_of $who
+    RUN_TIMEOUT=60 run "session.$who" "$DTAIL_BIN/ptydrive" -t 20 -o "$T/session.$who.tty" \
+      "$T/session.steps" -- "$PEERS/dmap" --cfg none --servers "127.0.0.1:$PORT" --user "$USER_AT" \
+      --auth-key-path "$SERVER_KEY" --trustAllHosts --logDir "$T/home/log" --noColor \
+      --interactive-query --query 'from STATS select count($line) group by $hostname' \
+      --files "$D/mapr_testdata.log"
+    [ "$RC" -eq 0 ] || fail "session.$who: a step failed (ptydrive exit $RC): $(tail -c 600 "$T/session.$who.tty")"
+    tr -d '\r' <"$T/session.$who.tty" | grep -v -e 'AUTHKEY registration failed' -e '|INFO|STATS:STATS|' \
+      >"$T/session.$who.norm"
+  done
+  expect_bytes session "$T/session.c.norm" "$T/session.go.norm"
+  ;;
 *)
   die "unknown case ${1:-}"
   ;;

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "base/base64.h"
@@ -109,6 +110,33 @@ static void replace_in(bytes_t *b, const char *from, const char *to)
     *b = r;
 }
 
+/* A SESSION command with the recording's paths in its spec (the base64
+ * of JSON, its last word) made ours. */
+static bytes_t session_paths(const char *cmd, size_t n)
+{
+    const char *sp = cmd + n;
+    while (sp > cmd && sp[-1] != ' ')
+        sp--;
+    size_t hn = (size_t)(sp - cmd), bn = n - hn, jl, bad;
+    char *json = malloc(base64_decoded_max(bn) + 1);
+    assert_non_null(json);
+    bytes_t out = {0};
+    b_add(&out, cmd, hn);
+    if (base64_decode(json, &jl, sp, bn, &bad) == 0) {
+        bytes_t j = replace(json, jl, RECORDED_DATA, data);
+        char *b64 = malloc(base64_encoded_len(j.n) + 1);
+        assert_non_null(b64);
+        base64_encode(b64, j.p, j.n);
+        b_add(&out, b64, base64_encoded_len(j.n));
+        free(b64);
+        free(j.p);
+    } else {
+        b_add(&out, sp, bn);
+    }
+    free(json);
+    return out;
+}
+
 /* A recorded frame with the recording's paths made ours: a 4.1 frame's
  * command is decoded, rewritten and framed again; others go as they are. */
 static void add_frame(bytes_t *out, const char *p, size_t n)
@@ -119,7 +147,8 @@ static void add_frame(bytes_t *out, const char *p, size_t n)
     assert_non_null(cmd);
     size_t cl, bad;
     if (n > hl && memcmp(p, head, hl) == 0 && base64_decode(cmd, &cl, p + hl, n - hl, &bad) == 0) {
-        bytes_t c = replace(cmd, cl, RECORDED_DATA, data);
+        bytes_t c = strncasecmp(cmd, "session ", 8) == 0 ? session_paths(cmd, cl)
+                                                         : replace(cmd, cl, RECORDED_DATA, data);
         wire_buf_t w = {0};
         dt41_put_frame(&w, c.p, c.n);
         b_add(out, w.p, w.len);
@@ -296,7 +325,10 @@ static void read_until(int fd, bytes_t *got, const char *until)
 typedef struct exchange {
     const char *sub;
     const char *in, *out;
+    int paced;                   /* each frame once the answer to the last is out */
 } exchange_t;
+
+static int quiet_for(int fd, bytes_t *got, int ms);
 
 static void play_exchange(const exchange_t *x, const char *name, const char *u,
                           void (*between)(int fd, bytes_t *got))
@@ -308,6 +340,11 @@ static void play_exchange(const exchange_t *x, const char *name, const char *u,
     static const char ack[] = "protocol 4.1 base64 LmFjayBjbG9zZSBjb25uZWN0aW9u";
     bytes_t frames = {0};
     int acks = 0;
+    sh_conn_t c;
+    sh_config(&c, dir, NULL);
+    sh_start(&c, u, "testhost");
+    bytes_t got = {0};
+    b_add(&got, "", 0);
     for (const char *p = in.p, *end = in.p + in.n; p < end;) {
         const char *semi = memchr(p, ';', (size_t)(end - p));
         assert_non_null(semi);
@@ -316,13 +353,14 @@ static void play_exchange(const exchange_t *x, const char *name, const char *u,
         else
             add_frame(&frames, p, (size_t)(semi - p));
         p = semi + 1;
+        if (x->paced && frames.n) {
+            assert_int_equal(write(c.fd, frames.p, frames.n), (ssize_t)frames.n);
+            frames.n = 0;
+            quiet_for(c.fd, &got, 300);
+        }
     }
-    sh_conn_t c;
-    sh_config(&c, dir, NULL);
-    sh_start(&c, u, "testhost");
-    assert_int_equal(write(c.fd, frames.p, frames.n), (ssize_t)frames.n);
-    bytes_t got = {0};
-    b_add(&got, "", 0);
+    if (frames.n)
+        assert_int_equal(write(c.fd, frames.p, frames.n), (ssize_t)frames.n);
     if (between)
         between(c.fd, &got);
     if (acks) {
@@ -369,7 +407,7 @@ static void play_exchange(const exchange_t *x, const char *name, const char *u,
 
 static void play_with(const char *name, const char *u, void (*between)(int fd, bytes_t *got))
 {
-    play_exchange(&(exchange_t){"server", "in", "out"}, name, u, between);
+    play_exchange(&(exchange_t){"server", "in", "out", 0}, name, u, between);
 }
 
 static void play(const char *name, const char *u) { play_with(name, u, NULL); }
@@ -377,7 +415,7 @@ static void play(const char *name, const char *u) { play_with(name, u, NULL); }
 /* A Go client's exchange with the Go dserver (client/NAME.c2s, .s2c). */
 static void play_client(const char *name, const char *u)
 {
-    play_exchange(&(exchange_t){"client", "c2s", "s2c"}, name, u, NULL);
+    play_exchange(&(exchange_t){"client", "c2s", "s2c", 0}, name, u, NULL);
 }
 
 static void put_file_mode(const char *name, const char *text, size_t n, const char *mode)
@@ -551,6 +589,253 @@ static void test_health(void **state)
     play("health", "DTAIL-HEALTH");
 }
 
+/* ---- SESSION: interactive query reload (docs/protocol-dt41.md) ----------
+ * The frames are written here from the description: "SESSION START <b64
+ * json>" and "SESSION UPDATE [gen] <b64 json>", the JSON of Go's
+ * session.Spec, each command framed "protocol 4.1 base64 <b64>;". */
+
+/* Appends text in base64. */
+static void b_add_base64(bytes_t *b, const char *text)
+{
+    size_t n = strlen(text);
+    char *b64 = malloc(base64_encoded_len(n) + 1);
+    assert_non_null(b64);
+    base64_encode(b64, text, n);
+    b_add(b, b64, base64_encoded_len(n));
+    free(b64);
+}
+
+/* Sends one 4.1 command frame holding text. */
+static void send_command(int fd, const char *text)
+{
+    bytes_t f = {0};
+    b_adds(&f, "protocol 4.1 base64 ");
+    b_add_base64(&f, text);
+    b_adds(&f, ";");
+    assert_int_equal(write(fd, f.p, f.n), (ssize_t)f.n);
+    free(f.p);
+}
+
+/* "SESSION <action> <b64 of json>". */
+static void send_session(int fd, const char *action, const char *json)
+{
+    bytes_t cmd = {0};
+    b_adds(&cmd, "SESSION ");
+    b_adds(&cmd, action);
+    b_adds(&cmd, " ");
+    b_add_base64(&cmd, json);
+    send_command(fd, cmd.p);
+    free(cmd.p);
+}
+
+/* A spec's JSON as Go marshals it: mode, files (one, in data/), then the
+ * query and the raw pattern when not empty. */
+static void spec_json(char *out, size_t cap, int mode, const char *file, const char *query,
+                      const char *regex)
+{
+    int n = snprintf(out, cap, "{\"mode\":%d,\"files\":[\"%s%s\"]", mode, data, file);
+    if (query && *query)
+        n += snprintf(out + n, cap - (size_t)n, ",\"query\":\"%s\"", query);
+    if (regex && *regex)
+        n += snprintf(out + n, cap - (size_t)n, ",\"regex\":\"%s\"", regex);
+    snprintf(out + n, cap - (size_t)n, "}");
+}
+
+/* Reads for ms and returns whether nothing more came. */
+static int quiet_for(int fd, bytes_t *got, int ms)
+{
+    size_t before = got->n;
+    char buf[65536];
+    while (wait_readable(fd, ms)) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0)
+            break;
+        b_add(got, buf, (size_t)n);
+    }
+    return got->n == before;
+}
+
+/* got, from its start, must be want; then got is emptied. */
+static void expect_taken(bytes_t *got, const char *want, const char *what)
+{
+    if (got->n != strlen(want) || memcmp(got->p, want, got->n) != 0) {
+        fprintf(stderr, "%s: got %zu bytes:\n%s\nwant:\n%s\n", what, got->n, got->p, want);
+        fail();
+    }
+    got->n = 0;
+    got->p[0] = '\0';
+}
+
+/* What comes until until and then nothing for quiet_ms must be want. */
+static void expect_answer(int fd, bytes_t *got, const char *until, int quiet_ms, const char *want,
+                          const char *what)
+{
+    read_until(fd, got, until);
+    assert_true(quiet_for(fd, got, quiet_ms));
+    expect_taken(got, want, what);
+}
+
+/* A 4.1 client's session; got is what it received. */
+static void open_client(sh_conn_t *c, bytes_t *got)
+{
+    sh_config(c, dir, NULL);
+    sh_start(c, user, "testhost");
+    *got = (bytes_t){0};
+    b_add(got, "", 0);
+}
+
+/* A client's session that STARTs with the spec, until the ack. */
+static void start_session(sh_conn_t *c, bytes_t *got, int mode, const char *file, const char *query)
+{
+    open_client(c, got);
+    char json[2048];
+    spec_json(json, sizeof json, mode, file, query, "");
+    send_session(c->fd, "START", json);
+    read_until(c->fd, got, "start ok 1\xac");
+}
+
+/* The client closes; the session ends without a word more. */
+static void close_client(sh_conn_t *c, bytes_t *got)
+{
+    shutdown(c->fd, SHUT_WR);
+    read_until(c->fd, got, NULL);
+    sh_stop(c);
+    assert_int_equal(c->rc, 0);
+    expect_taken(got, "", "the end");
+    free(got->p);
+}
+
+#define SMALL_LINES                                                                        \
+    ".output wake\n\xac"                                                                   \
+    "REMOTE|testhost|100|1|small.log|one|two|three\n\xac"                                  \
+    "REMOTE|testhost|100|2|small.log|not \xc2\xac"                                         \
+    " so simple\n\xac"                                                                     \
+    "REMOTE|testhost|100|3|small.log|ERROR something failed\n\xac"                         \
+    "REMOTE|testhost|100|4|small.log|last line, no newline\n\xac"
+
+/* START runs the spec's commands and the session stays open after them
+ * (no ".syn close connection"); UPDATE without a generation is the next
+ * one and runs its spec; refusals are Go's words; the client's close
+ * ends it. */
+static void test_session_start_update(void **state)
+{
+    (void)state;
+    sh_conn_t c;
+    bytes_t got;
+    start_session(&c, &got, 4, "small.log", "");   /* grep, no pattern: all */
+    char json[2048];
+    read_until(c.fd, &got, "no newline\n\xac");
+    assert_true(quiet_for(c.fd, &got, 500));   /* kept open: no close */
+    expect_taken(&got, ".syn capabilities query-update-v1\xac.syn session start ok 1\xac" SMALL_LINES,
+                 "start");
+    spec_json(json, sizeof json, 4, "small.log", "", "ERROR");
+    send_session(c.fd, "update", json);
+    expect_answer(c.fd, &got, "failed\n\xac", 300,
+                 ".syn session update ok 2\xac.output wake\n\xac"
+                 "REMOTE|testhost|100|3|small.log|ERROR something failed\n\xac",
+                 "update");
+    send_session(c.fd, "START", json);
+    spec_json(json, sizeof json, 5, "small.log", "select nothing from", "");
+    send_session(c.fd, "UPDATE 9", json);
+    spec_json(json, sizeof json, 3, "small.log", "from STATS select count($line)", "");
+    send_session(c.fd, "UPDATE", json);
+    expect_answer(c.fd, &got, "require map or tail mode\xac", 300,
+                  ".syn session err session already started\xac"
+                 ".syn session err invalid session spec\xac"
+                 ".syn session err query sessions require map or tail mode\xac",
+                 "refusals");
+    close_client(&c, &got);
+}
+
+/* An UPDATE before a START is refused, and a session that did not start
+ * ends as a command stream does. */
+static void test_session_not_started(void **state)
+{
+    (void)state;
+    sh_conn_t c;
+    bytes_t got;
+    open_client(&c, &got);
+    char json[2048];
+    spec_json(json, sizeof json, 3, "small.log", "", "ERROR");
+    send_session(c.fd, "UPDATE 2", json);
+    expect_answer(c.fd, &got, "not started\xac", 300,
+                  ".syn capabilities query-update-v1\xac.syn session err session not started\xac",
+                  "not started");
+    close_client(&c, &got);
+}
+
+/* An UPDATE ends a running tail at once: the ack with the generation
+ * sent, the new spec's lines, and none of the old tail's after it. */
+static void test_session_update_ends_tail(void **state)
+{
+    (void)state;
+    put_file("reload.log", "first\n", 6);
+    sh_conn_t c;
+    bytes_t got;
+    start_session(&c, &got, 2, "reload.log", "");
+    char json[2048];
+    usleep(500 * 1000);   /* the follower at the file's end */
+    put_file_mode("reload.log", "second\n", 7, "ab");
+    read_until(c.fd, &got, "|second\xac");
+    expect_taken(&got,
+                 ".syn capabilities query-update-v1\xac.syn session start ok 1\xac"
+                 ".output wake\n\xacREMOTE|testhost|100|1|reload.log|second\xac",
+                 "tail");
+    spec_json(json, sizeof json, 4, "small.log", "", "ERROR");
+    send_session(c.fd, "UPDATE 7", json);
+    read_until(c.fd, &got, "failed\n\xac");
+    put_file_mode("reload.log", "third\n", 6, "ab");
+    assert_true(quiet_for(c.fd, &got, 1500));   /* the old tail is gone */
+    expect_taken(&got,
+                 ".syn session update ok 7\xac.output wake\n\xac"
+                 "REMOTE|testhost|100|3|small.log|ERROR something failed\n\xac",
+                 "after the update");
+    close_client(&c, &got);
+}
+
+/* dtail --query --interactive-query: a map over a tail, whose deltas
+ * stop at the UPDATE (its last delta is not sent: the new query's state
+ * starts empty); the new query's map over cat reads the whole file. */
+static void test_session_update_ends_map(void **state)
+{
+    (void)state;
+    static const char line[] = "INFO|1002-071143|1|stats.go:56|8|13|7|4|471h0m21s|MAPREDUCE:STATS|"
+                               "currentConnections=0|lifetimeConnections=1\n";
+    put_file("stats.log", "", 0);
+    sh_conn_t c;
+    bytes_t got;
+    start_session(&c, &got, 2, "stats.log", "from STATS select count($line) interval 1");
+    char json[2048];
+    usleep(500 * 1000);
+    put_file_mode("stats.log", line, sizeof line - 1, "ab");
+    read_until(c.fd, &got, "count($line)\xe2\x89\x94" "1\xe2\x88\xa5\xac");
+    expect_taken(&got,
+                 ".syn capabilities query-update-v1\xac.syn session start ok 1\xac"
+                 ".output wake\n\xac"
+                 "AGGREGATE|testhost|\xe2\x88\xa5" "1\xe2\x88\xa5" "count($line)\xe2\x89\x94" "1\xe2\x88\xa5\xac",
+                 "tail query");
+    put_file_mode("stats.log", line, sizeof line - 1, "ab");   /* in the old query's next delta */
+    spec_json(json, sizeof json, 5, "stats.log", "from STATS select sum($goroutines)", "");
+    send_session(c.fd, "UPDATE", json);
+    read_until(c.fd, &got, "\xac");
+    expect_answer(c.fd, &got, "\xe2\x88\xa5\xac", 1500,
+                 ".syn session update ok 2\xac.output wake\n\xac"
+                 "AGGREGATE|testhost|\xe2\x88\xa5" "2\xe2\x88\xa5sum($goroutines)\xe2\x89\x94" "26\xe2\x88\xa5\xac",
+                 "map after the update");
+    close_client(&c, &got);
+}
+
+/* The Go dserver's own answers to a session (server/session.in): a cat,
+ * an UPDATE 7 to a map, an UPDATE without generation (8), refusals; each
+ * frame once the last one's answer is out, as a user reloads (an UPDATE
+ * supersedes a generation still running at once, docs/protocol-dt41.md). */
+static void test_session_recorded(void **state)
+{
+    (void)state;
+    need_mapr();
+    play_exchange(&(exchange_t){"server", "in", "out", 1}, "session", user, NULL);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -582,6 +867,11 @@ int main(void)
         cmocka_unit_test(test_map_dmap),
         cmocka_unit_test(test_map_bad_query),
         cmocka_unit_test(test_health),
+        cmocka_unit_test(test_session_start_update),
+        cmocka_unit_test(test_session_not_started),
+        cmocka_unit_test(test_session_update_ends_tail),
+        cmocka_unit_test(test_session_update_ends_map),
+        cmocka_unit_test(test_session_recorded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
