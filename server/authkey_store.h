@@ -3,15 +3,16 @@
  * for that user's next logins until they expire, even when authorized_keys
  * no longer lists them.
  *
- * Keys are SSH public-key blobs (the wire format, compared byte for byte;
- * callers normalise them, see auth.h). A key lives Server.AuthKeyTTLSeconds
- * from its last registration; expiry is checked lazily, when the user's
- * keys are looked at. A user keeps at most Server.AuthKeyMaxPerUser keys:
- * registering one more drops that user's oldest, and registering a key
- * again makes it the newest. The store as a whole holds at most max_keys
- * keys (Go's has no bound): when full, expired keys go first, then the
- * oldest registration of anyone. Nothing is written to disk: a restart
- * forgets every key. All functions are safe to call from any thread. */
+ * A key is bytes compared whole: the callers (server/auth.c) keep a key's
+ * public blob in libssh's base64, one spelling per key. A key lives
+ * Server.AuthKeyTTLSeconds from its last registration; expiry is checked
+ * lazily, when the user's keys are looked at. A user keeps at most
+ * Server.AuthKeyMaxPerUser keys: registering one more drops that user's
+ * oldest, and registering a key again makes it the newest. The store as a
+ * whole holds at most max_keys keys (Go's has no bound): when full,
+ * expired keys go first, then the oldest registration of anyone. Nothing
+ * is written to disk: a restart forgets every key. All functions are safe
+ * to call from any thread. */
 #ifndef DTAIL_SERVER_AUTHKEY_STORE_H
 #define DTAIL_SERVER_AUTHKEY_STORE_H
 
@@ -19,8 +20,8 @@
 
 #include "base/err.h"
 
-/* The largest blob kept: an RSA-16384 key is about 2 KiB, certificates
- * somewhat more. */
+/* The most bytes one key takes: an RSA-16384 key's blob is about 2 KiB,
+ * 2.8 KiB in base64; certificates somewhat more. */
 #define AUTHKEY_BLOB_MAX 8192
 /* Keys kept for all users together unless the config says otherwise. */
 #define AUTHKEY_STORE_MAX_KEYS 4096
