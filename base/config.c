@@ -30,9 +30,8 @@
  * that DTail's files load here, with a warning that they do nothing. */
 static const char *const dtail_only_common[] = {"ExperimentalFeaturesEnable", NULL};
 static const char *const dtail_only_server[] = {
-    "AuthKeyEnabled", "AuthKeyTTLSeconds", "AuthKeyMaxPerUser", "ReadGlobRetryIntervalMs",
-    "ReadRetryIntervalMs", "ShutdownOutputSerializeWaitMs", "ShutdownIdleRecheckWaitMs",
-    "OutputTransmissionDelayMs", "OutputEOFWaitBaseMs", "OutputEOFWaitPerFileMs",
+    "ReadGlobRetryIntervalMs", "ReadRetryIntervalMs", "ShutdownOutputSerializeWaitMs",
+    "ShutdownIdleRecheckWaitMs", "OutputTransmissionDelayMs", "OutputEOFWaitBaseMs", "OutputEOFWaitPerFileMs",
     "OutputEOFWaitMaxMs", "OutputChannelBufferSize", "OutputFlushTimeoutMs",
     "OutputFlushPollIntervalMs", "OutputReadRetryIntervalMs", "OutputEOFAckTimeoutMs", NULL};
 static const char *const dtail_only_client[] = {"TermColors", "AuthKeyPath", "AuthKeyDisable",
@@ -60,6 +59,9 @@ void config_defaults(config_t *c)
     c->host_key_bits = 4096;
     c->max_command_frame_size = 1024 * 1024;
     c->max_glob_targets = 1000;
+    c->auth_key_enabled = 1;
+    c->auth_key_ttl_s = 86400;
+    c->auth_key_max_per_user = 5;
     c->map_memory_limit = (size_t)1 << 30;
 }
 
@@ -68,8 +70,8 @@ void config_defaults(config_t *c)
 typedef struct config_key {
     const char *section, *name;  /* e.g. "Server", "MaxConnections" */
     size_t offset;               /* field in config_t */
-    long long min, max;          /* integer range; max 0 = a string key, -1 a
-                                    memory size, -2 a boolean */
+    long long min, max;          /* integer range; max 0 = a string key, -1 = a memory
+                                    size, -2 = true or false (an int 1 or 0) */
     size_t size;                 /* field size: int, size_t, or char array */
 } config_key_t;
 
@@ -77,8 +79,8 @@ typedef struct config_key {
 #define CK_SIZE(sec, name, field, lo, hi) {sec, name, offsetof(config_t, field), lo, hi, sizeof(size_t)}
 /* A memory size: integer bytes, or a string as --memory-limit takes it. */
 #define CK_MEM(sec, name, field) {sec, name, offsetof(config_t, field), 1, -1, sizeof(size_t)}
-#define CK_STR(sec, name, field) {sec, name, offsetof(config_t, field), 0, 0, sizeof(((config_t *)0)->field)}
 #define CK_BOOL(sec, name, field) {sec, name, offsetof(config_t, field), 0, -2, sizeof(int)}
+#define CK_STR(sec, name, field) {sec, name, offsetof(config_t, field), 0, 0, sizeof(((config_t *)0)->field)}
 static const config_key_t config_keys[] = {
     CK_INT("Common", "SSHPort", ssh_port, 1, 65535),
     CK_INT("Common", "SSHConnectTimeoutMs", ssh_connect_timeout_ms, 1, 3600000),
@@ -100,9 +102,13 @@ static const config_key_t config_keys[] = {
     CK_INT("Server", "HostKeyBits", host_key_bits, 2048, 16384),
     CK_SIZE("Server", "MaxCommandFrameSize", max_command_frame_size, 1024, 1024 * 1024 * 1024),
     CK_INT("Server", "MaxGlobTargets", max_glob_targets, 1, 100000000),
+    CK_BOOL("Server", "AuthKeyEnabled", auth_key_enabled),
+    CK_INT("Server", "AuthKeyTTLSeconds", auth_key_ttl_s, 1, 86400 * 365),
+    CK_INT("Server", "AuthKeyMaxPerUser", auth_key_max_per_user, 1, 1000),
     CK_SIZE("Server", "MaxLineLength", max_line_len, 1, 64 * 1024 * 1024),
     CK_MEM("Server", "MapMemoryLimit", map_memory_limit),
     CK_BOOL("Client", "LogPayload", log_payload),
+    CK_BOOL("Client", "TermColorsEnable", term_colors_enable),
 };
 #define N_CONFIG_KEYS (sizeof config_keys / sizeof config_keys[0])
 
@@ -422,8 +428,7 @@ static int implemented(const char *section, const char *key)
            (strcmp(section, "Server") == 0 &&
             (strcmp(key, "Permissions") == 0 || strcmp(key, "KeyExchanges") == 0 ||
              strcmp(key, "Ciphers") == 0 || strcmp(key, "MACs") == 0 ||
-             strcmp(key, "Schedule") == 0 || strcmp(key, "Continuous") == 0)) ||
-           (strcmp(section, "Client") == 0 && strcmp(key, "TermColorsEnable") == 0);
+             strcmp(key, "Schedule") == 0 || strcmp(key, "Continuous") == 0));
 }
 
 /* Remembers an accepted DTail key that does nothing here, for the one
@@ -470,14 +475,7 @@ static int load_root(config_t *c, json_t *root, const src_t *s, err_t *e)
         return src_err(e, s, NULL, "invalid config: top level is not an object");
     if (check_keys(c, root, s, e) < 0)
         return -1;
-    json_t *v = json_object_get(json_object_get(root, "Client"), "TermColorsEnable");
-    if (v) {
-        if (!json_is_boolean(v))
-            return src_err(e, s, (const char *const[]){"Client", "TermColorsEnable", NULL},
-                           "Client.TermColorsEnable must be true or false");
-        c->term_colors_enable = json_is_true(v);
-    }
-    v = json_object_get(json_object_get(root, "Common"), "LogLevel");
+    json_t *v = json_object_get(json_object_get(root, "Common"), "LogLevel");
     if (v) {
         enum log_level lv;
         if (!json_is_string(v) || log_level_parse(json_string_value(v), &lv) < 0)

@@ -2,7 +2,7 @@
  * reads. A config key that is accepted does something: an unknown section
  * or key (also inside Server.Permissions), a key given twice, or a value of
  * the wrong type or range is an error naming the key, the file and the line.
- * DTail's keys this build does not act on (AuthKeyEnabled, Output*, ...)
+ * DTail's keys this build does not act on (Output*, ...)
  * are accepted for DTail's files and warned about (config_warn_ignored).
  *
  * Lookup as DTail: --cfg PATH, --cfg none for no file, otherwise the first
@@ -51,6 +51,10 @@ typedef struct config {
     size_t max_command_frame_size; /* Server.MaxCommandFrameSize, default 1 MiB */
     int max_glob_targets;         /* Server.MaxGlobTargets, default 1000: files one
                                      spec may expand to on the server */
+    /* The auth-key fast reconnect (server/authkey_store.h): */
+    int auth_key_enabled;         /* Server.AuthKeyEnabled, default 1 */
+    int auth_key_ttl_s;           /* Server.AuthKeyTTLSeconds, default 86400 */
+    int auth_key_max_per_user;    /* Server.AuthKeyMaxPerUser, default 5 */
     /* Server.KeyExchanges, Ciphers, MACs: the SSH algorithms dserver
      * allows, comma-joined; "" = libssh's defaults. */
     char key_exchanges[1024];

@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/base64.h"
+#include "base/clock.h"
 #include "base/grow.h"
 #include "base/log.h"
 #include "server/auth_options.h"
@@ -153,6 +155,72 @@ int auth_key_authorized(const char *cache_dir, const char *user, ssh_key key, co
         err_set(e, ERR_INPUT, "%s|public key of user not authorized",
                 log_escape(user, esc, sizeof esc));
     return 0;
+}
+
+/* The store keeps keys as libssh's base64 of their public blob: one
+ * spelling for a key however a client encoded it. */
+int auth_key_stored(authkey_store_t *store, const char *user, ssh_key key)
+{
+    if (!authkey_store_enabled(store))
+        return 0;
+    char *b64 = NULL;
+    if (ssh_pki_export_pubkey_base64(key, &b64) != SSH_OK)
+        return 0;
+    int has = authkey_store_has(store, user, b64, strlen(b64), clock_now_ms());
+    ssh_string_free_char(b64);
+    return has;
+}
+
+/* The key type a public key blob names: its first field, a string. */
+static enum ssh_keytypes_e blob_key_type(const unsigned char *blob, size_t n)
+{
+    if (n < 4)
+        return SSH_KEYTYPE_UNKNOWN;
+    size_t len = (size_t)blob[0] << 24 | (size_t)blob[1] << 16 | (size_t)blob[2] << 8 | blob[3];
+    char name[64];
+    if (len == 0 || len >= sizeof name || len > n - 4)
+        return SSH_KEYTYPE_UNKNOWN;
+    memcpy(name, blob + 4, len);
+    name[len] = '\0';
+    return ssh_key_type_from_name(name);
+}
+
+/* The largest public key blob taken: its base64 fits the store. */
+#define AUTH_KEY_BLOB_MAX (AUTHKEY_BLOB_MAX / 4 * 3)
+
+/* A public key blob as libssh's base64 of it (free with
+ * ssh_string_free_char), or NULL when libssh does not read it as a key.
+ * Going through libssh's key rather than keeping the client's bytes is
+ * Go's ParsePublicKey check. */
+static char *blob_canonical_base64(const void *blob, size_t n)
+{
+    enum ssh_keytypes_e type = blob_key_type(blob, n);
+    if (type == SSH_KEYTYPE_UNKNOWN || n > AUTH_KEY_BLOB_MAX)
+        return NULL;
+    char b64[AUTHKEY_BLOB_MAX + 1];
+    base64_encode(b64, blob, n);
+    b64[base64_encoded_len(n)] = '\0';
+    ssh_key key = NULL;
+    char *canonical = NULL;
+    if (ssh_pki_import_pubkey_base64(b64, type, &key) != SSH_OK ||
+        ssh_pki_export_pubkey_base64(key, &canonical) != SSH_OK)
+        canonical = NULL;
+    ssh_key_free(key);
+    return canonical;
+}
+
+int auth_key_register(authkey_store_t *store, const char *user, const void *blob, size_t n,
+                      err_t *e)
+{
+    char *canonical = blob_canonical_base64(blob, n);
+    if (!canonical)
+        return err_set(e, ERR_INPUT, "not a public key");
+    int rc = store ? authkey_store_add(store, user, canonical, strlen(canonical), clock_now_ms(), e)
+                   : err_set(e, ERR_IO, "no auth-key store");
+    ssh_string_free_char(canonical);
+    if (rc < 0)
+        e->code = ERR_IO;
+    return rc;
 }
 
 /* Compares without an early exit, so timing tells nothing about where a

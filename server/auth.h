@@ -8,6 +8,10 @@
  * enforced, a line with an option dserver cannot apply (command=, ...)
  * not used.
  *
+ * Keys a user registered with DTail's AUTHKEY (server/authkey_store.h)
+ * are accepted for that user too, until they expire, whatever
+ * authorized_keys says by then; ssh_conn.c asks the store first, as DTail.
+ *
  * Passwords: refused, except DTail's health user DTAIL-HEALTH whose
  * password is DTAIL-HEALTH (compared in constant time); it may only run
  * the health check. */
@@ -19,6 +23,7 @@
 #include <libssh/libssh.h>
 
 #include "base/err.h"
+#include "server/authkey_store.h"
 
 #define AUTH_HEALTH_USER "DTAIL-HEALTH"
 
@@ -36,6 +41,17 @@ int auth_keys_text_has(const char *text, size_t len, ssh_key key, const char *pe
  * not (why in e, for the log). */
 int auth_key_authorized(const char *cache_dir, const char *user, ssh_key key, const char *peer,
                         err_t *e);
+
+/* 1 when key is one that user registered in store and that has not
+ * expired; 0 otherwise, also when store is NULL or disabled. */
+int auth_key_stored(authkey_store_t *store, const char *user, ssh_key key);
+
+/* Registers for user the public key blob (n bytes, SSH wire format) a
+ * client sent with AUTHKEY: 0, or -1 with e set: ERR_INPUT when the blob
+ * is not a public key libssh reads, ERR_IO when the store is NULL or does
+ * not take it. */
+int auth_key_register(authkey_store_t *store, const char *user, const void *blob, size_t n,
+                      err_t *e);
 
 /* 1 when user/password is DTail's health login. */
 int auth_password_ok(const char *user, const char *password);

@@ -58,6 +58,7 @@ typedef struct dserver {
     long long last_stats_ms;      /* last periodic STATS line */
     int log_open;                 /* errors go to the log too */
     jobs_t *jobs;                 /* Server.Schedule and Server.Continuous */
+    authkey_store_t *authkeys;    /* keys registered with AUTHKEY (Server.AuthKey*) */
     const char *prog;             /* basename of argv[0]: <prog>.log with signal rotation */
 } dserver_t;
 
@@ -95,7 +96,7 @@ static int serve(void *ctx, stream_t *s, const char *user, const char *refusal, 
     dserver_t *d = ctx;
     session_env_t env = {.user = user, .hostname = d->host, .cfg = &d->cfg,
                          .limits = d->limits, .counters = &d->counters, .stopping = &stopping,
-                         .conns = d->conns, .refusal = refusal};
+                         .conns = d->conns, .refusal = refusal, .authkeys = d->authkeys};
     return session_serve(s, &env, e);
 }
 
@@ -171,9 +172,15 @@ static int run(dserver_t *d, const dserver_flags_t *f, err_t *e)
     d->limits = server_limits_create(&d->cfg, e);
     if (!d->limits)
         return -1;
+    authkey_store_cfg_t ak = {.enabled = d->cfg.auth_key_enabled,
+                              .ttl_ms = d->cfg.auth_key_ttl_s * 1000LL,
+                              .max_per_user = d->cfg.auth_key_max_per_user};
+    d->authkeys = authkey_store_new(&ak, e);
+    if (!d->authkeys)
+        return -1;
     ssh_server_opts_t so = {.cfg = &d->cfg, .counters = &d->counters, .stopping = &stopping,
                             .serve = serve, .serve_ctx = d, .tick = tick, .changed = changed,
-                            .tick_ctx = d};
+                            .tick_ctx = d, .authkeys = d->authkeys};
     ssh_server_t *srv = NULL;
     int opened = ssh_server_open(&srv, &so, e);
     if (opened == 0)
@@ -250,6 +257,7 @@ int main(int argc, char **argv)
     jobs_free(d->jobs);
     if (d->limits)
         server_limits_free(d->limits);
+    authkey_store_free(d->authkeys);
     free(d);
     ssh_finalize();
     return rc < 0 ? err_exit_status(e.code) : 0;

@@ -12,6 +12,7 @@
 
 #include "base/config.h"
 #include "base/err.h"
+#include "server/authkey_store.h"
 #include "server/conn_table.h"
 #include "server/counters.h"
 #include "server/limits.h"
@@ -26,6 +27,7 @@ typedef struct session_env {
     const volatile int *stopping;  /* becomes 1 on shutdown: end requests promptly, still send end-of-stream */
     conn_table_t *conns;           /* the server's connections (health), may be NULL */
     const char *refusal;           /* non-NULL: over a limit, say this (which limit) to every request */
+    authkey_store_t *authkeys;     /* where a 4.1 client's AUTHKEY registers; NULL: none */
 } session_env_t;
 
 /* Serves one connection's stream until the client is done or the stream

@@ -721,6 +721,31 @@ static int serve_health(dt41_t *d)
     return put_server(d, verdict, strlen(verdict));
 }
 
+/* AUTHKEY: the key is registered for the session's user (server/auth.h),
+ * answered in the Go dserver's words and order of checks. */
+static int serve_authkey(dt41_t *d, const dt41_cmd_t *c)
+{
+    authkey_store_t *store = d->ss->env->authkeys;
+    const char *why = NULL;
+    err_t e;
+    err_clear(&e);
+    if (store && !authkey_store_enabled(store))
+        why = "feature disabled";
+    else if (c->authkey_err)
+        why = c->authkey_err;   /* missing public key, invalid base64 */
+    else if (auth_key_register(store, d->ss->env->user, c->authkey_blob.p, c->authkey_blob.n,
+                               &e) < 0)
+        why = e.code == ERR_INPUT ? "invalid public key" : "internal key store unavailable";
+    if (why && e.code == ERR_IO)
+        LOG_WARN("%s|AUTHKEY not registered: %s", d->who, e.msg);
+    char text[128];
+    if (why)
+        snprintf(text, sizeof text, "AUTHKEY ERR %s\n", why);
+    else
+        snprintf(text, sizeof text, "AUTHKEY OK\n");
+    return put_server(d, text, strlen(text));
+}
+
 /* Answers a refused command as the Go dserver does. */
 static int refuse(dt41_t *d, const dt41_reject_t *r, const err_t *e)
 {
@@ -891,11 +916,8 @@ static int serve_frame(dt41_t *d, const dt41_piece_t *pc, err_t *e)
         return rc < 0 ? -1 : STEP_FINISHED;
     case DT41_CMD_ACK:
         return c->close ? STEP_CLOSE : STEP_GO_ON;
-    case DT41_CMD_AUTHKEY: {
-        /* This dserver keeps no auth keys: the client logs in by key each time. */
-        static const char no[] = "AUTHKEY ERR feature disabled\n";
-        return put_server(d, no, sizeof no - 1) < 0 ? -1 : STEP_GO_ON;
-    }
+    case DT41_CMD_AUTHKEY:
+        return serve_authkey(d, c) < 0 ? -1 : STEP_GO_ON;
     case DT41_CMD_SESSION_START:
     case DT41_CMD_SESSION_UPDATE:
         return serve_session(d, c) < 0 ? -1 : STEP_GO_ON;

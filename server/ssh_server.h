@@ -26,6 +26,7 @@
 
 #include "base/config.h"
 #include "base/err.h"
+#include "server/authkey_store.h"
 #include "server/counters.h"
 #include "wire/stream.h"
 
@@ -45,6 +46,7 @@ typedef struct ssh_server_opts {
     void (*changed)(void *ctx);     /* connection counts changed (from any thread) */
     void *tick_ctx;                 /* context of tick and changed */
     int handshake_timeout_ms;       /* 0: 10000 */
+    authkey_store_t *authkeys;      /* keys registered with AUTHKEY, accepted first; may be NULL */
 } ssh_server_opts_t;
 
 typedef struct ssh_server ssh_server_t;

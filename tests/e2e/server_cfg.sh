@@ -125,13 +125,13 @@ client)
   ;;
 dtail_only)
   server_setup
-  write_cfg '    "AuthKeyEnabled": true,
+  write_cfg '    "ReadGlobRetryIntervalMs": 5000,
     "ReadRetryIntervalMs": 2000'
   server_start
   run up "$DTAIL_BIN/dtailhealth" --server "$SERVER" --connectTimeout 30000
   expect_rc up 0
   server_stop
-  for k in 5:Server.AuthKeyEnabled 6:Server.ReadRetryIntervalMs; do
+  for k in 5:Server.ReadGlobRetryIntervalMs 6:Server.ReadRetryIntervalMs; do
     n=$(grep -c "^WARN|[0-9-]*|$SERVER_CFG:${k%%:*}: ${k#*:}: DTail's key has no effect in this build" "$SERVER_LOG")
     [ "$n" -eq 1 ] || fail "dtail_only: $n warnings for ${k#*:} at line ${k%%:*}, want 1"
   done
@@ -139,7 +139,7 @@ dtail_only)
   run dcat dcat --cfg "$SERVER_CFG" --plain "$LINES_TXT"
   expect_rc dcat 0
   expect_bytes dcat "$OUT" "$LINES_TXT"
-  expect_contains dcat "$ERR" "$SERVER_CFG:5: Server.AuthKeyEnabled: DTail's key has no effect"
+  expect_contains dcat "$ERR" "$SERVER_CFG:5: Server.ReadGlobRetryIntervalMs: DTail's key has no effect"
   ;;
 log_filename)
   server_setup

@@ -34,6 +34,7 @@ typedef struct sh_conn {
     server_counters_t counters;  /* process-wide */
     const char *user;            /* the authenticated user */
     const char *hostname;        /* the server's host name */
+    authkey_store_t *authkeys;   /* where AUTHKEY registers, NULL: none */
     int rc;                      /* session_serve's result */
     err_t e;                     /* and error */
     pthread_t th;                /* serving thread */
@@ -77,7 +78,8 @@ static inline void *sh_serve(void *arg)
     sh_conn_t *c = arg;
     stream_t s = sock_stream(&c->server_fd);
     session_env_t env = {.user = c->user, .hostname = c->hostname, .cfg = &c->cfg,
-                         .limits = c->limits, .counters = &c->counters, .stopping = NULL};
+                         .limits = c->limits, .counters = &c->counters, .stopping = NULL,
+                         .authkeys = c->authkeys};
     c->rc = session_serve(&s, &env, &c->e);
     close(c->server_fd);
     return NULL;

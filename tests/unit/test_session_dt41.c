@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "base/base64.h"
+#include "base/clock.h"
 #include "tests/support/session_harness.h"
 #include "wire/dt41.h"
 
@@ -320,6 +321,10 @@ static void read_until(int fd, bytes_t *got, const char *until)
 /* Plays server/NAME.in to our session as user u and checks NAME.out;
  * between, if not NULL, runs once the frames are sent (the client's fd
  * and what it received so far). */
+/* The store the next play's session registers AUTHKEY keys in: a new
+ * enabled one, a disabled one (Server.AuthKeyEnabled false), or none. */
+static enum { AUTHKEYS_ON, AUTHKEYS_OFF, AUTHKEYS_NONE } authkeys;
+
 /* One recorded exchange: the folder, the names of what the client sent
  * and what the Go dserver answered. */
 typedef struct exchange {
@@ -342,6 +347,15 @@ static void play_exchange(const exchange_t *x, const char *name, const char *u,
     int acks = 0;
     sh_conn_t c;
     sh_config(&c, dir, NULL);
+    err_t e;
+    authkey_store_t *store = NULL;
+    if (authkeys != AUTHKEYS_NONE) {
+        store = authkey_store_new(&(authkey_store_cfg_t){.enabled = authkeys == AUTHKEYS_ON,
+                                                         .ttl_ms = 60000, .max_per_user = 5},
+                                  &e);
+        assert_non_null(store);
+    }
+    c.authkeys = store;
     sh_start(&c, u, "testhost");
     bytes_t got = {0};
     b_add(&got, "", 0);
@@ -388,8 +402,18 @@ static void play_exchange(const exchange_t *x, const char *name, const char *u,
     replace_in(&want, RECORDED_DATA, data);
     replace_in(&want, ".syn capabilities query-update-v1 journal-v1", ".syn capabilities query-update-v1");
     replace_in(&want, "last line, no newline\xac", "last line, no newline\n\xac");
-    /* Our dserver keeps no auth keys (docs/protocol-dt41.md). */
-    replace_in(&want, "AUTHKEY OK\n", "AUTHKEY ERR feature disabled\n");
+    /* A key the Go dserver took is in our store too. */
+    if (strstr(want.p, "AUTHKEY OK\n") && authkeys == AUTHKEYS_ON)
+        assert_int_equal(authkey_store_count(store, u, clock_now_ms()), 1);
+    /* Disabled comes first: every AUTHKEY gets it. */
+    static const char *const answers[] = {"AUTHKEY OK\n", "AUTHKEY ERR missing public key\n",
+                                          "AUTHKEY ERR invalid base64\n",
+                                          "AUTHKEY ERR invalid public key\n"};
+    for (size_t i = 0; authkeys == AUTHKEYS_OFF && i < sizeof answers / sizeof answers[0]; i++)
+        replace_in(&want, answers[i], "AUTHKEY ERR feature disabled\n");
+    if (authkeys == AUTHKEYS_NONE)
+        replace_in(&want, "AUTHKEY OK\n", "AUTHKEY ERR internal key store unavailable\n");
+    authkey_store_free(store);
     normalise_log(&want);
     normalise_log(&got);
     normalise_aggregates(&want);
@@ -581,6 +605,19 @@ static void test_map_bad_query(void **state)
     free(in.p);
     free(frames.p);
     free(got.p);
+}
+
+/* AUTHKEY registers the key and answers as the Go dserver; disabled, and
+ * without a store, in Go's words for those. */
+static void test_authkey(void **state)
+{
+    (void)state;
+    play("authkey", user);
+    authkeys = AUTHKEYS_OFF;
+    play("authkey", user);
+    authkeys = AUTHKEYS_NONE;
+    play("authkey", user);
+    authkeys = AUTHKEYS_ON;
 }
 
 static void test_health(void **state)
@@ -866,6 +903,7 @@ int main(void)
         cmocka_unit_test(test_map_floats),
         cmocka_unit_test(test_map_dmap),
         cmocka_unit_test(test_map_bad_query),
+        cmocka_unit_test(test_authkey),
         cmocka_unit_test(test_health),
         cmocka_unit_test(test_session_start_update),
         cmocka_unit_test(test_session_not_started),

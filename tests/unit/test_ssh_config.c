@@ -51,6 +51,9 @@ static void test_defaults(void **state)
     assert_int_equal(c.host_key_bits, 4096);
     assert_int_equal(c.max_command_frame_size, 1024 * 1024);
     assert_string_equal(c.host_key_file, "");
+    assert_int_equal(c.auth_key_enabled, 1);
+    assert_int_equal(c.auth_key_ttl_s, 86400);
+    assert_int_equal(c.auth_key_max_per_user, 5);
 }
 
 static void test_values(void **state)
@@ -63,7 +66,8 @@ static void test_values(void **state)
         "\"Logger\":\"Fout\",\"CacheDir\":\"/c\",\"LogLevel\":\"Info\"},"
         "\"Server\":{\"SSHBindAddress\":\"127.0.0.1\",\"MaxConnections\":3,"
         "\"MaxConcurrentCats\":4,\"MaxConcurrentTails\":5,\"HostKeyFile\":\"/k\","
-        "\"HostKeyBits\":2048,\"MaxCommandFrameSize\":4096}}", &e), 0);
+        "\"HostKeyBits\":2048,\"MaxCommandFrameSize\":4096,\"AuthKeyEnabled\":false,"
+        "\"AuthKeyTTLSeconds\":60,\"AuthKeyMaxPerUser\":1}}", &e), 0);
     assert_int_equal(c.ssh_port, 2223);
     assert_int_equal(c.ssh_connect_timeout_ms, 500);
     assert_string_equal(c.log_dir, "/var/log/d");
@@ -76,6 +80,9 @@ static void test_values(void **state)
     assert_string_equal(c.host_key_file, "/k");
     assert_int_equal(c.host_key_bits, 2048);
     assert_int_equal(c.max_command_frame_size, 4096);
+    assert_int_equal(c.auth_key_enabled, 0);
+    assert_int_equal(c.auth_key_ttl_s, 60);
+    assert_int_equal(c.auth_key_max_per_user, 1);
 }
 
 static void expect_error(const char *json, const char *needle)
@@ -106,6 +113,11 @@ static void test_errors(void **state)
     strcpy(big + strlen(big), "\"}}");
     expect_error(big, "Common.LogDir must be a string of at most 1023 bytes");
     expect_error("{\"Server\":[]}", "Server is not an object");
+    expect_error("{\"Server\":{\"AuthKeyEnabled\":1}}", "Server.AuthKeyEnabled must be true or false");
+    expect_error("{\"Server\":{\"AuthKeyTTLSeconds\":0}}",
+                 "Server.AuthKeyTTLSeconds must be an integer from 1 to 31536000");
+    expect_error("{\"Server\":{\"AuthKeyMaxPerUser\":0}}",
+                 "Server.AuthKeyMaxPerUser must be an integer from 1 to 1000");
 }
 
 /* expect_error, with the message also naming the file and the line:
@@ -226,14 +238,14 @@ static void test_dtail_only_keys(void **state)
     err_clear(&e);
     assert_int_equal(load_text(&c,
         "{\"Common\": {\"ExperimentalFeaturesEnable\": false},\n"
-        "\"Server\": {\"AuthKeyEnabled\": true,\n"
+        "\"Server\": {\"ReadGlobRetryIntervalMs\": 5000,\n"
         "  \"OutputFlushTimeoutMs\": 5, \"ReadRetryIntervalMs\": 1},\n"
         "\"Client\": {\"TermColors\": {\"Remote\": {}}}}", &e), 0);
     char want[1024];
     char p[64];
     snprintf(p, sizeof p, "%.63s", c.path);
     snprintf(want, sizeof want,
-             "%s:1: Common.ExperimentalFeaturesEnable\n%s:2: Server.AuthKeyEnabled\n"
+             "%s:1: Common.ExperimentalFeaturesEnable\n%s:2: Server.ReadGlobRetryIntervalMs\n"
              "%s:3: Server.OutputFlushTimeoutMs\n%s:3: Server.ReadRetryIntervalMs\n"
              "%s:4: Client.TermColors", p, p, p, p, p);
     assert_string_equal(c.ignored, want);
