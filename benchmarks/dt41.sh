@@ -120,8 +120,8 @@ progress "our dserver on 127.0.0.1:$C_PORT, the Go dserver on 127.0.0.1:$GO_PORT
 
 # client SIDE PORT: the command-line prefix of a client of SIDE (go or c)
 # talking to the server on PORT. The Go clients skip their AUTHKEY
-# registration (--no-auth-key): our dserver keeps no key store, and the
-# registration would be one more round trip for the Go dserver only.
+# registration (--no-auth-key) against both dservers: each run is one
+# fresh login, timed the same way for both.
 client_args() {
     if [[ $1 == go ]]; then
         CA=(--cfg none --servers "127.0.0.1:$2" --user "$USER_NAME" --auth-key-path "$KEYF"
