@@ -789,8 +789,9 @@ static int compiles(const dt41_t *d, const exec_request_t *rq)
  * invalid spec); the codec checked the rest. */
 static int spec_compiles(const dt41_t *d, const dt41_spec_t *s)
 {
-    char *query = strndup(s->query.p, s->query.n);
-    char *regex = strndup(s->regex.p, s->regex.n);
+    /* an absent field is {NULL, 0}: strndup must not get NULL */
+    char *query = strndup(s->query.p ? s->query.p : "", s->query.n);
+    char *regex = strndup(s->regex.p ? s->regex.p : "", s->regex.n);
     int ok = query && regex;
     if (ok && *query)
         ok = compiles(d, &(exec_request_t){.kind = EXEC_MAP, .files = "", .regex = "", .query = query});
