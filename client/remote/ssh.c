@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/tcp.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -286,6 +289,56 @@ static void stream_close_fn(void *ctx)
     free(c);
 }
 
+/* A TCP connection to host:port, trying each address the name resolves
+ * to in turn within timeout_ms in all. libssh tries only the first:
+ * with Debian's /etc/hosts "localhost" is ::1 first, and a dserver on
+ * 0.0.0.0 was then "Connection refused" though 127.0.0.1 answers. */
+static int connect_any(const char *host, int port, int timeout_ms, err_t *e)
+{
+    char service[16];
+    snprintf(service, sizeof service, "%d", port);
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai = NULL;
+    int g = getaddrinfo(host, service, &hints, &ai);
+    if (g != 0)
+        return err_set(e, ERR_IO, "cannot connect: cannot resolve %s: %s", host, gai_strerror(g));
+    long long deadline = clock_now_ms() + timeout_ms;
+    int last = 0, fd = -1, timed_out = 0;
+    for (struct addrinfo *a = ai; a && fd < 0; a = a->ai_next) {
+        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+        if (fd < 0) {
+            last = errno;
+            continue;
+        }
+        int rc = connect(fd, a->ai_addr, a->ai_addrlen);
+        if (rc < 0 && errno == EINPROGRESS) {
+            long long left = deadline - clock_now_ms();
+            struct pollfd p = {.fd = fd, .events = POLLOUT};
+            int pr = left > 0 ? poll(&p, 1, (int)left) : 0;
+            socklen_t len = sizeof last;
+            if (pr > 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &last, &len) == 0 && last == 0)
+                rc = 0;
+            else if (pr == 0)
+                timed_out = 1;
+        } else if (rc < 0) {
+            last = errno;
+        }
+        if (rc < 0) {
+            close(fd);
+            fd = -1;
+            if (timed_out)
+                break;
+        }
+    }
+    freeaddrinfo(ai);
+    if (fd < 0)
+        return timed_out ? err_set(e, ERR_IO, "cannot connect: Timeout connecting to %s", host)
+                         : err_set(e, ERR_IO, "cannot connect: %s", strerror(last ? last : ECONNREFUSED));
+    int yes = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
 static const char *default_user(void)
 {
     const char *u = getenv("USER");
@@ -343,6 +396,15 @@ int ssh_client_open(const char *host, int port, const ssh_client_opts_t *o, stre
         ssh_api.ssh_options_set(s, SSH_OPTIONS_CIPHERS_S_C,
                         "aes128-gcm@openssh.com,aes256-gcm@openssh.com,chacha20-poly1305@openssh.com,"
                         "aes128-ctr,aes256-ctr") != SSH_OK) {
+        err_set(e, ERR_USAGE, "invalid SSH option: %s", ssh_api.ssh_get_error(s));
+        goto fail;
+    }
+    int fd = connect_any(host, port, o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 2000, e);
+    if (fd < 0)
+        goto fail;
+    /* libssh owns fd from here: it closes it with the session */
+    if (ssh_api.ssh_options_set(s, SSH_OPTIONS_FD, &fd) != SSH_OK) {
+        close(fd);
         err_set(e, ERR_USAGE, "invalid SSH option: %s", ssh_api.ssh_get_error(s));
         goto fail;
     }

@@ -104,6 +104,27 @@ dcat1)
   expect_contains colors "$OUT" "REMOTE"
   server_stop
   ;;
+addresses)
+  # A server name that resolves to ::1 first and 127.0.0.1 second (as
+  # "localhost" does with Debian's /etc/hosts) reaches a dserver on
+  # 127.0.0.1: the client tries each address, libssh alone only the first.
+  [ "$(id -u)" -eq 0 ] || skip "needs root to give a mount namespace its own /etc/hosts"
+  command -v unshare >/dev/null || skip "unshare is not installed"
+  ip -6 addr show lo 2>/dev/null | grep -q '::1' || skip "the loopback has no ::1"
+  server_setup
+  server_start
+  printf '::1 dualhost\n127.0.0.1 dualhost\n' >"$T/hosts"
+  printf 'over both\n' >"$T/both.txt"
+  chmod 644 "$T/both.txt"
+  run order unshare -m sh -c 'mount --bind "$1" /etc/hosts && getent ahosts dualhost' sh "$T/hosts"
+  head -n 1 "$OUT" | grep -q '^::1' || skip "the resolver does not give ::1 first here"
+  run dual unshare -m sh -c 'mount --bind "$1" /etc/hosts && shift && exec "$@"' sh "$T/hosts" \
+    "$DTAIL_BIN/dcat" --plain --cfg none --servers "dualhost:$SERVER_PORT" --key "$SERVER_KEY" \
+    --trustAllHosts --files "$T/both.txt"
+  expect_rc dual 0
+  expect_bytes dual "$OUT" "$T/both.txt"
+  server_stop
+  ;;
 dcat2)
   copy_in dcat2.txt
   for i in $(seq 100); do cat "$IN/dcat2.txt"; done >"$T/dcat2.expected"
