@@ -14,6 +14,7 @@
 #include "base/grow.h"
 #include "base/log.h"
 #include "server/auth_options.h"
+#include "wire/frame.h"
 
 int auth_user_name_ok(const char *user)
 {
@@ -176,7 +177,7 @@ static enum ssh_keytypes_e blob_key_type(const unsigned char *blob, size_t n)
 {
     if (n < 4)
         return SSH_KEYTYPE_UNKNOWN;
-    size_t len = (size_t)blob[0] << 24 | (size_t)blob[1] << 16 | (size_t)blob[2] << 8 | blob[3];
+    size_t len = wire_be32_get(blob);
     char name[64];
     if (len == 0 || len >= sizeof name || len > n - 4)
         return SSH_KEYTYPE_UNKNOWN;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/fdio.h"
+#include "wire/frame.h"
 
 #define AGENT_FAILURE 5
 #define AGENTC_REQUEST_IDENTITIES 11
@@ -30,19 +31,6 @@ struct agent_filter {
     unsigned char *comment;  /* its comment, as the agent has it */
     uint32_t comment_len;    /* its length */
 };
-
-static uint32_t get_u32(const unsigned char *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_u32(unsigned char *p, uint32_t v)
-{
-    p[0] = (unsigned char)(v >> 24);
-    p[1] = (unsigned char)(v >> 16);
-    p[2] = (unsigned char)(v >> 8);
-    p[3] = (unsigned char)v;
-}
 
 static int read_full(int fd, void *buf, size_t n)
 {
@@ -65,7 +53,7 @@ static int read_frame(int fd, unsigned char **msg, uint32_t *len)
     unsigned char head[4];
     if (read_full(fd, head, 4) < 0)
         return -1;
-    *len = get_u32(head);
+    *len = wire_be32_get(head);
     if (*len == 0 || *len > AGENT_FRAME_MAX || !(*msg = malloc(*len)))
         return -1;
     if (read_full(fd, *msg, *len) < 0) {
@@ -78,7 +66,7 @@ static int read_frame(int fd, unsigned char **msg, uint32_t *len)
 static int write_frame(int fd, const unsigned char *msg, uint32_t len)
 {
     unsigned char head[4];
-    put_u32(head, len);
+    wire_be32_put(head, len);
     return fdio_write_all(fd, head, 4) < 0 || fdio_write_all(fd, msg, len) < 0 ? -1 : 0;
 }
 
@@ -89,7 +77,7 @@ static int take_string(const unsigned char **p, const unsigned char *end,
 {
     if (end - *p < 4)
         return -1;
-    *n = get_u32(*p);
+    *n = wire_be32_get(*p);
     if ((uint32_t)(end - *p - 4) < *n)
         return -1;
     *s = *p + 4;
@@ -105,7 +93,7 @@ static int pick_key(agent_filter_t *f, const unsigned char *msg, uint32_t len, i
     if (len < 5 || msg[0] != AGENT_IDENTITIES_ANSWER)
         return err_set(e, ERR_IO, "--agentKeyIndex %d: the ssh-agent did not list its keys",
                        index);
-    uint32_t count = get_u32(p);
+    uint32_t count = wire_be32_get(p);
     p += 4;
     if (count == 0)
         return err_set(e, ERR_USAGE, "--agentKeyIndex %d: the ssh-agent holds no keys", index);
@@ -176,10 +164,10 @@ static int answer_identities(const agent_filter_t *f)
     if (!m)
         return -1;
     m[0] = AGENT_IDENTITIES_ANSWER;
-    put_u32(m + 1, 1);
-    put_u32(m + 5, f->key_len);
+    wire_be32_put(m + 1, 1);
+    wire_be32_put(m + 5, f->key_len);
     memcpy(m + 9, f->key, f->key_len);
-    put_u32(m + 9 + f->key_len, f->comment_len);
+    wire_be32_put(m + 9 + f->key_len, f->comment_len);
     memcpy(m + 13 + f->key_len, f->comment, f->comment_len);
     int rc = write_frame(f->ours, m, len);
     free(m);
