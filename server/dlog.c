@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,15 +78,10 @@ void dlog_line(enum log_level level, const char *msg, size_t len)
 
 int dlog_open(const char *logger, const char *log_dir, const char *name, err_t *e)
 {
-    int out = 0, file = 0;
-    if (!strcasecmp(logger, "stdout"))
-        out = 1;
-    else if (!strcasecmp(logger, "file"))
-        file = 1;
-    else if (!strcasecmp(logger, "fout"))
-        out = file = 1;
-    else if (strcasecmp(logger, "none"))
+    unsigned outputs;
+    if (log_outputs_parse(logger, &outputs) < 0)
         return err_set(e, ERR_USAGE, "unknown logger \"%s\": use none, stdout, file or fout", logger);
+    int out = (outputs & LOG_OUT_TERMINAL) != 0, file = (outputs & LOG_OUT_FILE) != 0;
     if (file && logfile_open(&dl.file, log_dir, name, e) < 0)
         return -1;
     dl.to_stdout = out;
