@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/home.h"
 #include "client/remote/agent_filter.h"
 #include "client/tools/lazy_lib.h"
 #include "transport/ssh_stream.h"
@@ -150,13 +151,8 @@ int ssh_client_ask_trust(const char *hostport, const char *fingerprint, FILE *an
  * HOME of one's own (sudo -E, tests) would find other keys than it names. */
 static void default_ssh_dir(char *out, size_t cap)
 {
-    const char *home = getenv("HOME");
-    struct passwd *pw = NULL;
-    if (!home || !*home) {
-        pw = getpwuid(getuid());
-        home = pw ? pw->pw_dir : "/";
-    }
-    snprintf(out, cap, "%s/.ssh", home);
+    const char *home = home_dir();
+    snprintf(out, cap, "%s/.ssh", home ? home : "");
 }
 
 static int check_host(ssh_session s, const ssh_client_opts_t *o, const char *path,
@@ -292,7 +288,9 @@ static void stream_close_fn(void *ctx)
 /* A TCP connection to host:port, trying each address the name resolves
  * to in turn within timeout_ms in all. libssh tries only the first:
  * with Debian's /etc/hosts "localhost" is ::1 first, and a dserver on
- * 0.0.0.0 was then "Connection refused" though 127.0.0.1 answers. */
+ * 0.0.0.0 was then "Connection refused" though 127.0.0.1 answers.
+ * TCP_NODELAY is set here: libssh applies its NODELAY option only to a
+ * socket it made. */
 static int connect_any(const char *host, int port, int timeout_ms, err_t *e)
 {
     char service[16];
@@ -379,14 +377,14 @@ int ssh_client_open(const char *host, int port, const ssh_client_opts_t *o, stre
     }
     char hostport[300];
     snprintf(hostport, sizeof hostport, "%s:%d", host, port);
-    long usec = (long)(o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 2000) * 1000L;
-    int yes = 1, no = 0;
+    int timeout_ms = o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 2000;
+    long usec = (long)timeout_ms * 1000L;
+    int no = 0;
     ssh_session s = st->sess;
     if (ssh_api.ssh_options_set(s, SSH_OPTIONS_HOST, host) != SSH_OK ||
         ssh_api.ssh_options_set(s, SSH_OPTIONS_PORT, &port) != SSH_OK ||
         ssh_api.ssh_options_set(s, SSH_OPTIONS_USER, user) != SSH_OK ||
         ssh_api.ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &no) != SSH_OK ||
-        ssh_api.ssh_options_set(s, SSH_OPTIONS_NODELAY, &yes) != SSH_OK ||
         ssh_api.ssh_options_set(s, SSH_OPTIONS_TIMEOUT_USEC, &usec) != SSH_OK ||
         ssh_api.ssh_options_set(s, SSH_OPTIONS_SSH_DIR, dir) != SSH_OK ||
         ssh_api.ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, kh) != SSH_OK ||
@@ -399,7 +397,7 @@ int ssh_client_open(const char *host, int port, const ssh_client_opts_t *o, stre
         err_set(e, ERR_USAGE, "invalid SSH option: %s", ssh_api.ssh_get_error(s));
         goto fail;
     }
-    int fd = connect_any(host, port, o->connect_timeout_ms > 0 ? o->connect_timeout_ms : 2000, e);
+    int fd = connect_any(host, port, timeout_ms, e);
     if (fd < 0)
         goto fail;
     /* libssh owns fd from here: it closes it with the session */

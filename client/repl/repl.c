@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "base/home.h"
 #include "base/log.h"
 #include "base/term.h"
 #include "client/tools/common.h"
@@ -363,11 +363,7 @@ static int read_key(EditLine *el, wchar_t *wc)
 
 static void history_path(repl_t *r)
 {
-    const char *home = getenv("HOME");
-    if (!home || !*home) {
-        struct passwd *pw = getpwuid(getuid());
-        home = pw ? pw->pw_dir : NULL;
-    }
+    const char *home = home_dir();
     r->hist_path[0] = '\0';
     if (home)
         snprintf(r->hist_path, sizeof r->hist_path, "%s/.dtail_history", home);

@@ -2,13 +2,13 @@
 #include "exec/run/request.h"
 #include "client/tools/common.h"
 
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
 
+#include "base/home.h"
 #include "base/fdio.h"
 #include "base/log.h"
 #include "base/term.h"
@@ -69,9 +69,7 @@ static int expand_home(const char *dir, char *out, size_t cap, err_t *e)
     const char *rest = dir;
     const char *home = "";
     if (strncmp(dir, "~/", 2) == 0 || strcmp(dir, "~") == 0) {
-        home = getenv("HOME");
-        struct passwd *pw = home && *home ? NULL : getpwuid(getuid());
-        home = home && *home ? home : pw ? pw->pw_dir : NULL;
+        home = home_dir();
         if (!home)
             return err_set(e, ERR_USAGE, "-logDir %s: no home directory (HOME is not set)", dir);
         rest = dir + 1;
