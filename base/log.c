@@ -383,13 +383,7 @@ static void write_terminal(const char *text, size_t n)
         (void)fdio_write_all(STDERR_FILENO, text, n);
         return;
     }
-    static _Thread_local char esc[LOG_LINE * TERM_ESCAPE_MAX];
-    char *out = n <= LOG_LINE ? esc : malloc(n * TERM_ESCAPE_MAX);
-    if (!out)
-        return;
-    (void)fdio_write_all(STDERR_FILENO, out, term_escape(out, text, n, 0));
-    if (out != esc)
-        free(out);
+    term_write_escaped(stderr, text, n);   /* stderr: unbuffered, one write */
 }
 
 void log_file_copy(const char *p, size_t n)

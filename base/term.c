@@ -149,8 +149,7 @@ int term_escapes(int fd)
     return fd == 1 || fd == 2 ? escapes[fd] : 0;
 }
 
-/* text escaped onto f, a terminal. */
-static void write_escaped(FILE *f, const char *text, size_t n)
+void term_write_escaped(FILE *f, const char *text, size_t n)
 {
     char small[4 * 4096];
     char *d = n <= sizeof small / TERM_ESCAPE_MAX ? small : malloc(n * TERM_ESCAPE_MAX);
@@ -186,7 +185,7 @@ void term_fprintf(FILE *f, const char *fmt, ...)
     if (n > 0 && t && diag)
         log_diag_write(t, (size_t)n);   /* the terminal and/or the client log file */
     else if (n > 0 && t)
-        write_escaped(f, t, (size_t)n);
+        term_write_escaped(f, t, (size_t)n);
     if (t != text)
         free(t);
 }

@@ -50,6 +50,9 @@ void term_setup(int raw);
 /* Whether data written to fd (1 or 2) is escaped; 0 for other fds. */
 int term_escapes(int fd);
 
+/* [text, text+n) escaped onto f (term_escape, flags 0), in one write. */
+void term_write_escaped(FILE *f, const char *text, size_t n);
+
 /* fprintf to f, the whole text escaped when f's descriptor escapes (the
  * messages on stderr carry server text, file and host names; none of
  * them is painted by us). stderr is the clients' diagnostic stream: the
