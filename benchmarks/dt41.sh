@@ -101,21 +101,9 @@ SERVER_PID="$DSERVER_CHILD $DSERVER_PID"
 ((LAUNCHED == 0)) || { echo "dt41.sh: dserver did not start: $(head -5 "$SRV/log.txt")" >&2; exit 2; }
 C_PORT=$DSERVER_PORT
 
-GO_PORT=
-for _ in $(seq 1 50); do
-    GO_PORT=$((20000 + RANDOM % 20000))
-    ss -ltn | grep -q "127.0.0.1:$GO_PORT " || break
-done
-ASUSER=()
-[[ $(id -u) == 0 ]] && ASUSER=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups)
-(cd "$GO_DIR" && exec "${ASUSER[@]}" "$PEERS/dserver" --cfg none --bindAddress 127.0.0.1 \
-    --port "$GO_PORT" --logDir "$GO_DIR/log" --shutdownAfter 7000) >"$GO_DIR/dserver.out" 2>&1 &
-GO_PID=$!
-for _ in $(seq 1 300); do
-    ss -ltn | grep -q "127.0.0.1:$GO_PORT " && break
-    sleep 0.1
-done
-ss -ltn | grep -q "127.0.0.1:$GO_PORT " || { echo "dt41.sh: the Go dserver did not listen: $(head -5 "$GO_DIR/dserver.out")" >&2; exit 2; }
+. "$REPO/tests/e2e/go_dserver_lib.sh"
+go_dserver_launch "$GO_DIR" "$PEERS" 7000 ||
+    { echo "dt41.sh: the Go dserver did not listen: $(head -5 "$GO_DIR/dserver.out")" >&2; exit 2; }
 progress "our dserver on 127.0.0.1:$C_PORT, the Go dserver on 127.0.0.1:$GO_PORT"
 
 # client SIDE PORT: the command-line prefix of a client of SIDE (go or c)

@@ -8,6 +8,7 @@
 # Usage: dt41.sh CASE
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/server_lib.sh"
+. "$(dirname "$0")/go_dserver_lib.sh"
 
 PEERS=${PEERS:-$(dirname "$COMPAT")/peers/dtail-4.3.2-ng/bin}
 [ -x "$PEERS/dserver" ] || skip "needs the Go DTail in $PEERS (../shared/peers), which is not there"
@@ -38,22 +39,7 @@ setup_both() {
   cp "$SERVER_KEY.pub" "$GO_DIR/cache/$SERVER_USER.authorized_keys"
   chmod -R a+rwX "$GO_DIR"
   server_start
-  local port k
-  for k in $(seq 1 50); do
-    port=$((20000 + RANDOM % 20000))
-    ss -ltn | grep -q "127.0.0.1:$port " || break
-  done
-  local asuser=()
-  [ "$(id -u)" -eq 0 ] && asuser=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups)
-  (cd "$GO_DIR" && exec timeout 300 "${asuser[@]}" "$PEERS/dserver" --cfg none --bindAddress 127.0.0.1 \
-    --port "$port" --logDir "$GO_DIR/log" --shutdownAfter 290) >"$GO_DIR/dserver.out" 2>&1 &
-  GO_PID=$!
-  for k in $(seq 1 300); do
-    ss -ltn | grep -q "127.0.0.1:$port " && break
-    sleep 0.1
-  done
-  ss -ltn | grep -q "127.0.0.1:$port " || die "the Go dserver did not listen on $port"
-  GO_PORT=$port
+  go_dserver_launch "$GO_DIR" "$PEERS" 290 || die "the Go dserver did not listen on $GO_PORT"
 }
 
 # go_client LABEL PORT USER TOOL ARGS...: a Go client, its output normalised.
