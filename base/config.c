@@ -1,10 +1,10 @@
 /* config.c: dtail.json through jansson, failing closed.
  *
- * Every key of the file must be one this build reads, or one of DTail's
- * that it accepts without acting on (then warned about once, see
- * config_warn_ignored); anything else is an error naming the key, the file
- * and the line, so that a misspelt "Permisions" cannot start a server with
- * the default rule. jansson gives no position for a key of a parsed
+ * Every key of the file must be one this build acts on; anything else is
+ * an error naming the key, the file and the line, so that a misspelt
+ * "Permisions" cannot start a server with the default rule, and a DTail
+ * key this build has no counterpart for (settled_keys) says so instead of
+ * being silently dropped. jansson gives no position for a key of a parsed
  * document, so the line is looked up in the file's text (key_line). */
 #include "base/config.h"
 
@@ -25,23 +25,42 @@
  * a wrong --cfg (a log file, /dev/zero) from being read whole. */
 #define CONFIG_MAX_BYTES (4 * 1024 * 1024)
 
-/* DTail's keys (shared reference §5.1, the names of DTail 4.3.2-ng's
- * config structs) that this build does not act on. They are accepted so
- * that DTail's files load here, with a warning that they do nothing. */
-static const char *const dtail_only_common[] = {"ExperimentalFeaturesEnable", NULL};
-static const char *const dtail_only_server[] = {
-    "ReadGlobRetryIntervalMs", "ReadRetryIntervalMs", "ShutdownOutputSerializeWaitMs",
-    "ShutdownIdleRecheckWaitMs", "OutputTransmissionDelayMs", "OutputEOFWaitBaseMs", "OutputEOFWaitPerFileMs",
-    "OutputEOFWaitMaxMs", "OutputChannelBufferSize", "OutputFlushTimeoutMs",
-    "OutputFlushPollIntervalMs", "OutputReadRetryIntervalMs", "OutputEOFAckTimeoutMs", NULL};
-static const char *const dtail_only_client[] = {"TermColors", "AuthKeyPath", "AuthKeyDisable",
-                                                NULL};
+/* DTail's keys (shared reference §5.1, DTail 4.3.2-ng's config structs)
+ * that this build has no setting for. Each is accepted with the one value
+ * that asks for what this build does anyway, and any other value is an
+ * error saying why (lesson 1: an accepted key does something). */
+typedef struct settled_key {
+    const char *section, *name;
+    int accepted;              /* the boolean accepted; -1: no value is */
+    const char *why;           /* what this build does instead */
+} settled_key_t;
+#define OUTPUT_PIPELINE "tunes the Go server's output pipeline; lines stream here without its timers"
+static const settled_key_t settled_keys[] = {
+    {"Common", "ExperimentalFeaturesEnable", 0, "this build has no experimental features to enable"},
+    {"Client", "AuthKeyDisable", 1,
+     "this client never registers its key with AUTHKEY, so only true (disabled) describes it"},
+    {"Server", "ReadRetryIntervalMs", -1,
+     "a truncated or rotated file is reopened on its inotify event here, without a retry delay"},
+    {"Server", "ShutdownOutputSerializeWaitMs", -1, OUTPUT_PIPELINE},
+    {"Server", "ShutdownIdleRecheckWaitMs", -1, OUTPUT_PIPELINE},
+    {"Server", "OutputTransmissionDelayMs", -1, OUTPUT_PIPELINE},
+    {"Server", "OutputEOFWaitBaseMs", -1, OUTPUT_PIPELINE},
+    {"Server", "OutputEOFWaitPerFileMs", -1, OUTPUT_PIPELINE},
+    {"Server", "OutputEOFWaitMaxMs", -1, OUTPUT_PIPELINE},
+    {"Server", "OutputChannelBufferSize", -1, OUTPUT_PIPELINE},
+    {"Server", "OutputFlushTimeoutMs", -1, OUTPUT_PIPELINE},
+    {"Server", "OutputFlushPollIntervalMs", -1, OUTPUT_PIPELINE},
+    {"Server", "OutputReadRetryIntervalMs", -1, OUTPUT_PIPELINE},
+    {"Server", "OutputEOFAckTimeoutMs", -1, OUTPUT_PIPELINE},
+};
+#undef OUTPUT_PIPELINE
 
 void config_defaults(config_t *c)
 {
     memset(c, 0, sizeof *c);
     c->max_line_len = 1024 * 1024;
     c->term_colors_enable = 1;
+    palette_defaults(&c->palette);
     c->ssh_port = 2222;
     c->ssh_connect_timeout_ms = 2000;
     snprintf(c->log_dir, sizeof c->log_dir, "log");
@@ -109,6 +128,8 @@ static const config_key_t config_keys[] = {
     CK_MEM("Server", "MapMemoryLimit", map_memory_limit),
     CK_BOOL("Client", "LogPayload", log_payload),
     CK_BOOL("Client", "TermColorsEnable", term_colors_enable),
+    CK_STR("Client", "AuthKeyPath", auth_key_path),
+    CK_INT("Server", "ReadGlobRetryIntervalMs", glob_retry_ms, 0, 3600000),
 };
 #define N_CONFIG_KEYS (sizeof config_keys / sizeof config_keys[0])
 
@@ -410,14 +431,6 @@ static int read_algorithms(config_t *c, json_t *server, const src_t *s, err_t *e
     return 0;
 }
 
-static int in_list(const char *const *list, const char *key)
-{
-    for (; *list; list++)
-        if (strcmp(*list, key) == 0)
-            return 1;
-    return 0;
-}
-
 /* Keys this build reads: the table, and those read on their own. */
 static int implemented(const char *section, const char *key)
 {
@@ -428,30 +441,40 @@ static int implemented(const char *section, const char *key)
            (strcmp(section, "Server") == 0 &&
             (strcmp(key, "Permissions") == 0 || strcmp(key, "KeyExchanges") == 0 ||
              strcmp(key, "Ciphers") == 0 || strcmp(key, "MACs") == 0 ||
-             strcmp(key, "Schedule") == 0 || strcmp(key, "Continuous") == 0));
+             strcmp(key, "Schedule") == 0 || strcmp(key, "Continuous") == 0)) ||
+           (strcmp(section, "Client") == 0 && strcmp(key, "TermColors") == 0);
 }
 
-/* Remembers an accepted DTail key that does nothing here, for the one
- * warning config_warn_ignored logs (lines cut when the field is full). */
-static void note_ignored(config_t *c, const src_t *s, const char *section, const char *key)
+/* A settled key (see settled_keys): its one accepted value, or why not. */
+static int check_settled(const settled_key_t *k, json_t *val, const src_t *s, err_t *e)
 {
-    size_t used = strlen(c->ignored);
-    int line = key_line(s->text, s->len, (const char *const[]){section, key, NULL});
-    snprintf(c->ignored + used, sizeof c->ignored - used, "%s%s:%d: %s.%s", used ? "\n" : "",
-             s->path, line, section, key);
+    const char *keys[] = {k->section, k->name, NULL};
+    if (k->accepted >= 0 && json_is_boolean(val) && json_is_true(val) == k->accepted)
+        return 0;
+    if (k->accepted >= 0)
+        return src_err(e, s, keys, "%s.%s: only %s is accepted: %s", k->section, k->name,
+                       k->accepted ? "true" : "false", k->why);
+    return src_err(e, s, keys, "%s.%s: DTail's key has no counterpart in this build (%s); "
+                               "remove it (docs/dserver.md, DTail's keys)",
+                   k->section, k->name, k->why);
+}
+
+static const settled_key_t *find_settled(const char *section, const char *key)
+{
+    for (size_t i = 0; i < sizeof settled_keys / sizeof settled_keys[0]; i++)
+        if (strcmp(settled_keys[i].section, section) == 0 && strcmp(settled_keys[i].name, key) == 0)
+            return &settled_keys[i];
+    return NULL;
 }
 
 /* Every section and key must be known: see the comment at the top. */
-static int check_keys(config_t *c, json_t *root, const src_t *s, err_t *e)
+static int check_keys(json_t *root, const src_t *s, err_t *e)
 {
     const char *section, *key;
     json_t *obj, *val;
     json_object_foreach(root, section, obj) {
-        const char *const *dtail_only = strcmp(section, "Common") == 0 ? dtail_only_common
-                                      : strcmp(section, "Server") == 0 ? dtail_only_server
-                                      : strcmp(section, "Client") == 0 ? dtail_only_client : NULL;
         const char *keys[] = {section, NULL, NULL};
-        if (!dtail_only)
+        if (strcmp(section, "Common") && strcmp(section, "Server") && strcmp(section, "Client"))
             return src_err(e, s, keys, "unknown config section %s (known: Common, Server, Client)",
                            section);
         if (!json_is_object(obj))
@@ -459,11 +482,44 @@ static int check_keys(config_t *c, json_t *root, const src_t *s, err_t *e)
         json_object_foreach(obj, key, val) {
             if (implemented(section, key))
                 continue;
-            if (!in_list(dtail_only, key)) {
-                keys[1] = key;
-                return src_err(e, s, keys, "unknown config key %s.%s", section, key);
+            const settled_key_t *k = find_settled(section, key);
+            if (k) {
+                if (check_settled(k, val, s, e) < 0)
+                    return -1;
+                continue;
             }
-            note_ignored(c, s, section, key);
+            keys[1] = key;
+            return src_err(e, s, keys, "unknown config key %s.%s", section, key);
+        }
+    }
+    return 0;
+}
+
+/* Client.TermColors: {"Group": {"PartFg": "Colour", ...}, ...}. */
+static int read_term_colors(config_t *c, json_t *tc, const src_t *s, err_t *e)
+{
+    if (!tc)
+        return 0;
+    const char *keys[] = {"Client", "TermColors", NULL, NULL, NULL};
+    if (!json_is_object(tc))
+        return src_err(e, s, keys, "Client.TermColors must be an object of colour groups");
+    const char *group, *key;
+    json_t *obj, *val;
+    json_object_foreach(tc, group, obj) {
+        keys[2] = group;
+        keys[3] = NULL;
+        if (!palette_has_group(group))
+            return src_err(e, s, keys, "Client.TermColors.%s: unknown colour group (known: "
+                                       "Remote, Client, Server, Common, MaprTable)", group);
+        if (!json_is_object(obj))
+            return src_err(e, s, keys, "Client.TermColors.%s must be an object", group);
+        json_object_foreach(obj, key, val) {
+            keys[3] = key;
+            char why[768];
+            if (!json_is_string(val))
+                return src_err(e, s, keys, "Client.TermColors.%s.%s must be a string", group, key);
+            if (palette_set(&c->palette, group, key, json_string_value(val), why, sizeof why) < 0)
+                return src_err(e, s, keys, "Client.TermColors.%s.%s: %s", group, key, why);
         }
     }
     return 0;
@@ -473,7 +529,8 @@ static int load_root(config_t *c, json_t *root, const src_t *s, err_t *e)
 {
     if (!json_is_object(root))
         return src_err(e, s, NULL, "invalid config: top level is not an object");
-    if (check_keys(c, root, s, e) < 0)
+    if (check_keys(root, s, e) < 0 ||
+        read_term_colors(c, json_object_get(json_object_get(root, "Client"), "TermColors"), s, e) < 0)
         return -1;
     json_t *v = json_object_get(json_object_get(root, "Common"), "LogLevel");
     if (v) {
@@ -569,16 +626,6 @@ int config_load(config_t *c, const char *cfg_flag, err_t *e)
             return load_file(c, path, e);
     }
     return 0;
-}
-
-void config_warn_ignored(const config_t *c)
-{
-    for (const char *p = c->ignored; *p;) {
-        size_t n = strcspn(p, "\n");
-        LOG_WARN("%.*s: DTail's key has no effect in this build (accepted for compatibility)",
-                 (int)n, p);
-        p += n + (p[n] == '\n');
-    }
 }
 
 void config_where(const config_t *c, const char *const *keys, char *out, size_t cap)

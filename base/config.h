@@ -2,8 +2,9 @@
  * reads. A config key that is accepted does something: an unknown section
  * or key (also inside Server.Permissions), a key given twice, or a value of
  * the wrong type or range is an error naming the key, the file and the line.
- * DTail's keys this build does not act on (Output*, ...)
- * are accepted for DTail's files and warned about (config_warn_ignored).
+ * DTail's keys this build has no setting for (Output*, ...) are accepted
+ * only with the value that describes what it does, otherwise refused with
+ * the reason (docs/dserver.md, "DTail's keys").
  *
  * Lookup as DTail: --cfg PATH, --cfg none for no file, otherwise the first
  * existing of ~/.config/dtail/dtail.conf and ~/.dtail.conf. */
@@ -13,6 +14,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "base/palette.h"
 
 typedef struct config {
     size_t max_line_len;     /* Server.MaxLineLength, default 1 MiB */
@@ -20,6 +22,7 @@ typedef struct config {
                                 group tables hold before they spill,
                                 default 1 GiB */
     int term_colors_enable;  /* Client.TermColorsEnable, default 1 */
+    palette_t palette;       /* Client.TermColors, default DTail's paint */
     int log_payload;         /* Client.LogPayload: the clients copy the payload
                                 into their log file (--log-payload), default 0 */
     char log_level[32];      /* Common.LogLevel, "" when unset */
@@ -69,17 +72,17 @@ typedef struct config {
      * the file has); "" = no jobs. server/jobs.c checks each job's keys
      * and query. */
     char jobs[16384];
-    /* DTail's keys found in the file that do nothing here, one
-     * "PATH:LINE: Section.Key" per line, for config_warn_ignored. */
-    char ignored[2048];
+    char auth_key_path[1024];     /* Client.AuthKeyPath: the private key, "" = none
+                                     (--key, DTAIL_AUTH_KEY_PATH come first) */
+    int glob_retry_ms;            /* Server.ReadGlobRetryIntervalMs: how often a
+                                     follow looks for new files of its globs; 0 =
+                                     the default, 1000 */
 } config_t;
 
 void config_defaults(config_t *c);
 /* Loads according to cfg_flag (NULL or "" = default lookup, "none" = no
- * file). Logs nothing: the caller logs c->ignored once its log is set up. */
+ * file). Logs nothing. */
 int config_load(config_t *c, const char *cfg_flag, err_t *e);
-/* Logs one WARN line for each accepted DTail key that has no effect. */
-void config_warn_ignored(const config_t *c);
 /* Where a key is in the loaded file, for a later check's message (the
  * server's rules): "PATH:LINE", keys a NULL-ended path such as
  * {"Server", "Permissions", "Default", NULL}; "[N]" is the object that is

@@ -30,6 +30,7 @@
 
 #include "base/fdio.h"
 #include "base/logfile.h"
+#include "base/outbuf.h"
 #include "base/term.h"
 
 enum log_level log_level = LOG_WARN;
@@ -377,8 +378,79 @@ void log_set_outputs(unsigned outputs)
 
 /* Values are escaped already; what is left for a terminal is bytes that
  * are not valid UTF-8 and C1 controls in messages. */
+static const palette_t *msg_palette;
+
+void log_set_palette(const palette_t *p)
+{
+    msg_palette = p;
+}
+
+/* [p, p+n) into o, escaped when stderr is a terminal. */
+static void put_data(outbuf_t *o, const char *p, size_t n, int esc)
+{
+    if (esc)
+        outbuf_append_escaped(o, p, n, TERM_LINE_END);
+    else
+        outbuf_append(o, p, n);
+}
+
+static void put_painted(outbuf_t *o, paint_t c, const char *p, size_t n, int esc)
+{
+    char codes[PAINT_OPEN_MAX];
+    outbuf_append(o, codes, paint_open(codes, c, NULL, 0));
+    put_data(o, p, n, esc);
+    outbuf_append(o, codes, paint_close(codes, c.attr != PAINT_NO_ATTR));
+}
+
+/* A line "CLIENT|host|rest" or "SERVER|host|rest" painted as DTail paints
+ * them: the word, '|', the host, '|', the rest, each with its group's
+ * paint; any other line as it is. */
+static void paint_line(outbuf_t *o, const char *l, size_t n, int esc)
+{
+    int server = n > 7 && memcmp(l, "SERVER|", 7) == 0;
+    const char *host = l + 7, *bar = n > 7 ? memchr(host, '|', n - 7) : NULL;
+    if (!bar || (!server && memcmp(l, "CLIENT|", 7) != 0)) {
+        put_data(o, l, n, esc);
+        return;
+    }
+    /* the group's slots in order: delimiter, word, hostname, text */
+    const paint_t *s = msg_palette->slot + (server ? PAL_SERVER_DELIMITER : PAL_CLIENT_DELIMITER);
+    put_painted(o, s[1], l, 6, 0);
+    put_painted(o, s[0], "|", 1, 0);
+    put_painted(o, s[2], host, (size_t)(bar - host), esc);
+    put_painted(o, s[0], "|", 1, 0);
+    size_t rest = n - (size_t)(bar + 1 - l);
+    size_t nl = rest && bar[rest] == '\n';
+    put_painted(o, s[3], bar + 1, rest - nl, esc);
+    if (nl)
+        outbuf_putc(o, '\n');
+}
+
+static void write_painted(const char *text, size_t n)
+{
+    outbuf_t o;
+    err_t e;
+    if (outbuf_init_mem(&o, n * TERM_ESCAPE_MAX + 256, &e) < 0) {
+        (void)fdio_write_all(STDERR_FILENO, text, n);
+        return;
+    }
+    int esc = term_escapes(STDERR_FILENO);
+    for (const char *p = text, *end = text + n; p < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl ? (size_t)(nl + 1 - p) : (size_t)(end - p);
+        paint_line(&o, p, len, esc);
+        p += len;
+    }
+    (void)fdio_write_all(STDERR_FILENO, o.data, o.len);
+    outbuf_free(&o);
+}
+
 static void write_terminal(const char *text, size_t n)
 {
+    if (msg_palette) {
+        write_painted(text, n);
+        return;
+    }
     if (!term_escapes(STDERR_FILENO)) {
         (void)fdio_write_all(STDERR_FILENO, text, n);
         return;

@@ -10,6 +10,8 @@
 
 #include "base/err.h"
 
+#include "base/palette.h"
+
 enum log_level {
     LOG_NONE = 0,
     LOG_FATAL,
@@ -65,6 +67,10 @@ void log_set_sink(log_sink_fn sink);
 int log_outputs_parse(const char *logger, unsigned *outputs);
 /* Set once at start-up, after log_file_open when LOG_OUT_FILE is in it. */
 void log_set_outputs(unsigned outputs);
+/* Paints the CLIENT| and SERVER| lines written to the terminal with p's
+ * Client and Server paints (Client.TermColors); NULL (the default): not
+ * painted. Set once, before any thread starts; p must outlive the log. */
+void log_set_palette(const palette_t *p);
 /* Opens the client log file and starts the thread that writes it: what is
  * pending is written once a second (and when 64 KiB are pending, and at
  * log_file_close), never per line. Returns 0, or -1 with ERR_IO. */

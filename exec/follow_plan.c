@@ -75,7 +75,7 @@ int follow_lines_init(follow_lines_t *fl, const exec_request_t *rq, const exec_e
     lines.query = "";
     if (exec_plan_init(&fl->p, &lines, env, e) < 0)
         return -1;
-    if (line_sink_init(&fl->sink, out, rq->render, env->host) < 0) {
+    if (line_sink_init(&fl->sink, out, rq->render, env->host, rq->palette) < 0) {
         exec_plan_free(&fl->p);
         return err_set(e, ERR_NOMEM, "out of memory");
     }

@@ -379,7 +379,8 @@ static int wait_ms(follow_run_t *r, long long next_sweep, long long now)
 void follow_run_loop(follow_run_t *r, long long deadline_ms)
 {
     long long now = clock_now_ms();
-    long long next_rescan = now + RESCAN_MS;
+    int rescan_every = r->h.rescan_ms > 0 ? r->h.rescan_ms : RESCAN_MS;
+    long long next_rescan = now + rescan_every;
     int sweep_every = r->ino >= 0 ? SWEEP_MS : SWEEP_NO_INOTIFY_MS;
     long long next_sweep = now + sweep_every;
     while (!(r->stop && *r->stop)) {
@@ -391,7 +392,7 @@ void follow_run_loop(follow_run_t *r, long long deadline_ms)
         if (r->h.rescan && now >= next_rescan) {
             followset_note_current(&r->set);
             r->h.rescan(r->h.ctx, r);
-            next_rescan = now + RESCAN_MS;
+            next_rescan = now + rescan_every;
         }
         if (now >= next_sweep) {
             mark_all(r);

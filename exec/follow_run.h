@@ -41,9 +41,11 @@ typedef struct follow_plan_ops {
 
 typedef struct follow_run_hooks {
     void *ctx;
-    /* Every second: calls follow_run_add for the files the specs name
-     * now. NULL: the files added before follow_run_loop are all. */
+    /* Every rescan_ms (0: every second): calls follow_run_add for the
+     * files the specs name now. NULL: the files added before
+     * follow_run_loop are all. */
     void (*rescan)(void *ctx, follow_run_t *r);
+    int rescan_ms;
     /* At least every 50 ms: non-zero ends the run (a deadline of the
      * caller's, a client gone). Interval reports are sent from here. */
     int (*tick)(void *ctx);

@@ -262,7 +262,8 @@ static int worker_init(par_worker_t *w, par_shared_t *sh, err_t *e)
     if (outbuf_init_mem(&w->block, 1024 * 1024, e) < 0)
         return -1;
     w->block.escape_data = sh->out->escape_data;   /* the block goes there as it is */
-    if (line_sink_init(&w->sink, &w->block, sh->proto->format, sh->proto->host) < 0)
+    if (line_sink_init(&w->sink, &w->block, sh->proto->format, sh->proto->host,
+                       &sh->proto->palette) < 0)
         return err_set(e, ERR_NOMEM, "out of memory");
     /* The sink's source id lives in mid; copy the formatted parts as they are. */
     memcpy(w->sink.mid, sh->proto->mid, sh->proto->mid_len);

@@ -166,7 +166,6 @@ static int run(dserver_t *d, const dserver_flags_t *f, err_t *e)
     LOG_INFO("%s", WIRE_VERSION_LINE);
     if (d->cfg.path[0])
         LOG_INFO("Loaded config file|%s", d->cfg.path);
-    config_warn_ignored(&d->cfg);
     if (drop_privileges(f->user, 1, e) < 0)   /* refuse before creating anything */
         return -1;
     d->limits = server_limits_create(&d->cfg, e);

@@ -136,6 +136,7 @@ exec_env_t session_exec_env(const session_t *ss, int map_memory)
         .n_threads = session_n_cpus(),
         .cancel = &ss->cancel,
         .default_logformat = exec_default_logformat(cfg),
+        .rescan_ms = cfg ? cfg->glob_retry_ms : 0,
     };
 }
 
@@ -184,7 +185,7 @@ int session_run_lines(session_t *ss, const exec_request_t *rq, outbuf_t *out,
         return -1;
     LOG_INFO("Using %s matching for pattern:|%s", matcher_strategy(&p.m), p.m.pattern);
     line_sink_t sink;
-    if (line_sink_init(&sink, out, rq->render, env.host) < 0) {
+    if (line_sink_init(&sink, out, rq->render, env.host, rq->palette) < 0) {
         exec_plan_free(&p);
         return err_set(e, ERR_NOMEM, "out of memory");
     }
@@ -487,8 +488,9 @@ static int run_request(session_t *ss, const wire_request_t *rq, err_t *e)
         return session_send_end(ss, WIRE_END_OK, "");
     }
     exec_request_t x;   /* the one translation of the wire's request */
+    palette_t palette;
     err_t te;
-    if (exec_request_from_wire(rq, &x, &te) < 0)
+    if (exec_request_from_wire(rq, &x, &palette, &te) < 0)
         return session_send_end(ss, WIRE_END_FAILED, te.msg);
     switch (x.kind) {
     case EXEC_CAT:

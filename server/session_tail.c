@@ -437,7 +437,8 @@ int session_run_tail(session_t *ss, const wire_request_t *wq, const exec_request
     t.files = t.plan ? &t.map_files : &t.lines.plan;
     t.files->release_file = tail_release;   /* the files carry a tail_file_t */
     follow_run_hooks_t hooks = {.ctx = &t, .rescan = rescan, .tick = tick, .flush = flush,
-                                .warn = run_warn};
+                                .warn = run_warn,
+                                .rescan_ms = session_exec_env(ss, 0).rescan_ms};
     if (!(t.run = follow_run_new(&hooks, &t.stop, e))) {
         run_free(&t);
         return session_send_end(ss, WIRE_END_FAILED, e->msg) < 0 ? -1 : 0;

@@ -71,6 +71,12 @@ const char *wire_kind_name(uint8_t kind)
     return kind <= WIRE_KIND_HEALTH ? names[kind] : "?";
 }
 
+void wire_request_palette(const wire_request_t *r, palette_t *out)
+{
+    if (!(r->flags & WIRE_REQ_PALETTE) || palette_decode(out, r->palette, sizeof r->palette) < 0)
+        palette_defaults(out);
+}
+
 void wire_encode_request(wire_buf_t *b, const wire_request_t *r)
 {
     size_t at = wire_frame_begin(b, WIRE_REQUEST, 0);
@@ -84,6 +90,10 @@ void wire_encode_request(wire_buf_t *b, const wire_request_t *r)
     wire_put_str(b, r->files);
     wire_put_str(b, r->regex);
     wire_put_str(b, r->query);
+    if (r->flags & WIRE_REQ_PALETTE) {
+        wire_put_u32(b, PAL_PALETTE_WIRE_LEN);
+        wire_put_bytes(b, r->palette, PAL_PALETTE_WIRE_LEN);
+    }
     wire_frame_end(b, at);
 }
 
@@ -112,6 +122,17 @@ int wire_decode_request(const wire_frame_t *f, wire_request_t *r, err_t *e)
     r->files = wire_get_strdup(&c);
     r->regex = wire_get_strdup(&c);
     r->query = wire_get_strdup(&c);
+    if (r->flags & WIRE_REQ_PALETTE) {
+        size_t n;
+        const char *p = wire_get_str(&c, &n);
+        palette_t check;
+        if (!c.bad && palette_decode(&check, (const uint8_t *)p, n) < 0) {
+            wire_request_free(r);
+            return err_set(e, ERR_INPUT, "REQUEST with an invalid palette (%zu bytes)", n);
+        }
+        if (!c.bad)
+            memcpy(r->palette, p, PAL_PALETTE_WIRE_LEN);
+    }
     if (c.bad) {
         wire_request_free(r);
         return bad(e, "REQUEST");

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/palette.h"
 #include "wire/frame.h"
 
 #define WIRE_MAGIC "DTAIL-W"          /* first bytes of a HELLO payload */
@@ -59,9 +60,11 @@ enum wire_render {
 #define WIRE_REQ_QUIET 0x2u    /* --quiet */
 #define WIRE_REQ_ZSTD 0x4u     /* compress LINES (only if the server has WIRE_CAP_ZSTD) */
 #define WIRE_REQ_ICASE 0x8u    /* the pattern ignores case (-i) */
+#define WIRE_REQ_PALETTE 0x10u /* coloured lines use the palette field (Client.TermColors) */
 /* The flags this build knows: a REQUEST with any other is refused, so a
  * client never gets a result that silently ignored what it asked for. */
-#define WIRE_REQ_KNOWN (WIRE_REQ_INVERT | WIRE_REQ_QUIET | WIRE_REQ_ZSTD | WIRE_REQ_ICASE)
+#define WIRE_REQ_KNOWN (WIRE_REQ_INVERT | WIRE_REQ_QUIET | WIRE_REQ_ZSTD | WIRE_REQ_ICASE | \
+                        WIRE_REQ_PALETTE)
 
 typedef struct wire_request {
     uint8_t kind;             /* enum wire_kind */
@@ -73,6 +76,9 @@ typedef struct wire_request {
     uint32_t timeout_s;       /* server deadline; 0 = none */
     char *files;              /* comma list of paths/globs (owned) */
     char *regex;              /* grep/tail pattern, "" for none (owned) */
+    /* WIRE_REQ_PALETTE: the paint of coloured lines (base/palette.h),
+     * after query on the wire. */
+    uint8_t palette[PAL_PALETTE_WIRE_LEN];
     char *query;              /* map query text, "" for none (owned) */
 } wire_request_t;
 
@@ -114,6 +120,9 @@ void wire_hello_init(wire_hello_t *h, const char *host);
 void wire_encode_hello(wire_buf_t *b, const wire_hello_t *h);
 int wire_decode_hello(const wire_frame_t *f, wire_hello_t *h, err_t *e);
 
+/* The paint r asks coloured lines to have: its palette field, else
+ * DTail's (wire_decode_request has checked the field). */
+void wire_request_palette(const wire_request_t *r, palette_t *out);
 void wire_encode_request(wire_buf_t *b, const wire_request_t *r);
 /* Fills r (strings owned: wire_request_free). */
 int wire_decode_request(const wire_frame_t *f, wire_request_t *r, err_t *e);

@@ -143,6 +143,7 @@ typedef struct answer {
     client_run_t *rs;
     int plain;                /* the lines come as raw content */
     enum line_format format;
+    palette_t palette;        /* the sink's paint (the request's) */
     line_sink_t sink;         /* REMOTE lines rendered as our dserver does */
     int sink_open;
     char *host;               /* the sink's host */
@@ -190,7 +191,7 @@ static int remote_line(answer_t *a, const dt41_msg_t *m, err_t *e)
         free(a->source);
         a->source = NULL;
         a->host = dup_str(&m->host);
-        if (!a->host || line_sink_init(&a->sink, &a->lines, a->format, a->host) < 0)
+        if (!a->host || line_sink_init(&a->sink, &a->lines, a->format, a->host, &a->palette) < 0)
             return err_set(e, ERR_NOMEM, "out of memory");
         a->sink_open = 1;
     }
@@ -533,6 +534,7 @@ int remote_dt41_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *ou
         return send_request(c, rq, NULL, e);   /* refused */
     answer_t a = {.c = c, .h = h, .out = out, .rs = rs, .plain = rq->render == WIRE_RENDER_PLAIN,
                   .format = line_format_of_render(rq->render)};
+    wire_request_palette(rq, &a.palette);
     if (rq->query && *rq->query && start_query(&a, rq, e) < 0) {
         end_query(&a);
         return -1;

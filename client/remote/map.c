@@ -343,7 +343,8 @@ static void write_outfile(remote_map_t *rm, const outfile_info_t *given)
 }
 
 int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan,
-                    const char *query, int query_pos, int color, client_run_t *rs)
+                    const char *query, int query_pos, const palette_t *color,
+                    client_run_t *rs)
 {
     err_t e;
     err_clear(&e);

@@ -56,7 +56,7 @@ int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t 
     c->escape = term_escapes(STDOUT_FILENO);
     ssh_client_opts_t so = {
         .user = o->user,
-        .key_path = o->key,
+        .key_path = client_key_path(o, cfg),
         .trust_all_hosts = o->trust_all_hosts,
         .agent_key_pick = (int)o->agent_key_index + 1,
         .connect_timeout_ms = cfg->ssh_connect_timeout_ms,
@@ -102,6 +102,7 @@ int remote_send(remote_conn_t *c, const wire_request_t *rq, err_t *e)
                                      "DTail 4.1 server");
     wire_request_t w = *rq;
     c->render = rq->render;
+    wire_request_palette(rq, &c->palette);
     if (c->zstd)
         w.flags |= WIRE_REQ_ZSTD;
     wire_buf_t b = {0};
@@ -144,7 +145,8 @@ static int shown_lines(remote_conn_t *c, const char **p, size_t *len, err_t *e)
     if (!c->term.data && outbuf_init_mem(&c->term, 64 * 1024, e) < 0)
         return -1;
     outbuf_reset(&c->term);
-    line_sink_escape_rendered(&c->term, line_format_of_render(c->render), *p, *len);
+    line_sink_escape_rendered(&c->term, line_format_of_render(c->render), &c->palette, *p,
+                              *len);
     if (c->term.failed)
         return err_set(e, ERR_NOMEM, "out of memory escaping lines for the terminal");
     *p = c->term.data;

@@ -44,6 +44,7 @@ typedef struct remote_conn {
     int escape;                  /* stdout is a terminal: LINES are escaped
                                     (base/term.h) before they are handed on */
     uint8_t render;              /* the last request's render (how to escape) */
+    palette_t palette;           /* and its paint */
     outbuf_t term;               /* the escaped LINES (escape; data NULL until used) */
 } remote_conn_t;
 
@@ -139,6 +140,7 @@ int interactive_remote_main(const cli_opts_t *o, const config_t *cfg, client_run
  * table of every server is merged and rendered (every interval, and at the
  * end) or written to the outfile as serverless. Returns the exit status. */
 int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan,
-                    const char *query, int query_pos, int color, client_run_t *rs);
+                    const char *query, int query_pos, const palette_t *color,
+                    client_run_t *rs);
 
 #endif

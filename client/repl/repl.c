@@ -237,7 +237,7 @@ static void run_query(repl_t *r, const char *text)
         .n_targets = r->data.n,
         .mem_fds = r->data.mem_fds,
         .quiet = !r->timer,
-        .color = client_colors(r->o, r->cfg),
+        .color = client_palette(r->o, r->cfg),
         .show = r->show,
     };
     clear_interrupt(r);

@@ -114,7 +114,7 @@ int dmap_client_main(int argc, char **argv)
 
     client_run_t run = {"dmap", 0};
     if (remote_wanted(&o)) {   /* parsed here, run on the server */
-        status = remote_map_main(&o, &cfg, plan, query, query_pos, client_colors(&o, &cfg), &run);
+        status = remote_map_main(&o, &cfg, plan, query, query_pos, client_palette(&o, &cfg), &run);
         exec_plan_free(&p);
         cli_free(&o);
         return status;
@@ -133,7 +133,7 @@ int dmap_client_main(int argc, char **argv)
         .targets = targets.items,
         .n_targets = targets.n,
         .quiet = o.quiet || o.plain,
-        .color = client_colors(&o, &cfg),
+        .color = client_palette(&o, &cfg),
         .timeout_s = o.timeout,
     };
     dmap_run(&job, &run);

@@ -35,7 +35,7 @@ typedef struct dmap_job {
                                     decoded bytes (read instead of the path),
                                     or -1; NULL when none is in memory */
     int quiet;                   /* no summary line on stderr */
-    int color;                   /* paint the table (and the query above it) */
+    const palette_t *color;      /* paint the table (and the query above it); NULL: don't */
     dmap_show_t show;            /* terminal form */
     long long timeout_s;         /* --timeout, for the warning when the plan's
                                     deadline cut the run */

@@ -157,7 +157,7 @@ int dtail_query_open(dtail_query_t **out, const cli_opts_t *o, const config_t *c
         return err_set(e, ERR_NOMEM, "out of memory");
     }
     eval_specs(d->plan, d->specs);
-    if (table_printer_init(&d->tp, d->plan, d->text, client_colors(o, cfg), 1, e) < 0) {
+    if (table_printer_init(&d->tp, d->plan, d->text, client_palette(o, cfg), 1, e) < 0) {
         free(d->specs);
         exec_plan_free(&d->p);
         free(d);

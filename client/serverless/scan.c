@@ -71,7 +71,7 @@ int scan_client_main(enum cli_tool tool, int argc, char **argv)
         goto fatal;
     grow_stdout_pipe();
     line_sink_t sink;
-    if (line_sink_init(&sink, &out, rq.render, host) < 0) {
+    if (line_sink_init(&sink, &out, rq.render, host, rq.palette) < 0) {
         outbuf_free(&out);
         err_set(&e, ERR_NOMEM, "out of memory");
         goto fatal;

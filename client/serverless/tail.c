@@ -47,11 +47,11 @@ static void print_color_table(int wide)
 {
     static const char *colors[] = {"Black", "Red", "Green", "Yellow", "Blue",
                                    "Magenta", "Cyan", "White", "Default"};
-    static const int fg_code[] = {30, 31, 32, 33, 34, 35, 36, 37, 39};
-    static const int bg_code[] = {40, 41, 42, 43, 44, 45, 46, 47, 49};
+    static const uint8_t fg_code[] = {30, 31, 32, 33, 34, 35, 36, 37, 39};
+    static const uint8_t bg_code[] = {40, 41, 42, 43, 44, 45, 46, 47, 49};
     static const char *attrs[] = {"Bold", "Dim", "Italic", "Underline", "Blink",
                                   "RapidBlink", "Reverse", "None"};
-    static const int attr_code[] = {1, 2, 3, 4, 5, 6, 7, -1};
+    static const uint8_t attr_code[] = {1, 2, 3, 4, 5, 6, 7, PAINT_NO_ATTR};
     outbuf_t out;
     err_t e;
     if (outbuf_init(&out, STDOUT_FILENO, 64 * 1024, &e) < 0)
@@ -65,14 +65,14 @@ static void print_color_table(int wide)
                 int n = snprintf(text, sizeof text,
                                  " Foreground:%10s  |  Background:%10s  |  Attribute:%10s ",
                                  colors[f], colors[b], attrs[a]);
-                size_t len = color_paint(line, text, (size_t)n, fg_code[f], bg_code[b], attr_code[a]);
+                paint_t c = {fg_code[f], bg_code[b], attr_code[a]};
+                size_t len = paint_text(line, c, text, (size_t)n);
                 outbuf_append(&out, line, len);
                 outbuf_putc(&out, '\n');
                 if (wide) {
                     static const char sample[] =
                         " The quick brown fox jumps over the lazy dog. 0123456789 ";
-                    len = color_paint(line, sample, sizeof sample - 1, fg_code[f], bg_code[b],
-                                      attr_code[a]);
+                    len = paint_text(line, c, sample, sizeof sample - 1);
                     outbuf_append(&out, line, len);
                     outbuf_putc(&out, '\n');
                 }
@@ -307,7 +307,7 @@ int dtail_client_main(int argc, char **argv)
     interrupt_install();
     t.deadline_ms = clock_now_ms() + client_follow_limit_s(&o) * 1000;
     follow_run_hooks_t hooks = {.ctx = &t, .rescan = rescan, .tick = tick, .flush = flush,
-                                .warn = run_warn};
+                                .warn = run_warn, .rescan_ms = cfg.glob_retry_ms};
     if (plan_init(&t, &e) < 0 || !(t.run = follow_run_new(&hooks, &interrupt_stop, &e))) {
         client_report(&t.rs, &e);
     } else if (!client_files_given(&o, -1)) {

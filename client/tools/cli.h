@@ -39,7 +39,7 @@ typedef struct cli_opts {
     int trust_all_hosts;        /* --trustAllHosts: add unknown host keys without asking */
     const char *agent_key_arg;  /* --agentKeyIndex as given */
     long long agent_key_index;  /* ... the only ssh-agent key offered (0-based); -1: all */
-    int no_auth_key;            /* --no-auth-key / --noAuthKey: accepted; there is no auth-key store */
+    int no_auth_key;            /* --no-auth-key / --noAuthKey: what this client does anyway */
     long long port;             /* --port: SSH port for servers without :port, 0 = 2222 */
     const char *discovery;      /* --discovery MODULE[:OPTIONS]: COMMA or FILE (client/remote/targets.h) */
     long long cpc;              /* --cpc: SSH handshakes in flight per CPU, 0 = 10 */

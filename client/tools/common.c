@@ -63,20 +63,26 @@ int client_usage_error(const char *tool, const err_t *e)
     return err_exit_status(e->code);
 }
 
-/* dir with a leading ~/ made the home directory, as DTail expands --logDir. */
-static int expand_home(const char *dir, char *out, size_t cap, err_t *e)
+/* dir with a leading ~/ made the home directory, as DTail expands --logDir
+ * (what names the path in a message). */
+static int expand_home_of(const char *what, const char *dir, char *out, size_t cap, err_t *e)
 {
     const char *rest = dir;
     const char *home = "";
     if (strncmp(dir, "~/", 2) == 0 || strcmp(dir, "~") == 0) {
         home = home_dir();
         if (!home)
-            return err_set(e, ERR_USAGE, "-logDir %s: no home directory (HOME is not set)", dir);
+            return err_set(e, ERR_USAGE, "%s %s: no home directory (HOME is not set)", what, dir);
         rest = dir + 1;
     }
     if ((size_t)snprintf(out, cap, "%s%s", home, rest) >= cap)
-        return err_set(e, ERR_USAGE, "-logDir %s: too long", dir);
+        return err_set(e, ERR_USAGE, "%s %s: too long", what, dir);
     return 0;
+}
+
+static int expand_home(const char *dir, char *out, size_t cap, err_t *e)
+{
+    return expand_home_of("-logDir", dir, out, cap, e);
 }
 
 /* DTail's --logger, --logDir, --log-payload and Client.LogPayload. The
@@ -128,12 +134,33 @@ int client_setup(const cli_opts_t *o, config_t *cfg, char *host, size_t host_cap
         log_level_parse(o->log_level, &log_level);
     if (client_log_setup(o, cfg, e) < 0)
         return -1;
-    config_warn_ignored(cfg);
+    if (client_colors(o, cfg) && ((o->color && strcmp(o->color, "always") == 0) ||
+                                  isatty(STDERR_FILENO)))
+        log_set_palette(&cfg->palette);
     if (exec_config_check(cfg, e) < 0)
         return -1;
     if (o->max_line_len)
         cfg->max_line_len = (size_t)o->max_line_len;
+    if (cfg->auth_key_path[0]) {
+        char path[sizeof cfg->auth_key_path];
+        if (expand_home_of("Client.AuthKeyPath", cfg->auth_key_path, path, sizeof path, e) < 0)
+            return -1;
+        memcpy(cfg->auth_key_path, path, sizeof path);
+    }
     return 0;
+}
+
+const char *client_key_path(const cli_opts_t *o, const config_t *cfg)
+{
+    static const char *const env[] = {"DTAIL_AUTH_KEY_PATH", "DTAIL_SSH_PRIVATE_KEYFILE_PATH"};
+    if (o->key && *o->key)
+        return o->key;
+    for (size_t i = 0; i < 2; i++) {
+        const char *v = getenv(env[i]);
+        if (v && *v)
+            return v;
+    }
+    return cfg->auth_key_path[0] ? cfg->auth_key_path : NULL;
 }
 
 int client_colors(const cli_opts_t *o, const config_t *cfg)
@@ -146,6 +173,11 @@ int client_colors(const cli_opts_t *o, const config_t *cfg)
         return 0;
     const char *nc = getenv("NO_COLOR");
     return !(nc && *nc) && isatty(STDOUT_FILENO);
+}
+
+const palette_t *client_palette(const cli_opts_t *o, const config_t *cfg)
+{
+    return client_colors(o, cfg) ? &cfg->palette : NULL;
 }
 
 enum line_format client_line_format(const cli_opts_t *o, const config_t *cfg)

@@ -42,6 +42,12 @@ int client_setup(const cli_opts_t *o, config_t *cfg, char *host, size_t host_cap
  * NO_COLOR, TermColorsEnable=false or a stdout that is no terminal turn
  * them off. */
 int client_colors(const cli_opts_t *o, const config_t *cfg);
+/* The private key to log in with: --key/--auth-key-path, else
+ * DTAIL_AUTH_KEY_PATH, else DTAIL_SSH_PRIVATE_KEYFILE_PATH, else
+ * Client.AuthKeyPath (DTail's order); NULL: ssh-agent, then ~/.ssh/id_*. */
+const char *client_key_path(const cli_opts_t *o, const config_t *cfg);
+/* The palette to paint with (Client.TermColors), NULL when not painting. */
+const palette_t *client_palette(const cli_opts_t *o, const config_t *cfg);
 /* How lines are printed: --plain, else REMOTE|... lines, coloured when
  * client_colors says so. A server renders them the same way (the wire's
  * render values are these). */

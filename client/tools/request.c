@@ -34,6 +34,7 @@ exec_request_t client_request(const cli_opts_t *o, const config_t *cfg)
         .max = o->max > 0 ? (unsigned long long)o->max : 0,
         .timeout_s = o->timeout > 0 ? o->timeout : 0,
         .render = client_line_format(o, cfg),
+        .palette = &cfg->palette,
     };
 }
 
@@ -46,6 +47,7 @@ exec_env_t client_env(const cli_opts_t *o, const config_t *cfg, const char *host
                                               : mapscan_default_memory_limit(),
         .n_threads = client_cpu_count(),
         .default_logformat = remote_wanted(o) ? NULL : exec_default_logformat(cfg),
+        .rescan_ms = cfg->glob_retry_ms,
     };
 }
 

@@ -8,7 +8,8 @@
 
 #include "base/term.h"
 
-int table_printer_init(table_printer_t *tp, const plan_t *plan, const char *query, int color,
+int table_printer_init(table_printer_t *tp, const plan_t *plan, const char *query,
+                       const palette_t *color,
                        int query_always, err_t *e)
 {
     memset(tp, 0, sizeof *tp);
@@ -34,11 +35,12 @@ void table_printer_free(table_printer_t *tp)
 void table_printer_render(const table_printer_t *tp, const result_t *r, outbuf_t *text)
 {
     if (tp->color) {
-        static const char open_q[] = "\033[36m\033[40m\033[2m";
-        static const char close_q[] = "\033[0m\033[49m\033[39m\n";
-        outbuf_append(text, open_q, sizeof open_q - 1);
+        paint_t c = tp->color->slot[PAL_TABLE_RAW_QUERY];
+        char codes[PAINT_OPEN_MAX];
+        outbuf_append(text, codes, paint_open(codes, c, NULL, 0));
         outbuf_append(text, tp->query, strlen(tp->query));
-        outbuf_append(text, close_q, sizeof close_q - 1);
+        outbuf_append(text, codes, paint_close(codes, c.attr != PAINT_NO_ATTR));
+        outbuf_putc(text, '\n');
     } else if (tp->query_always) {
         outbuf_append(text, tp->query, strlen(tp->query));
         outbuf_putc(text, '\n');

@@ -12,21 +12,22 @@
 
 #include "base/err.h"
 #include "base/outbuf.h"
+#include "base/palette.h"
 #include "exec/sink/result.h"
 #include "parser/plan.h"
 
 typedef struct table_printer {
     const plan_t *plan;          /* borrowed */
     const char *query;           /* shown above the table; borrowed */
-    int color;                   /* paint the table and the query */
+    const palette_t *color;      /* paint the table and the query; NULL: don't */
     int query_always;            /* show the query also unpainted */
     unsigned char *group_key;    /* per select item: a group-by column */
     char *last;                  /* the text printed last */
     size_t last_len;             /* its length */
 } table_printer_t;
 
-int table_printer_init(table_printer_t *tp, const plan_t *plan, const char *query, int color,
-                       int query_always, err_t *e);
+int table_printer_init(table_printer_t *tp, const plan_t *plan, const char *query,
+                       const palette_t *color, int query_always, err_t *e);
 void table_printer_free(table_printer_t *tp);
 /* Appends the query line and the table of r to text. */
 void table_printer_render(const table_printer_t *tp, const result_t *r, outbuf_t *text);

@@ -10,7 +10,8 @@ _Static_assert((int)EXEC_CAT == (int)WIRE_KIND_CAT && (int)EXEC_GREP == (int)WIR
                    (int)EXEC_TAIL == (int)WIRE_KIND_TAIL && (int)EXEC_MAP == (int)WIRE_KIND_MAP,
                "request kinds are the wire's numbers");
 
-int exec_request_from_wire(const wire_request_t *w, exec_request_t *rq, err_t *e)
+int exec_request_from_wire(const wire_request_t *w, exec_request_t *rq, palette_t *palette,
+                           err_t *e)
 {
     if (w->kind < WIRE_KIND_CAT || w->kind > WIRE_KIND_MAP)
         return err_set(e, ERR_INPUT, "a %s request is not run by the engine", wire_kind_name(w->kind));
@@ -28,12 +29,14 @@ int exec_request_from_wire(const wire_request_t *w, exec_request_t *rq, err_t *e
         .timeout_s = w->timeout_s,
         .render = line_format_of_render(w->render),
     };
+    wire_request_palette(w, palette);
+    rq->palette = palette;
     return 0;
 }
 
 wire_request_t exec_request_to_wire(const exec_request_t *rq, char *files)
 {
-    return (wire_request_t){
+    wire_request_t w = {
         .kind = (uint8_t)rq->kind,
         .render = (uint8_t)line_format_render(rq->render),
         .flags = ((rq->flags & EXEC_REQ_INVERT) ? WIRE_REQ_INVERT : 0) |
@@ -47,6 +50,13 @@ wire_request_t exec_request_to_wire(const exec_request_t *rq, char *files)
         .regex = (char *)rq->regex,
         .query = (char *)rq->query,
     };
+    /* DTail's paint needs no field; another goes with the request, and an
+     * older server refuses the flag rather than paint with its own. */
+    if (rq->render == LINE_COLOR && rq->palette && !palette_remote_is_default(rq->palette)) {
+        w.flags |= WIRE_REQ_PALETTE;
+        palette_encode(rq->palette, w.palette);
+    }
+    return w;
 }
 
 const char *exec_default_logformat(const config_t *cfg)

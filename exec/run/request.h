@@ -38,6 +38,7 @@ typedef struct exec_request {
     unsigned long long max;          /* stop a file after this many selected lines; 0: all */
     long long timeout_s;             /* reading ends after this; 0: none */
     enum line_format render;         /* how lines are written */
+    const palette_t *palette;        /* LINE_COLOR's paint; NULL: DTail's (borrowed) */
 } exec_request_t;
 
 /* What the place a request runs in adds to it: its host name, its limits,
@@ -51,11 +52,16 @@ typedef struct exec_env {
     const char *default_logformat;   /* a `from` query's without a logformat
                                         clause: exec_default_logformat of the
                                         config, NULL for the parser's */
+    int rescan_ms;                   /* follow: how often the specs are looked
+                                        at again for new files; 0: the default
+                                        (Server.ReadGlobRetryIntervalMs) */
 } exec_env_t;
 
-/* The request a wire REQUEST asks for (strings borrowed from w). A kind
- * the engine does not run (health) is an error. */
-int exec_request_from_wire(const wire_request_t *w, exec_request_t *rq, err_t *e);
+/* The request a wire REQUEST asks for (strings borrowed from w; the
+ * palette, if w has one, decoded into *palette). A kind the engine does
+ * not run (health) is an error. */
+int exec_request_from_wire(const wire_request_t *w, exec_request_t *rq, palette_t *palette,
+                           err_t *e);
 /* The wire REQUEST of rq (strings borrowed from rq, files given apart:
  * a fan-out sends its own list). */
 wire_request_t exec_request_to_wire(const exec_request_t *rq, char *files);

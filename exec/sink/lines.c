@@ -7,94 +7,80 @@
 
 #include "base/term.h"
 
-enum {
-    FG_BLACK = 30, FG_WHITE = 37, FG_CYAN = 36,
-    BG_RED = 41, BG_GREEN = 42, BG_BLUE = 44, BG_MAGENTA = 45, BG_BLACK = 40,
-    ATTR_BOLD = 1, ATTR_DIM = 2,
-};
-
-#define ESC "\033["
-
-size_t color_open(char *dst, int fg, int bg, const int *attrs, size_t n_attrs)
-{
-    size_t n = (size_t)sprintf(dst, ESC "%dm" ESC "%dm", fg, bg);
-    for (size_t i = 0; i < n_attrs; i++)
-        n += (size_t)sprintf(dst + n, ESC "%dm", attrs[i]);
-    return n;
-}
-
-size_t color_close(char *dst, size_t n_attrs)
-{
-    size_t n = 0;
-    if (n_attrs)
-        n += (size_t)sprintf(dst, ESC "0m");
-    n += (size_t)sprintf(dst + n, ESC "49m" ESC "39m");
-    return n;
-}
-
-size_t color_paint(char *dst, const char *text, size_t len, int fg, int bg, int attr)
-{
-    size_t n_attrs = attr >= 0;
-    size_t n = color_open(dst, fg, bg, &attr, n_attrs);
-    memcpy(dst + n, text, len);
-    n += len;
-    return n + color_close(dst + n, n_attrs);
-}
-
-static size_t paint_sep(char *dst)
-{
-    return color_paint(dst, "|", 1, FG_CYAN, BG_BLUE, ATTR_DIM);
-}
-
 /* The paint of a coloured line around its data, in four fixed parts:
  *   A host B number C source D content-open content content-close
- * (the host painted bold, the number and source dim, white on blue, with
- * cyan '|' between). The sink writes them, line_sink_escape_rendered
- * finds them again in a server's lines. */
-static size_t paint_a(char *d)   /* before the host */
+ * (by default the host painted bold, the number and source dim, white on
+ * blue, with cyan '|' between: DTail's, base/palette.c). The sink writes
+ * them, line_sink_escape_rendered finds them again in a server's lines. */
+static size_t paint_sep(char *dst, const palette_t *p)
 {
-    size_t n = color_paint(d, "REMOTE", 6, FG_WHITE, BG_BLUE, ATTR_DIM);
-    n += paint_sep(d + n);
-    return n + color_open(d + n, FG_WHITE, BG_BLUE, (const int[]){ATTR_BOLD}, 1);
+    return paint_text(dst, p->slot[PAL_REMOTE_DELIMITER], "|", 1);
 }
 
-static size_t paint_b(char *d)   /* the host to the line number */
+static size_t paint_a(char *d, const palette_t *p)   /* before the host */
 {
-    size_t n = color_close(d, 1);
-    n += paint_sep(d + n);
-    n += color_paint(d + n, "100", 3, FG_BLACK, BG_GREEN, -1);
-    n += paint_sep(d + n);
+    size_t n = paint_text(d, p->slot[PAL_REMOTE_REMOTE], "REMOTE", 6);
+    n += paint_sep(d + n, p);
+    return n + paint_open(d + n, p->slot[PAL_REMOTE_HOSTNAME], NULL, 0);
+}
+
+static size_t close_of(char *d, paint_t c)
+{
+    return paint_close(d, c.attr != PAINT_NO_ATTR);
+}
+
+static size_t paint_b(char *d, const palette_t *p)   /* the host to the line number */
+{
+    size_t n = close_of(d, p->slot[PAL_REMOTE_HOSTNAME]);
+    n += paint_sep(d + n, p);
+    n += paint_text(d + n, p->slot[PAL_REMOTE_STATS_OK], "100", 3);
+    n += paint_sep(d + n, p);
     /* The line number's own paint opens here and closes in mid. */
-    return n + color_open(d + n, FG_WHITE, BG_BLUE, (const int[]){ATTR_DIM}, 1);
+    return n + paint_open(d + n, p->slot[PAL_REMOTE_COUNT], NULL, 0);
 }
 
-static size_t paint_c(char *d)   /* the line number to the source id */
+static size_t paint_c(char *d, const palette_t *p)   /* the line number to the source id */
 {
-    size_t n = color_close(d, 1);
-    n += paint_sep(d + n);
-    return n + color_open(d + n, FG_WHITE, BG_BLUE, (const int[]){ATTR_DIM}, 1);
+    size_t n = close_of(d, p->slot[PAL_REMOTE_COUNT]);
+    n += paint_sep(d + n, p);
+    return n + paint_open(d + n, p->slot[PAL_REMOTE_ID], NULL, 0);
 }
 
-static size_t paint_d(char *d)   /* the source id to the content */
+static size_t paint_d(char *d, const palette_t *p)   /* the source id to the content */
 {
-    size_t n = color_close(d, 1);
-    return n + paint_sep(d + n);
+    size_t n = close_of(d, p->slot[PAL_REMOTE_ID]);
+    return n + paint_sep(d + n, p);
 }
 
-/* The content's paint: by its first word (WARN, ERROR, FATAL: bold on
- * black, red, magenta), else plain white on black. */
-static const char plain_open[] = ESC "37m" ESC "40m";
-static const char close_plain[] = ESC "49m" ESC "39m\n";
-static const char close_attr[] = ESC "0m" ESC "49m" ESC "39m\n";
-#define CONTENT_ATTR(word, bg) \
-    {word, sizeof word - 1, ESC "37m" ESC bg "m" ESC "1m", sizeof(ESC "37m" ESC bg "m" ESC "1m") - 1}
+/* The content's paint: by its first word (WARN, ERROR, FATAL: Common's
+ * severity paint), else Remote's text paint; each closes with the line's
+ * '\n'. content_paint_t k = 0 is the text's, 1.. the words'. */
 static const struct {
     const char *word;
     size_t len;
-    const char *open;
-    size_t open_len;
-} content_attr[] = {CONTENT_ATTR("WARN", "40"), CONTENT_ATTR("ERROR", "41"), CONTENT_ATTR("FATAL", "45")};
-#undef CONTENT_ATTR
+    int slot;
+} content_word[] = {{"WARN", 4, PAL_SEVERITY_WARN}, {"ERROR", 5, PAL_SEVERITY_ERROR},
+                    {"FATAL", 5, PAL_SEVERITY_FATAL}};
+#define N_CONTENT_WORDS (sizeof content_word / sizeof content_word[0])
+
+static void build_content_paints(content_paint_t *cp, const palette_t *p)
+{
+    for (size_t k = 0; k <= N_CONTENT_WORDS; k++) {
+        paint_t c = p->slot[k ? content_word[k - 1].slot : PAL_REMOTE_TEXT];
+        cp[k].open_len = paint_open(cp[k].open, c, NULL, 0);
+        cp[k].close_len = close_of(cp[k].close, c);
+        cp[k].close[cp[k].close_len++] = '\n';
+    }
+}
+
+/* The paint of the content [p, p+len): the word's, else the text's. */
+static const content_paint_t *content_paint(const content_paint_t *cp, const char *p, size_t len)
+{
+    for (size_t k = 0; k < N_CONTENT_WORDS; k++)
+        if (len >= content_word[k].len && memcmp(p, content_word[k].word, content_word[k].len) == 0)
+            return &cp[k + 1];
+    return &cp[0];
+}
 
 /* [p, p+n) into d, escaped when the sink escapes; returns its length. */
 static size_t put_name(const line_sink_t *s, char *d, const char *p, size_t n)
@@ -110,9 +96,9 @@ static void build_head(line_sink_t *s)
     char *h = s->head;
     size_t n = 0;
     if (s->format == LINE_COLOR) {
-        n += paint_a(h + n);
+        n += paint_a(h + n, &s->palette);
         n += put_name(s, h + n, s->host, strlen(s->host));
-        n += paint_b(h + n);
+        n += paint_b(h + n, &s->palette);
     } else {
         memcpy(h, "REMOTE|", 7);
         n = 7 + put_name(s, h + 7, s->host, strlen(s->host));
@@ -122,12 +108,18 @@ static void build_head(line_sink_t *s)
     s->head_len = n;
 }
 
-int line_sink_init(line_sink_t *s, outbuf_t *out, enum line_format format, const char *host)
+int line_sink_init(line_sink_t *s, outbuf_t *out, enum line_format format, const char *host,
+                   const palette_t *palette)
 {
     memset(s, 0, sizeof *s);
     s->out = out;
     s->format = format;
     s->escape = out->escape_data;
+    if (palette)
+        s->palette = *palette;
+    else
+        palette_defaults(&s->palette);
+    build_content_paints(s->content, &s->palette);
     /* DTail shows the host name cut at its first dot; cap it so the
      * painted head always fits. */
     size_t hl = strcspn(host, ".");
@@ -155,9 +147,9 @@ void line_sink_set_source(line_sink_t *s, const char *source_id)
     char *m = s->mid;
     size_t n = 0;
     if (s->format == LINE_COLOR) {
-        n += paint_c(m);
+        n += paint_c(m, &s->palette);
         n += put_name(s, m + n, source_id, sl);
-        n += paint_d(m + n);
+        n += paint_d(m + n, &s->palette);
     } else {
         m[n++] = '|';
         n += put_name(s, m + n, source_id, sl);
@@ -168,18 +160,10 @@ void line_sink_set_source(line_sink_t *s, const char *source_id)
 
 static void put_content_colored(line_sink_t *s, const char *p, size_t len)
 {
-    outbuf_t *o = s->out;
-    for (size_t k = 0; k < sizeof content_attr / sizeof content_attr[0]; k++) {
-        if (len >= content_attr[k].len && memcmp(p, content_attr[k].word, content_attr[k].len) == 0) {
-            outbuf_append(o, content_attr[k].open, content_attr[k].open_len);
-            outbuf_append_data(o, p, len, TERM_LINE_END);
-            outbuf_append(o, close_attr, sizeof close_attr - 1);
-            return;
-        }
-    }
-    outbuf_append(o, plain_open, sizeof plain_open - 1);
-    outbuf_append_data(o, p, len, TERM_LINE_END);
-    outbuf_append(o, close_plain, sizeof close_plain - 1);
+    const content_paint_t *cp = content_paint(s->content, p, len);
+    outbuf_append(s->out, cp->open, cp->open_len);
+    outbuf_append_data(s->out, p, len, TERM_LINE_END);
+    outbuf_append(s->out, cp->close, cp->close_len);
 }
 
 /* A DTail 4.1 line: the REMOTE head unless plain, the content, its '\n'
@@ -237,8 +221,9 @@ void line_sink_put_run(line_sink_t *s, const char *p, size_t len, unsigned long 
 /* ---- a server's painted lines, escaped ---------------------------------- */
 
 typedef struct painted {
-    char a[128], b[192], c[96], d[64];   /* paint_a .. paint_d */
+    char a[160], b[224], c[96], d[64];   /* paint_a .. paint_d */
     size_t a_len, b_len, c_len, d_len;
+    content_paint_t content[N_CONTENT_WORDS + 1];
 } painted_t;
 
 static int starts(const char *p, const char *e, const char *s, size_t n)
@@ -267,20 +252,20 @@ static int escape_painted(outbuf_t *dst, const painted_t *t, const char *l, cons
     const char *src_end = memmem(src, (size_t)(e - src), t->d, t->d_len);
     if (!src_end)
         return -1;
-    const char *body = src_end + t->d_len, *open = plain_open, *close = close_plain;
-    for (size_t k = 0; k < sizeof content_attr / sizeof content_attr[0]; k++) {
-        const char *o = content_attr[k].open;
-        size_t ol = content_attr[k].open_len;
-        if (starts(body, e, o, ol) &&
-            starts(body + ol, e, content_attr[k].word, content_attr[k].len) &&
-            (size_t)(e - body) >= ol + sizeof close_attr - 1 &&
-            memcmp(e - (sizeof close_attr - 1), close_attr, sizeof close_attr - 1) == 0) {
-            open = o;
-            close = close_attr;
+    const char *body = src_end + t->d_len;
+    const content_paint_t *cp = &t->content[0];
+    for (size_t k = 0; k < N_CONTENT_WORDS; k++) {
+        const content_paint_t *w = &t->content[k + 1];
+        if (starts(body, e, w->open, w->open_len) &&
+            starts(body + w->open_len, e, content_word[k].word, content_word[k].len) &&
+            (size_t)(e - body) >= w->open_len + w->close_len &&
+            memcmp(e - w->close_len, w->close, w->close_len) == 0) {
+            cp = w;
             break;
         }
     }
-    size_t ol = strlen(open), cl = strlen(close);
+    const char *open = cp->open, *close = cp->close;
+    size_t ol = cp->open_len, cl = cp->close_len;
     if (!starts(body, e, open, ol) || (size_t)(e - body) < ol + cl || memcmp(e - cl, close, cl) != 0)
         return -1;
     outbuf_append(dst, t->a, t->a_len);
@@ -296,17 +281,24 @@ static int escape_painted(outbuf_t *dst, const painted_t *t, const char *l, cons
     return 0;
 }
 
-void line_sink_escape_rendered(outbuf_t *dst, enum line_format f, const char *p, size_t n)
+void line_sink_escape_rendered(outbuf_t *dst, enum line_format f, const palette_t *palette,
+                               const char *p, size_t n)
 {
     if (f != LINE_COLOR) {   /* nothing of ours in it: all of it is data */
         outbuf_append_escaped(dst, p, n, 0);
         return;
     }
+    palette_t dflt;
+    if (!palette) {
+        palette_defaults(&dflt);
+        palette = &dflt;
+    }
     painted_t t;
-    t.a_len = paint_a(t.a);
-    t.b_len = paint_b(t.b);
-    t.c_len = paint_c(t.c);
-    t.d_len = paint_d(t.d);
+    t.a_len = paint_a(t.a, palette);
+    t.b_len = paint_b(t.b, palette);
+    t.c_len = paint_c(t.c, palette);
+    t.d_len = paint_d(t.d, palette);
+    build_content_paints(t.content, palette);
     const char *end = p + n;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));

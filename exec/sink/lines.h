@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "base/outbuf.h"
+#include "base/palette.h"
 #include "wire/msg.h"
 
 enum line_format {
@@ -46,6 +47,13 @@ static inline enum wire_render line_format_render(enum line_format f)
     }
 }
 
+/* The paint of a line's content and the close that ends it with '\n'. */
+typedef struct content_paint {
+    char open[PAINT_OPEN_MAX];
+    char close[PAINT_CLOSE_MAX + 1];
+    size_t open_len, close_len;
+} content_paint_t;
+
 typedef struct line_sink {
     outbuf_t *out;            /* borrowed destination */
     enum line_format format;  /* chosen once per run */
@@ -56,9 +64,13 @@ typedef struct line_sink {
     char mid[2048];           /* between line number and content */
     size_t mid_len;           /* bytes in mid */
     unsigned long long n_lines; /* lines written */
+    palette_t palette;        /* LINE_COLOR's paint */
+    content_paint_t content[4]; /* the text's paint, then WARN, ERROR, FATAL's */
 } line_sink_t;
 
-int line_sink_init(line_sink_t *s, outbuf_t *out, enum line_format format, const char *host);
+/* palette: LINE_COLOR's paint (copied), NULL for DTail's. */
+int line_sink_init(line_sink_t *s, outbuf_t *out, enum line_format format, const char *host,
+                   const palette_t *palette);
 void line_sink_free(line_sink_t *s);
 /* Sets the source id shown for the lines that follow. */
 void line_sink_set_source(line_sink_t *s, const char *source_id);
@@ -76,15 +88,7 @@ void line_sink_put_run(line_sink_t *s, const char *p, size_t len, unsigned long 
  * would have: in the painted format the paint stays, the host name, source
  * id and content are escaped; a line not of the painted form is escaped
  * whole. */
-void line_sink_escape_rendered(outbuf_t *dst, enum line_format f, const char *p, size_t n);
-
-/* DTail's painting (PaintWithAttrs): fg, bg, each attribute, the text, a
- * reset when there were attributes, then default bg and default fg. Codes
- * are ANSI numbers. color_open writes the codes before the text (dst needs
- * 8 * (2 + n_attrs) bytes), color_close those after it (dst needs 16). */
-size_t color_open(char *dst, int fg, int bg, const int *attrs, size_t n_attrs);
-size_t color_close(char *dst, size_t n_attrs);
-/* Paints text with one attribute (attr < 0: none) into dst (cap len + 32). */
-size_t color_paint(char *dst, const char *text, size_t len, int fg, int bg, int attr);
+void line_sink_escape_rendered(outbuf_t *dst, enum line_format f, const palette_t *palette,
+                               const char *p, size_t n);
 
 #endif

@@ -383,16 +383,14 @@ nomem:
     return err_set(e, ERR_NOMEM, "out of memory rendering %zu groups", ng);
 }
 
-enum { ANSI_FG_WHITE = 37, ANSI_BG_BLUE = 44, ANSI_BOLD = 1, ANSI_DIM = 2,
-       ANSI_UNDERLINE = 4, ANSI_REVERSE = 7 };
-
-/* Writes text painted white on blue with attrs, as DTail paints tables. */
-static void paint(outbuf_t *out, const char *text, size_t len, const int *attrs, size_t n_attrs)
+/* Writes text painted with c and the extra attributes. */
+static void paint(outbuf_t *out, const char *text, size_t len, paint_t c, const uint8_t *extra,
+                  size_t n_extra)
 {
-    char codes[64];
-    outbuf_append(out, codes, color_open(codes, ANSI_FG_WHITE, ANSI_BG_BLUE, attrs, n_attrs));
+    char codes[PAINT_OPEN_MAX];
+    outbuf_append(out, codes, paint_open(codes, c, extra, n_extra));
     outbuf_append(out, text, len);
-    outbuf_append(out, codes, color_close(codes, n_attrs));
+    outbuf_append(out, codes, paint_close(codes, paint_has_attr(c, extra, n_extra)));
 }
 
 /* The width of a cell as shown: escaped (base/term.h) when esc. */
@@ -420,16 +418,15 @@ static size_t pad_cell(char *buf, const char *s, size_t width, int esc)
     return k;
 }
 
-static void put_delim(outbuf_t *out, int color)
+static void put_delim(outbuf_t *out, const palette_t *color, int slot)
 {
-    static const int dim[] = {ANSI_DIM};
     if (color)
-        paint(out, "|", 1, dim, 1);
+        paint(out, "|", 1, color->slot[slot], NULL, 0);
     else
         outbuf_putc(out, '|');
 }
 
-void result_render_table(const result_t *r, outbuf_t *out, int color, int sort_col,
+void result_render_table(const result_t *r, outbuf_t *out, const palette_t *color, int sort_col,
                          const unsigned char *group_key)
 {
     size_t *w = calloc(r->n_cols ? r->n_cols : 1, sizeof *w);
@@ -452,19 +449,14 @@ void result_render_table(const result_t *r, outbuf_t *out, int color, int sort_c
         free(w);
         return;
     }
-    static const int dim[] = {ANSI_DIM}, none[1] = {0};
     for (size_t c = 0; c < r->n_cols; c++) {
         if (c)
-            put_delim(out, color);
+            put_delim(out, color, PAL_TABLE_HEADER_DELIMITER);
         size_t n = pad_cell(cell, r->headers[c], w[c], 0);
         if (color) {
-            int attrs[3], k = 0;
-            attrs[k++] = ANSI_BOLD;
-            if ((int)c == sort_col)
-                attrs[k++] = ANSI_UNDERLINE;
-            if (group_key && group_key[c])
-                attrs[k++] = ANSI_REVERSE;
-            paint(out, cell, n, attrs, (size_t)k);
+            uint8_t extra[2] = {(int)c == sort_col ? color->sort_key_attr : PAINT_NO_ATTR,
+                                group_key && group_key[c] ? color->group_key_attr : PAINT_NO_ATTR};
+            paint(out, cell, n, color->slot[PAL_TABLE_HEADER], extra, 2);
         } else {
             outbuf_append(out, cell, n);
         }
@@ -472,10 +464,10 @@ void result_render_table(const result_t *r, outbuf_t *out, int color, int sort_c
     outbuf_putc(out, '\n');
     for (size_t c = 0; c < r->n_cols; c++) {
         if (c)
-            put_delim(out, color);
+            put_delim(out, color, PAL_TABLE_HEADER_DELIMITER);
         memset(cell, '-', w[c] + 2);
         if (color)
-            paint(out, cell, w[c] + 2, dim, 1);
+            paint(out, cell, w[c] + 2, color->slot[PAL_TABLE_HEADER_DELIMITER], NULL, 0);
         else
             outbuf_append(out, cell, w[c] + 2);
     }
@@ -483,10 +475,10 @@ void result_render_table(const result_t *r, outbuf_t *out, int color, int sort_c
     for (size_t i = 0; i < r->n_rows; i++) {
         for (size_t c = 0; c < r->n_cols; c++) {
             if (c)
-                put_delim(out, color);
+                put_delim(out, color, PAL_TABLE_DELIMITER);
             size_t n = pad_cell(cell, result_cell(r, i, c), w[c], esc);
             if (color)
-                paint(out, cell, n, none, 0);
+                paint(out, cell, n, color->slot[PAL_TABLE_DATA], NULL, 0);
             else
                 outbuf_append(out, cell, n);
         }

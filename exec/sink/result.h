@@ -12,6 +12,7 @@
 
 #include "base/err.h"
 #include "base/outbuf.h"
+#include "base/palette.h"
 #include "exec/agg/table.h"
 #include "exec/sink/outpath.h"
 #include "parser/plan.h"
@@ -93,7 +94,7 @@ static inline const char *result_cell(const result_t *r, size_t row, size_t col)
  * white on blue, the header bold (the order-by column underlined, group-by
  * columns reversed), delimiters and the rule dim. sort_col is the order-by
  * column or -1; group_key[c] marks group-by columns (may be NULL). */
-void result_render_table(const result_t *r, outbuf_t *out, int color, int sort_col,
+void result_render_table(const result_t *r, outbuf_t *out, const palette_t *color, int sort_col,
                          const unsigned char *group_key);
 /* The result as CSV text (the header first when header is set), quoted as
  * result_write_csv quotes it. */

@@ -6,7 +6,10 @@
 #                 misspelt, section, type, permkey, regex_default,
 #                 regex_user, cipher, kex_type, logformat), having created nothing
 #   client        an unknown key stops dcat, dgrep, dmap and dtail (exit 2)
-#   dtail_only    DTail's keys without effect here: accepted, one warning each
+#   dtail_only    DTail's keys without a counterpart here: refused, naming the
+#                 key and why; the one value that describes this build loads
+#   glob_retry    Server.ReadGlobRetryIntervalMs sets how soon a followed glob
+#                 finds a new file, serverless and in dserver
 #   log_filename  file names holding a newline or '|' are escaped in the log;
 #                 no forged STATS record reaches `dmap 'from STATS ...'`
 #   log_user      a user name holding a newline and '|' is escaped in the log
@@ -124,22 +127,63 @@ client)
   done
   ;;
 dtail_only)
+  # DTail's keys without a counterpart here stop the server and the
+  # clients, each naming the key, its line and the reason.
   server_setup
-  write_cfg '    "ReadGlobRetryIntervalMs": 5000,
+  write_cfg '    "AuthKeyEnabled": true,
     "ReadRetryIntervalMs": 2000'
-  server_start
-  run up "$DTAIL_BIN/dtailhealth" --server "$SERVER" --connectTimeout 30000
-  expect_rc up 0
-  server_stop
-  for k in 5:Server.ReadGlobRetryIntervalMs 6:Server.ReadRetryIntervalMs; do
-    n=$(grep -c "^WARN|[0-9-]*|$SERVER_CFG:${k%%:*}: ${k#*:}: DTail's key has no effect in this build" "$SERVER_LOG")
-    [ "$n" -eq 1 ] || fail "dtail_only: $n warnings for ${k#*:} at line ${k%%:*}, want 1"
-  done
-  # A client reading the same file says so too, and runs.
+  bad_config dtail_only "6: Server.ReadRetryIntervalMs: DTail's key has no counterpart in this build"
+  write_cfg '    "OutputFlushTimeoutMs": 2000'
+  bad_config dtail_only_output "5: Server.OutputFlushTimeoutMs: DTail's key has no counterpart"
+  need_input "$LINES_TXT"
   run dcat dcat --cfg "$SERVER_CFG" --plain "$LINES_TXT"
-  expect_rc dcat 0
-  expect_bytes dcat "$OUT" "$LINES_TXT"
-  expect_contains dcat "$ERR" "$SERVER_CFG:5: Server.ReadGlobRetryIntervalMs: DTail's key has no effect"
+  expect_rc dcat 2
+  expect_contains dcat "$ERR" "$SERVER_CFG:5: Server.OutputFlushTimeoutMs: DTail's key has no counterpart"
+  expect_empty dcat "$OUT"
+  # The value that says what this build does loads, silently.
+  printf '{"Common": {"ExperimentalFeaturesEnable": false},\n "Client": {"AuthKeyDisable": true}}\n' \
+    >"$T/settled.json"
+  run settled dcat --cfg "$T/settled.json" --plain "$LINES_TXT"
+  expect_rc settled 0
+  expect_bytes settled "$OUT" "$LINES_TXT"
+  expect_empty settled "$ERR"
+  printf '{"Client": {"AuthKeyDisable": false}}\n' >"$T/register.json"
+  run register dcat --cfg "$T/register.json" --plain "$LINES_TXT"
+  expect_rc register 2
+  expect_contains register "$ERR" "Client.AuthKeyDisable: only true is accepted"
+  ;;
+glob_retry)
+  # Server.ReadGlobRetryIntervalMs: how soon a follow of a glob finds a
+  # file that appears. Serverless and through a dserver; a long interval
+  # misses a file a short one finds.
+  server_setup
+  mkdir -p "$T/d" && chmod 755 "$T/d"
+  printf 'first\n' >"$T/d/a.log" && chmod 644 "$T/d/a.log"
+  for ms in 60000 100; do
+    printf '{"Server": {"ReadGlobRetryIntervalMs": %s}}\n' "$ms" >"$T/glob$ms.json"
+    rm -f "$T/d/b.log"
+    ( sleep 1; printf 'late arrival\n' >"$T/d/b.log"; chmod 644 "$T/d/b.log"
+      sleep 1; printf 'late more\n' >>"$T/d/b.log" ) &
+    writer=$!
+    run "serverless_$ms" dtail --cfg "$T/glob$ms.json" --plain --shutdownAfter 4 --files "$T/d/*.log"
+    wait "$writer"
+    if [ "$ms" = 100 ]; then
+      expect_contains "serverless_$ms" "$OUT" "late more"
+    else
+      case $(cat "$OUT") in *"late more"*) fail "serverless_$ms: a 60 s rescan found the new file" ;; esac
+    fi
+  done
+  write_cfg '    "ReadGlobRetryIntervalMs": 100,
+    "Permissions": {"Default": ["^'"$T"'/d/"]}'
+  server_start
+  rm -f "$T/d/b.log"
+  ( sleep 1; printf 'late arrival\n' >"$T/d/b.log"; chmod 644 "$T/d/b.log"
+    sleep 1; printf 'late more\n' >>"$T/d/b.log" ) &
+  writer=$!
+  run server dtail "${SERVER_CLIENT_FLAGS[@]}" --plain --shutdownAfter 4 --files "$T/d/*.log"
+  wait "$writer"
+  expect_contains server "$OUT" "late more"
+  server_stop
   ;;
 log_filename)
   server_setup

@@ -4,3 +4,4 @@
 foreach(m dcat dgrep dtail dmap remote)
   dtail_e2e(term_${m} term ${m} TIMEOUT 240)
 endforeach()
+dtail_e2e(palette palette TIMEOUT 120)

@@ -54,8 +54,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_str(c.host_key_file, sizeof c.host_key_file);
         check_str(c.log_level, sizeof c.log_level);
         check_str(c.permissions, sizeof c.permissions);
-        check_str(c.ignored, sizeof c.ignored);
-        config_warn_ignored(&c);
+        check_str(c.auth_key_path, sizeof c.auth_key_path);
+        palette_t wire;
+        uint8_t bytes[PAL_PALETTE_WIRE_LEN];
+        palette_encode(&c.palette, bytes);   /* what a config makes goes on the wire */
+        if (c.glob_retry_ms < 0 || palette_decode(&wire, bytes, sizeof bytes) < 0)
+            abort();
         err_clear(&e);
         if (perm_rules_check(&c, &e) != 0 && (e.code != ERR_CONFIG || e.msg[0] == '\0'))
             abort();

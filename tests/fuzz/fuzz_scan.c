@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     outbuf_init_mem(&out, 4096, &e);
     line_sink_t sink;
     enum line_format format = flags & 2 ? LINE_REMOTE : LINE_PLAIN;
-    line_sink_init(&sink, &out, format, "h");
+    line_sink_init(&sink, &out, format, "h", NULL);
     line_sink_set_source(&sink, "s");
     linescan_opts_t o = {.matcher = &m, .invert = flags & 1, .before = before,
                          .after = after, .max = max, .max_line_len = max_line_len};

@@ -107,7 +107,7 @@ static void run(const step_fn *steps, size_t n, const char *want, follow_stats_t
     err_clear(&e);
     assert_int_equal(outbuf_init_sink(&out, 1 << 16, capture, NULL, &e), 0);
     line_sink_t sink;
-    assert_int_equal(line_sink_init(&sink, &out, LINE_PLAIN, "host"), 0);
+    assert_int_equal(line_sink_init(&sink, &out, LINE_PLAIN, "host", NULL), 0);
     matcher_t m;
     assert_int_equal(matcher_init(&m, "", &e), 0);
     follow_plan_t plan = {.sink = &sink, .lo = {.matcher = &m, .max_line_len = 1 << 20}};

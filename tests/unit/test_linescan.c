@@ -63,7 +63,7 @@ static void check_case(const char *text, size_t n, const scan_case_t *c, int par
     outbuf_t out;
     outbuf_init_mem(&out, 4096, &e);
     line_sink_t sink;
-    line_sink_init(&sink, &out, c->format, "h");
+    line_sink_init(&sink, &out, c->format, "h", NULL);
     line_sink_set_source(&sink, "s");
     linescan_opts_t o = {.matcher = &m, .invert = c->invert, .before = c->before,
                          .after = c->after, .max = c->max, .max_line_len = c->max_line_len};

@@ -69,7 +69,7 @@ static char *serverless(const char *path, const char *source, const char *regex,
     outbuf_t out;
     assert_int_equal(outbuf_init_mem(&out, 4096, &e), 0);
     line_sink_t sink;
-    assert_int_equal(line_sink_init(&sink, &out, (enum line_format)render, "testhost.example"), 0);
+    assert_int_equal(line_sink_init(&sink, &out, (enum line_format)render, "testhost.example", NULL), 0);
     line_sink_set_source(&sink, source);
     linescan_opts_t lo = {.matcher = &m, .before = before, .after = after, .max_line_len = 1 << 20};
     linescan_t ls;

@@ -219,7 +219,6 @@ static void test_algorithm_lists(void **state)
     assert_string_equal(c.ciphers, "aes256-gcm@openssh.com,aes256-ctr");
     assert_string_equal(c.macs, "hmac-sha2-512");
     assert_string_equal(c.key_exchanges, "");
-    assert_string_equal(c.ignored, "");
     expect_error("{\"Server\": {\"MACs\": []}}", "Server.MACs must be a non-empty list");
     expect_error("{\"Server\": {\"Ciphers\": \"aes256-ctr\"}}", "Server.Ciphers must be a non-empty list");
     expect_error("{\"Server\": {\"Ciphers\": [\"aes256-ctr,aes128-ctr\"]}}",
@@ -228,9 +227,9 @@ static void test_algorithm_lists(void **state)
                  "Server.KeyExchanges[1] is not an algorithm name");
 }
 
-/* DTail's keys this build does not act on: accepted, each listed with its
- * line for the one warning. */
-static void test_dtail_only_keys(void **state)
+/* DTail's keys this build has no setting for: only the value that says
+ * what it does anyway loads; any other is refused with the reason. */
+static void test_dtail_settled_keys(void **state)
 {
     (void)state;
     config_t c;
@@ -238,22 +237,58 @@ static void test_dtail_only_keys(void **state)
     err_clear(&e);
     assert_int_equal(load_text(&c,
         "{\"Common\": {\"ExperimentalFeaturesEnable\": false},\n"
-        "\"Server\": {\"ReadGlobRetryIntervalMs\": 5000,\n"
-        "  \"OutputFlushTimeoutMs\": 5, \"ReadRetryIntervalMs\": 1},\n"
-        "\"Client\": {\"TermColors\": {\"Remote\": {}}}}", &e), 0);
-    char want[1024];
-    char p[64];
-    snprintf(p, sizeof p, "%.63s", c.path);
-    snprintf(want, sizeof want,
-             "%s:1: Common.ExperimentalFeaturesEnable\n%s:2: Server.ReadGlobRetryIntervalMs\n"
-             "%s:3: Server.OutputFlushTimeoutMs\n%s:3: Server.ReadRetryIntervalMs\n"
-             "%s:4: Client.TermColors", p, p, p, p, p);
-    assert_string_equal(c.ignored, want);
+        "\"Client\": {\"AuthKeyDisable\": true}}", &e), 0);
+    expect_error("{\"Common\": {\"ExperimentalFeaturesEnable\": true}}",
+                 "Common.ExperimentalFeaturesEnable: only false is accepted: this build has no "
+                 "experimental features");
+    expect_error("{\"Client\": {\"AuthKeyDisable\": false}}",
+                 "Client.AuthKeyDisable: only true is accepted: this client never registers");
+    expect_error("{\"Server\": {\"AuthKeyEnabled\": true,\n \"OutputFlushTimeoutMs\": 5}}",
+                 ":2: Server.OutputFlushTimeoutMs: DTail's key has no counterpart in this build");
+    expect_error("{\"Server\": {\"ReadRetryIntervalMs\": 2000}}",
+                 "Server.ReadRetryIntervalMs: DTail's key has no counterpart in this build (a "
+                 "truncated or rotated file is reopened on its inotify event");
     /* Output* is not a wildcard: only DTail's names. */
     expect_error("{\"Server\": {\"OutputTypo\": 1}}", "unknown config key Server.OutputTypo");
-    /* A file of known keys only has none. */
-    assert_int_equal(load_text(&c, "{\"Server\": {\"MaxConnections\": 5}}", &e), 0);
-    assert_string_equal(c.ignored, "");
+}
+
+/* DTail's keys this build acts on: ReadGlobRetryIntervalMs (the follow's
+ * rescan), AuthKeyPath (the key), TermColors (the palette, names
+ * translated, unlike DTail's D13). */
+static void test_dtail_keys_acted_on(void **state)
+{
+    (void)state;
+    config_t c;
+    err_t e;
+    err_clear(&e);
+    assert_int_equal(load_text(&c,
+        "{\"Server\": {\"ReadGlobRetryIntervalMs\": 250},\n"
+        "\"Client\": {\"AuthKeyPath\": \"/k/id\", \"TermColors\": {\n"
+        "  \"Remote\": {\"HostnameFg\": \"Red\", \"IdAttr\": \"AttrBold\", \"TextBg\": \"BgYellow\"},\n"
+        "  \"MaprTable\": {\"HeaderSortKeyAttr\": \"None\"}, \"Common\": {}}}}", &e), 0);
+    assert_int_equal(c.glob_retry_ms, 250);
+    assert_string_equal(c.auth_key_path, "/k/id");
+    assert_int_equal(c.palette.slot[PAL_REMOTE_HOSTNAME].fg, 31);
+    assert_int_equal(c.palette.slot[PAL_REMOTE_HOSTNAME].bg, 44);   /* the default kept */
+    assert_int_equal(c.palette.slot[PAL_REMOTE_ID].attr, 1);
+    assert_int_equal(c.palette.slot[PAL_REMOTE_TEXT].bg, 43);
+    assert_int_equal(c.palette.sort_key_attr, PAINT_NO_ATTR);
+    assert_false(palette_remote_is_default(&c.palette));
+    assert_int_equal(load_text(&c, "{\"Client\": {\"TermColors\": {}}}", &e), 0);
+    assert_true(palette_remote_is_default(&c.palette));
+    expect_error("{\"Client\": {\"TermColors\": {\"Remote\": {\"HostnameFg\": \"Purple\"}}}}",
+                 "Client.TermColors.Remote.HostnameFg: unknown colour \"Purple\"");
+    expect_error("{\"Client\": {\"TermColors\": {\"Remote\": {\"HostFg\": \"Red\"}}}}",
+                 "Client.TermColors.Remote.HostFg: unknown colour key (Remote has Delimiter{Fg,Bg,Attr}");
+    expect_error("{\"Client\": {\"TermColors\": {\"Remote\": {\"TextAttr\": \"Loud\"}}}}",
+                 "unknown attribute \"Loud\"");
+    expect_error("{\"Client\": {\"TermColors\": {\"Table\": {}}}}",
+                 "Client.TermColors.Table: unknown colour group (known: Remote, Client, Server, Common, MaprTable)");
+    expect_error("{\"Client\": {\"TermColors\": {\"MaprTable\": {\"HeaderSortKeyFg\": \"Red\"}}}}",
+                 "MaprTable.HeaderSortKeyFg: unknown colour key");
+    expect_error("{\"Client\": {\"TermColors\": {\"Remote\": {\"TextFg\": 3}}}}",
+                 "Client.TermColors.Remote.TextFg must be a string");
+    expect_error("{\"Server\": {\"ReadGlobRetryIntervalMs\": -1}}", "ReadGlobRetryIntervalMs");
 }
 
 /* Server.Schedule and Server.Continuous: lists of objects, kept as JSON
@@ -272,7 +307,6 @@ static void test_jobs(void **state)
     int fd = memfile_create(json, strlen(json), path, sizeof path);   /* open for config_where */
     config_defaults(&c);
     assert_int_equal(config_load(&c, path, &e), 0);
-    assert_string_equal(c.ignored, "");
     assert_string_equal(c.jobs, "{\"Schedule\":[{\"Name\":\"a\"},{\"Name\":\"b\",\"Query\":\"[1]\","
                                 "\"TimeRange\":[0,24]}],\"Continuous\":[]}");
     char where[128], want[128];
@@ -446,7 +480,8 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_strict),
         cmocka_unit_test(test_key_lines),
-        cmocka_unit_test(test_dtail_only_keys),
+        cmocka_unit_test(test_dtail_settled_keys),
+        cmocka_unit_test(test_dtail_keys_acted_on),
         cmocka_unit_test(test_jobs),
         cmocka_unit_test(test_algorithm_lists),
         cmocka_unit_test(test_authorized_keys_text),

@@ -209,7 +209,7 @@ static void render(outbuf_t *ob, enum line_format f, const char *host, const cha
                    char lines[][200], const size_t *lens, size_t n)
 {
     line_sink_t s;
-    assert_int_equal(line_sink_init(&s, ob, f, host), 0);
+    assert_int_equal(line_sink_init(&s, ob, f, host, NULL), 0);
     line_sink_set_source(&s, source);
     for (size_t i = 0; i < n; i++)
         line_sink_put(&s, lines[i], lens[i], i + 1);
@@ -245,7 +245,7 @@ static void test_sink_escapes_as_client(void **state)
         term.escape_data = 1;
         render(&raw, f, host, source, lines, lens, n);
         render(&term, f, host, source, lines, lens, n);
-        line_sink_escape_rendered(&client, f, raw.data, raw.len);
+        line_sink_escape_rendered(&client, f, NULL, raw.data, raw.len);
         if (client.len != term.len || memcmp(client.data, term.data, term.len) != 0)
             fail_msg("iteration %d, format %d: the client's escape of the lines differs from the "
                      "sink's (%zu vs %zu bytes)", iter, (int)f, client.len, term.len);
@@ -272,7 +272,7 @@ static void test_rendered_foreign(void **state)
     outbuf_t ob;
     assert_int_equal(outbuf_init_mem(&ob, 64, &e), 0);
     static const char in[] = "\033[37m\033[44m\033[2mREMOTE but not ours\033[2J\n\033[31mno newline";
-    line_sink_escape_rendered(&ob, LINE_COLOR, in, sizeof in - 1);
+    line_sink_escape_rendered(&ob, LINE_COLOR, NULL, in, sizeof in - 1);
     static const char want[] = "^[[37m^[[44m^[[2mREMOTE but not ours^[[2J\n^[[31mno newline";
     assert_int_equal(ob.len, sizeof want - 1);
     assert_memory_equal(ob.data, want, sizeof want - 1);
