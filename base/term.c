@@ -34,9 +34,7 @@ static inline int cont(unsigned char c)
     return (c & 0xc0) == 0x80;
 }
 
-/* The length of the valid UTF-8 sequence at p (lead byte >= 0x80), or 0
- * (Unicode's table 3-7 of well-formed sequences). */
-static size_t utf8_len(const unsigned char *p, size_t n)
+size_t term_utf8_len(const unsigned char *p, size_t n)
 {
     unsigned char c = p[0];
     if (c >= 0xc2 && c <= 0xdf)
@@ -92,7 +90,7 @@ size_t term_escape(char *dst, const char *src, size_t n, unsigned flags)
         } else if (c < 0x20 || c == 0x7f) {
             e[k++] = '^';
             e[k++] = c == 0x7f ? '?' : (char)(c + 0x40);
-        } else if ((used = utf8_len(p + i, n - i)) == 0) {
+        } else if ((used = term_utf8_len(p + i, n - i)) == 0) {
             used = 1;
             e[k++] = '<';
             e[k++] = hex[c >> 4];

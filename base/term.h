@@ -43,6 +43,11 @@ size_t term_escape(char *dst, const char *p, size_t n, unsigned flags);
  * between CR and LF. At least k - 4 (so k > 4 gives a cut > 0). */
 size_t term_cut(const char *p, size_t n, size_t k);
 
+/* The length of the valid UTF-8 sequence at p (lead byte >= 0x80, n > 0
+ * bytes there), or 0 when it is none (Unicode's table 3-7 of well-formed
+ * sequences: no overlong forms, surrogates or code points past U+10FFFF). */
+size_t term_utf8_len(const unsigned char *p, size_t n);
+
 /* Decides once, before any thread starts, for stdout and stderr: escape
  * when the descriptor is a terminal and raw (--raw-terminal) is 0. Until
  * it is called nothing is escaped (dserver never calls it). */

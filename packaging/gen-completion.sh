@@ -91,6 +91,7 @@ _dtail_complete() {
       *query:*) _dtail_complete_query "$cur" ;;
       *:LEVEL) COMPREPLY=($(compgen -W "none fatal error warn info verbose debug trace" -- "$cur")) ;;
       *:WHEN) COMPREPLY=($(compgen -W "always never auto" -- "$cur")) ;;
+      *output:FORMAT) COMPREPLY=($(compgen -W "table csv tsv json" -- "$cur")) ;;
       *logger:NAME) COMPREPLY=($(compgen -W "none stdout file fout" -- "$cur")) ;;
       *:DIR) COMPREPLY=($(compgen -d -- "$cur")) ;;
       *:FILE|*:LIST|*:PATH) COMPREPLY=($(compgen -f -- "$cur")) ;;

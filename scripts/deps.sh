@@ -11,14 +11,24 @@ packages=(
   clang libclang-rt-14-dev   # libFuzzer and the fuzz smoke run
   gzip zstd time procps      # e2e tests: compressed inputs, peak RSS, pkill
   sqlite3                    # e2e tests and benchmark: read SQLite exports
+  python3                    # e2e tests: parse JSON and CSV output
 )
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# e2e tests: node and npm run DuckDB, the oracle (any node >= 18 will do).
+command -v node >/dev/null && command -v npm >/dev/null || missing+=(nodejs npm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "deps: installing ${missing[*]}"
   SUDO=; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# DuckDB for the tests' oracle (tests/support/duckdb/query.mjs), pinned by
+# its package-lock.json, into tests/support/duckdb/node_modules (ignored).
+duck=tests/support/duckdb
+if [ ! -d "$duck/node_modules/@duckdb/node-api" ]; then
+  echo "deps: npm ci in $duck"
+  (cd "$duck" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi

@@ -258,7 +258,7 @@ static void print_table(remote_map_t *rm, const agg_table_t *t, spill_t *sp, int
     const plan_t *plan = rm->plan;
     err_t e;
     result_t r;
-    long long limit = plan->limit_given ? plan->limit : TABLE_DEFAULT_ROWS;
+    long long limit = table_printer_limit(&rm->tp);
     if ((sp ? spill_result_build(plan, sp, limit, &r, &e) : result_build(plan, t, limit, &r, &e)) < 0) {
         client_report(rm->rs, &e);
         return;
@@ -266,7 +266,7 @@ static void print_table(remote_map_t *rm, const agg_table_t *t, spill_t *sp, int
     if (final || r.n_groups)
         table_printer_show(&rm->tp, &r);
     if (final)
-        table_printer_note_limit(plan, r.n_groups);
+        table_printer_note_limit(&rm->tp, r.n_groups);
     result_free(&r);
 }
 
@@ -346,6 +346,7 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
                     const char *query, int query_pos, const palette_t *color,
                     client_run_t *rs)
 {
+    enum result_form form = o->form;
     err_t e;
     err_clear(&e);
     /* Before any server is asked: the client writes the outfile. */
@@ -376,14 +377,15 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     for (size_t i = 0; i < tl.n; i++)
         if (agg_table_init(&rm->hosts[i].table, rm->specs, plan->n_select, &e) < 0)
             return client_usage_error(rs->tool, &e);
-    if (table_printer_init(&rm->tp, plan, query, color, 0, &e) < 0)
+    if (table_printer_init(&rm->tp, plan, query, form, color, 0, &e) < 0)
         return client_usage_error(rs->tool, &e);
     rm->plan = plan;
     rm->query = query;
     rm->rs = rs;
     rm->n_hosts = tl.n;
     rm->first = tl.items;
-    rm->interim = !plan->outfile && (plan->interval_given || isatty(STDOUT_FILENO));
+    rm->interim = !plan->outfile && form == RESULT_FORM_TABLE &&
+                  (plan->interval_given || isatty(STDOUT_FILENO));
     rm->next_report_ms = clock_now_ms() + plan->interval * 500LL;   /* DTail: first after interval/2 */
     pthread_mutex_init(&rm->mu, NULL);
     rm->rq = (wire_request_t){.kind = WIRE_KIND_MAP, .files = files, .regex = "",

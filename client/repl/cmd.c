@@ -6,7 +6,8 @@
 #include <string.h>
 
 const char *const repl_cmd_names[] = {
-    ".help", ".files", ".format", ".output", ".timer", ".schema", ".quit", ".exit", NULL,
+    ".help", ".files", ".mode", ".format", ".output", ".read", ".timer", ".schema", ".quit",
+    ".exit", NULL,
 };
 
 #define MAX_WORDS 4
@@ -73,18 +74,20 @@ int repl_cmd_parse(const char *line, repl_cmd_t *cmd, err_t *e)
         cmd->kind = REPL_CMD_QUIT;
         return want_args(name, n, 0, 0, name, e);
     }
-    if (!strcmp(name, ".format")) {
-        cmd->kind = REPL_CMD_FORMAT;
-        if (want_args(name, n, 1, 1, ".format table|csv|json", e) < 0)
+    if (!strcmp(name, ".mode") || !strcmp(name, ".format")) {
+        cmd->kind = REPL_CMD_MODE;
+        if (want_args(name, n, 1, 1, ".mode table|csv|tsv|json", e) < 0)
             return -1;
-        if (!strcmp(w[1], "table"))
-            cmd->show = DMAP_SHOW_TABLE;
-        else if (!strcmp(w[1], "csv"))
-            cmd->show = DMAP_SHOW_CSV;
-        else if (!strcmp(w[1], "json"))
-            cmd->show = DMAP_SHOW_JSON;
-        else
-            return err_set(e, ERR_USAGE, ".format: unknown format '%s' (table, csv or json)", w[1]);
+        if (result_form_parse(w[1], &cmd->form) < 0)
+            return err_set(e, ERR_USAGE, "%s: unknown mode '%s' (table, csv, tsv or json)", name,
+                           w[1]);
+        return 0;
+    }
+    if (!strcmp(name, ".read")) {
+        cmd->kind = REPL_CMD_READ;
+        if (want_args(name, n, 1, 1, ".read FILE", e) < 0)
+            return -1;
+        snprintf(cmd->arg, sizeof cmd->arg, "%s", w[1]);
         return 0;
     }
     if (!strcmp(name, ".timer")) {

@@ -1,5 +1,5 @@
-/* cmd.h: the REPL's dot commands (.help .files .format .output .timer
- * .schema .quit), parsed from one input line. No terminal needed: the REPL
+/* cmd.h: the REPL's dot commands (.help .files .mode .output .read
+ * .timer .schema .quit), parsed from one input line. No terminal needed: the REPL
  * acts on the parsed command. */
 #ifndef DTAIL_CLIENT_REPL_CMD_H
 #define DTAIL_CLIENT_REPL_CMD_H
@@ -10,8 +10,9 @@
 enum repl_cmd_kind {
     REPL_CMD_HELP = 0,   /* .help */
     REPL_CMD_FILES,      /* .files: inputs, in memory or re-scanned */
-    REPL_CMD_FORMAT,     /* .format table|csv|json */
+    REPL_CMD_MODE,       /* .mode table|csv|tsv|json (also .format) */
     REPL_CMD_OUTPUT,     /* .output [append] [FILE]: results to FILE; alone: terminal */
+    REPL_CMD_READ,       /* .read FILE: its lines as if typed */
     REPL_CMD_TIMER,      /* .timer on|off */
     REPL_CMD_SCHEMA,     /* .schema [LOGFORMAT] */
     REPL_CMD_QUIT,       /* .quit (also .exit) */
@@ -21,10 +22,10 @@ enum repl_cmd_kind {
 
 typedef struct repl_cmd {
     enum repl_cmd_kind kind;  /* which command */
-    dmap_show_t show;         /* .format */
+    enum result_form form;    /* .mode */
     int on;                   /* .timer */
     int append;               /* .output append FILE */
-    char arg[REPL_ARG_MAX];   /* .output FILE, .schema LOGFORMAT; "" if none */
+    char arg[REPL_ARG_MAX];   /* .output FILE, .read FILE, .schema LOGFORMAT; "" if none */
 } repl_cmd_t;
 
 /* The command names, NULL-terminated (for completion and .help). */

@@ -23,7 +23,7 @@ const char *const repl_functions[] = {
     "maskdigits(", "bucket(", "regex(", NULL,
 };
 
-static const char *const show_words[] = {"table", "csv", "json", NULL};
+static const char *const show_words[] = {"table", "csv", "tsv", "json", NULL};
 static const char *const timer_words[] = {"on", "off", NULL};
 
 void repl_cands_init(repl_cands_t *c)
@@ -105,7 +105,7 @@ int repl_complete(const char *line, size_t cursor, const char *const *fields, si
         /* A dot command: its name, then its argument words. */
         if (ws == lead)
             rc = add_matching(out, repl_cmd_names, SIZE_MAX, word, n, 0);
-        else if (!strcmp(prev, ".format"))
+        else if (!strcmp(prev, ".mode") || !strcmp(prev, ".format"))
             rc = add_matching(out, show_words, SIZE_MAX, word, n, 0);
         else if (!strcmp(prev, ".timer"))
             rc = add_matching(out, timer_words, SIZE_MAX, word, n, 0);

@@ -29,6 +29,8 @@
 #include "parser/parser.h"
 
 #define HISTORY_SIZE 1000
+#define READ_DEPTH_MAX 16   /* .read inside .read, as deep as this */
+#define STATUS_CANCELLED 130
 #define N_FORMATS 16   /* at least the number of log formats in the registry */
 
 /* Set by SIGINT: at the prompt it drops the pending input, during a query
@@ -41,7 +43,11 @@ typedef struct repl {
     const char *host;                 /* $hostname */
     repl_data_t data;                 /* the inputs */
     repl_lines_t lines;               /* the query being typed */
-    dmap_show_t show;                 /* .format */
+    enum result_form form;            /* .mode (--output at start) */
+    int bail;                         /* stdin is no terminal: read it line by
+                                         line, and leave at the first error */
+    int quit;                         /* .quit ran */
+    int read_depth;                   /* .read files open */
     int timer;                        /* .timer on: the summary after each query */
     char *output;                     /* .output FILE, NULL: the terminal */
     int output_append;                /* .output append FILE */
@@ -101,9 +107,10 @@ static const char help_text[] =
     "\n"
     ".help                  this text\n"
     ".files                 the inputs, and whether they are kept in memory\n"
-    ".format table|csv|json how results are shown\n"
+    ".mode table|csv|tsv|json  how results are shown (also .format)\n"
     ".output [append] FILE  write results to FILE (CSV, or SQLite for .sqlite/.db)\n"
     ".output                results back to the terminal\n"
+    ".read FILE             run the queries and commands in FILE\n"
     ".timer on|off          the run summary (lines, groups, seconds) after each query\n"
     ".schema [LOGFORMAT]    the fields of the log format, with sample values\n"
     ".quit                  leave (also .exit, Ctrl-D)\n";
@@ -132,17 +139,17 @@ static const repl_schema_t *schema_for(repl_t *r, const logformat_t *fmt)
     return &r->schema[i];
 }
 
-static void print_schema(repl_t *r, const char *name)
+static int print_schema(repl_t *r, const char *name)
 {
     const logformat_t *fmt = *name ? logformat_find(name) : r->fmt;
     if (!fmt) {
         fprintf(stderr, "unknown log format '%s'\n", name);
-        return;
+        return 2;
     }
     const repl_schema_t *s = schema_for(r, fmt);
     if (!s) {
         fprintf(stderr, "out of memory\n");
-        return;
+        return 1;
     }
     printf("log format %s: %s\n", fmt->name, fmt->summary);
     printf("(%u of %u sample lines parsed)\n", s->n_parsed, s->n_lines);
@@ -154,57 +161,66 @@ static void print_schema(repl_t *r, const char *name)
         term_fprintf(stdout, "  %-*s  %s\n", (int)w, s->fields[i].name,   /* names and samples are data */
                s->fields[i].sample ? s->fields[i].sample : "(not in the sample)");
     fflush(stdout);
+    return 0;
 }
 
-static void set_output(repl_t *r, const repl_cmd_t *cmd)
+/* What .output says goes to stderr: stdout holds the results. */
+static int set_output(repl_t *r, const repl_cmd_t *cmd)
 {
     if (!cmd->arg[0]) {
         free(r->output);
         r->output = NULL;
-        printf("results go to the terminal\n");
-        return;
+        fprintf(stderr, "results go to the terminal\n");
+        return 0;
     }
     char *path = strdup(cmd->arg);
     if (!path) {
         fprintf(stderr, "out of memory\n");
-        return;
+        return 1;
     }
     enum plan_outfile_format f = plan_outfile_format_of(path, strlen(path));
     free(r->output);
     r->output = path;
     r->output_append = cmd->append;
     r->output_format = f;
-    printf("results go to %s (%s%s)\n", path, f == PLAN_OUT_SQLITE ? "SQLite" : "CSV",
-           cmd->append ? ", appended" : "");
+    fprintf(stderr, "results go to %s (%s%s)\n", path, f == PLAN_OUT_SQLITE ? "SQLite" : "CSV",
+            cmd->append ? ", appended" : "");
+    return 0;
 }
 
-/* Runs a dot command; returns 1 for .quit. */
+static int read_file(repl_t *r, const char *path);
+
+/* Runs a dot command; returns 0, or the exit status of its error. */
 static int run_command(repl_t *r, const char *text)
 {
     repl_cmd_t cmd;
     err_t e;
     if (repl_cmd_parse(text, &cmd, &e) < 0) {
         fprintf(stderr, "%s\n", e.msg);
-        return 0;
+        return err_exit_status(e.code);
     }
+    int status = 0;
     switch (cmd.kind) {
     case REPL_CMD_HELP: fputs(help_text, stdout); break;
     case REPL_CMD_FILES: repl_data_describe(&r->data, stdout); break;
-    case REPL_CMD_FORMAT: r->show = cmd.show; break;
-    case REPL_CMD_OUTPUT: set_output(r, &cmd); break;
+    case REPL_CMD_MODE: r->form = cmd.form; break;
+    case REPL_CMD_OUTPUT: status = set_output(r, &cmd); break;
+    case REPL_CMD_READ: status = read_file(r, cmd.arg); break;
     case REPL_CMD_TIMER: r->timer = cmd.on; break;
-    case REPL_CMD_SCHEMA: print_schema(r, cmd.arg); break;
-    case REPL_CMD_QUIT: return 1;
+    case REPL_CMD_SCHEMA: status = print_schema(r, cmd.arg); break;
+    case REPL_CMD_QUIT: r->quit = 1; break;
     }
     fflush(stdout);
-    return 0;
+    return status;
 }
 
-static void run_query(repl_t *r, const char *text)
+/* Runs a query; returns 0, or the exit status of what failed (2 a query
+ * error, 1 an input or the outfile, 130 cancelled). */
+static int run_query(repl_t *r, const char *text)
 {
     size_t len = strlen(text);
     if (len == 0)
-        return;
+        return 0;
     exec_request_t rq = {.kind = EXEC_MAP, .query = text};
     exec_env_t env = client_env(r->o, r->cfg, r->host);
     env.cancel = &repl_interrupted;
@@ -214,7 +230,7 @@ static void run_query(repl_t *r, const char *text)
         char buf[8192];
         exec_plan_error(&rq, &e, buf, sizeof buf);
         term_fprintf(stderr, "%s\n", buf);
-        return;
+        return err_exit_status(e.code);
     }
     const plan_t *plan = ep.map;
     for (size_t i = 0; i < plan->n_warnings; i++)
@@ -238,16 +254,22 @@ static void run_query(repl_t *r, const char *text)
         .mem_fds = r->data.mem_fds,
         .quiet = !r->timer,
         .color = client_palette(r->o, r->cfg),
-        .show = r->show,
+        .form = r->form,
     };
     clear_interrupt(r);
     r->run.status = 0;
-    if (dmap_run(&job, &r->run))
+    int status;
+    if (dmap_run(&job, &r->run)) {
         fprintf(stderr, "Query cancelled.\n");
-    else if (p.outfile && r->run.status == 0)
-        fprintf(stderr, "%s %s\n", p.outfile_append ? "appended to" : "wrote", p.outfile);
+        status = STATUS_CANCELLED;
+    } else {
+        status = r->run.status;
+        if (p.outfile && status == 0)
+            fprintf(stderr, "%s %s\n", p.outfile_append ? "appended to" : "wrote", p.outfile);
+    }
     clear_interrupt(r);
     exec_plan_free(&ep);
+    return status;
 }
 
 static char *prompt(EditLine *el)
@@ -396,9 +418,11 @@ static int editor_init(repl_t *r, err_t *e)
     return 0;
 }
 
-static void remember(repl_t *r)
+static void remember(repl_t *r, const repl_lines_t *q)
 {
-    char *h = repl_lines_history(&r->lines);
+    if (!r->hist)
+        return;
+    char *h = repl_lines_history(q);
     if (!h)
         return;
     HistEvent ev;
@@ -408,29 +432,87 @@ static void remember(repl_t *r)
     free(h);
 }
 
-/* One input line; returns 1 to leave. */
-static int handle_line(repl_t *r, const char *line)
+/* One input line into q (typed: from the terminal, into the history);
+ * "" at the end of the input runs a query still pending without its ';'.
+ * Returns 0, or the exit status of what failed. */
+static int handle_line(repl_t *r, repl_lines_t *q, const char *line, int typed)
 {
-    switch (repl_lines_add(&r->lines, line)) {
+    int status = 0;
+    switch (repl_lines_add(q, line)) {
     case REPL_LINE_MORE:
     case REPL_LINE_NOTHING:
         return 0;
     case REPL_LINE_NOMEM:
         fprintf(stderr, "out of memory: the query was dropped\n");
-        return 0;
-    case REPL_LINE_COMMAND: {
-        remember(r);
-        int quit = run_command(r, r->lines.text);
-        repl_lines_clear(&r->lines);
-        return quit;
-    }
+        return 1;
+    case REPL_LINE_COMMAND:
+        if (typed)
+            remember(r, q);
+        status = run_command(r, q->text);
+        break;
     case REPL_LINE_QUERY:
-        remember(r);
-        run_query(r, r->lines.text);
-        repl_lines_clear(&r->lines);
-        return 0;
+        if (typed)
+            remember(r, q);
+        status = run_query(r, q->text);
+        break;
     }
-    return 0;
+    repl_lines_clear(q);
+    return status;
+}
+
+/* Whether to stop after status: .quit, a cancel, or any error when
+ * bailing (stdin is no terminal). */
+static int stops(const repl_t *r, int status)
+{
+    return r->quit || status == STATUS_CANCELLED || (status && r->bail);
+}
+
+/* Feeds the lines of f to handle_line, then the end of input. Returns 0,
+ * or the status of the error it stopped at (bailing; else the last). */
+static int feed_lines(repl_t *r, FILE *f, repl_lines_t *q, int typed)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    int status = 0;
+    for (;;) {
+        ssize_t n = getline(&line, &cap, f);
+        if (n < 0 && repl_interrupted) {
+            status = STATUS_CANCELLED;   /* Ctrl-C while reading a pipe */
+            break;
+        }
+        int st = handle_line(r, q, n < 0 ? "" : (line[strcspn(line, "\n")] = '\0', line), typed);
+        if (st)
+            status = st;
+        if (n < 0 || stops(r, st))
+            break;
+    }
+    if (ferror(f) && !status && !repl_interrupted) {
+        fprintf(stderr, "reading the input failed\n");
+        status = 1;
+    }
+    free(line);
+    return status;
+}
+
+static int read_file(repl_t *r, const char *path)
+{
+    if (r->read_depth >= READ_DEPTH_MAX) {
+        fprintf(stderr, ".read %s: .read nested more than %d deep\n", path, READ_DEPTH_MAX);
+        return 2;
+    }
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        term_fprintf(stderr, ".read %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    repl_lines_t q;
+    repl_lines_init(&q);
+    r->read_depth++;
+    int status = feed_lines(r, f, &q, 0);
+    r->read_depth--;
+    repl_lines_free(&q);
+    fclose(f);
+    return status;
 }
 
 static void loop(repl_t *r)
@@ -451,7 +533,8 @@ static void loop(repl_t *r)
             continue;
         }
         if (!line) {
-            fputc('\n', stdout);   /* Ctrl-D */
+            fputc('\n', stdout);   /* Ctrl-D: a query typed without ';' still runs */
+            handle_line(r, &r->lines, "", 1);
             return;
         }
         clear_interrupt(r);
@@ -459,9 +542,9 @@ static void loop(repl_t *r)
         if (!copy)
             return;
         copy[strcspn(copy, "\n")] = '\0';
-        int quit = handle_line(r, copy);
+        handle_line(r, &r->lines, copy, 1);
         free(copy);
-        if (quit)
+        if (r->quit)
             return;
     }
 }
@@ -482,12 +565,14 @@ int repl_main(const cli_opts_t *o, const config_t *cfg, const char *host,
     mapscan_local_zone(r->tz, sizeof r->tz, r->tzoff, sizeof r->tzoff);
     r->env = (extract_env_t){.hostname = host, .timezone = r->tz, .timeoffset = r->tzoff};
     repl_lines_init(&r->lines);
+    r->form = o->form;
+    r->bail = !isatty(STDIN_FILENO);
     err_t e;
     int status = 0;
     if (repl_data_load(&r->data, targets->items, targets->n, REPL_MEMORY_BUDGET, &r->run, &e) < 0) {
         fprintf(stderr, "dmap: %s\n", e.msg);
         status = 1;
-    } else if (editor_init(r, &e) < 0) {
+    } else if (!r->bail && editor_init(r, &e) < 0) {
         fprintf(stderr, "dmap: %s\n", e.msg);
         status = 1;
     } else {
@@ -502,14 +587,20 @@ int repl_main(const cli_opts_t *o, const config_t *cfg, const char *host,
         sigemptyset(&sa.sa_mask);
         struct sigaction old, old_winch;
         sigaction(SIGINT, &sa, &old);
-        sa.sa_handler = on_sigwinch;
-        sigaction(SIGWINCH, &sa, &old_winch);
-        printf("dmap %zu input(s), log format %s; .help for help, Ctrl-D to leave\n",
-               targets->n, r->fmt->name);
-        fflush(stdout);
-        loop(r);
+        if (r->bail) {
+            /* A pipe: its lines as typed, no prompt, and stdout holds only
+             * what the queries and commands print. */
+            status = feed_lines(r, stdin, &r->lines, 0);
+        } else {
+            sa.sa_handler = on_sigwinch;
+            sigaction(SIGWINCH, &sa, &old_winch);
+            printf("dmap %zu input(s), log format %s; .help for help, Ctrl-D to leave\n",
+                   targets->n, r->fmt->name);
+            fflush(stdout);
+            loop(r);
+            sigaction(SIGWINCH, &old_winch, NULL);
+        }
         sigaction(SIGINT, &old, NULL);
-        sigaction(SIGWINCH, &old_winch, NULL);
         repl_wake_fd = -1;
         if (r->wake[0] >= 0) {
             close(r->wake[0]);

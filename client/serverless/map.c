@@ -63,11 +63,17 @@ int dmap_client_main(int argc, char **argv)
     /* DTail: the first positional containing "select " is the query. */
     const char *query = o.query;
     int query_pos = -1;
-    for (int i = 0; !query && i < o.n_positional; i++) {
+    for (int i = 0; (!query || o.query_file) && query_pos < 0 && i < o.n_positional; i++) {
         if (strcasestr(o.positional[i], "select ")) {
-            query = o.positional[i];
+            query = query ? query : o.positional[i];
             query_pos = i;
         }
+    }
+    if (o.query_file && query_pos >= 0) {
+        err_set(&e, ERR_USAGE, "-query-file %s and the argument '%s' both give the query: use one",
+                o.query_file, o.positional[query_pos]);
+        cli_free(&o);
+        return client_usage_error("dmap", &e);
     }
     if (interactive_check(&o, remote_wanted(&o), &e) < 0) {
         cli_free(&o);
@@ -108,9 +114,17 @@ int dmap_client_main(int argc, char **argv)
         return err_exit_status(e.code);
     }
     const plan_t *plan = p.map;
+    if (client_output_check(&o, plan, &e) < 0) {
+        exec_plan_free(&p);
+        cli_free(&o);
+        return client_usage_error("dmap", &e);
+    }
     LOG_DEBUG("query|%s", query_canonical(p.query));
     for (size_t i = 0; i < plan->n_warnings && log_level >= LOG_WARN; i++)
         fprintf(stderr, "dmap: warning: %s\n", plan->warnings[i].msg);
+    if (o.form != RESULT_FORM_TABLE && plan->interval_given && log_level >= LOG_WARN)
+        fprintf(stderr, "dmap: warning: interval: with -output %s only the final result is "
+                        "printed (interim tables are for the terminal)\n", o.output);
 
     client_run_t run = {"dmap", 0};
     if (remote_wanted(&o)) {   /* parsed here, run on the server */
@@ -134,6 +148,7 @@ int dmap_client_main(int argc, char **argv)
         .n_targets = targets.n,
         .quiet = o.quiet || o.plain,
         .color = client_palette(&o, &cfg),
+        .form = o.form,
         .timeout_s = o.timeout,
     };
     dmap_run(&job, &run);

@@ -32,11 +32,10 @@ typedef struct dmap_state {
     size_t n_inputs;            /* targets tried */
 } dmap_state_t;
 
-/* Rows the terminal shows. */
+/* Rows stdout shows. */
 static long long terminal_limit(const dmap_state_t *rs)
 {
-    const plan_t *plan = rs->job->plan->map;
-    return plan->limit_given ? plan->limit : rs->job->show == DMAP_SHOW_TABLE ? TABLE_DEFAULT_ROWS : -1;
+    return table_printer_limit(&rs->tp);
 }
 
 static void show_result(dmap_state_t *rs, result_t *r, int final);
@@ -53,26 +52,14 @@ static void print_table(dmap_state_t *rs, const agg_table_t *t, int final)
     show_result(rs, &r, final);
 }
 
-/* Writes r to stdout in the terminal form and frees it. As DTail, a table
+/* Writes r to stdout in the job's form and frees it. As DTail, a table
  * identical to the one printed last is not printed again (an interim table
  * that already showed the final result is not repeated at the end). */
 static void show_result(dmap_state_t *rs, result_t *r, int final)
 {
-    const plan_t *plan = rs->job->plan->map;
-    int table = rs->job->show == DMAP_SHOW_TABLE;
-    err_t e;
-    outbuf_t text;
-    if (outbuf_init_mem(&text, 64 * 1024, &e) == 0) {
-        text.escape_data = term_escapes(STDOUT_FILENO);
-        if (!table)
-            dmap_show_text(r, plan, rs->job->show, &text);
-        else
-            table_printer_render(&rs->tp, r, &text);
-        table_printer_emit(&rs->tp, &text);
-        outbuf_free(&text);
-    }
-    if (final && table)
-        table_printer_note_limit(plan, r->n_groups);
+    table_printer_show(&rs->tp, r);
+    if (final)
+        table_printer_note_limit(&rs->tp, r->n_groups);
     result_free(r);
 }
 
@@ -140,7 +127,7 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
     err_t e;
     err_clear(&e);
     if (outfile_check(plan, &e) < 0 ||
-        table_printer_init(&rs.tp, plan, job->query, job->color, 0, &e) < 0) {
+        table_printer_init(&rs.tp, plan, job->query, job->form, job->color, 0, &e) < 0) {
         client_report(run, &e);
         return 0;
     }
@@ -152,9 +139,11 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
         client_report(run, &e);
         return 0;
     }
-    /* Interim tables only to a terminal or when `interval` was given. */
+    /* Interim tables only to a terminal or when `interval` was given; the
+     * machine forms print the final result alone (docs/dmap.md). */
     mapscan_reporter_t rep = {0};
-    if (!plan->outfile && (plan->interval_given || isatty(STDOUT_FILENO)))
+    if (!plan->outfile && job->form == RESULT_FORM_TABLE &&
+        (plan->interval_given || isatty(STDOUT_FILENO)))
         mapscan_reporter_start(&rep, &rs.ms, plan, plan->interval, print_interim, &rs);
     struct timespec t0, t1, start;
     clock_gettime(CLOCK_REALTIME, &start);

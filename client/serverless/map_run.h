@@ -17,13 +17,6 @@
 #include "exec/sink/result.h"
 #include "parser/plan.h"
 
-/* How a result without outfile reaches the terminal. */
-typedef enum dmap_show {
-    DMAP_SHOW_TABLE = 0,   /* DTail's table (10 rows without limit) */
-    DMAP_SHOW_CSV,         /* CSV, header and rows */
-    DMAP_SHOW_JSON,        /* one JSON object per row and line */
-} dmap_show_t;
-
 typedef struct dmap_job {
     const exec_plan_t *plan;     /* what to run: its query stage (whose
                                     outfile decides the sink), with the
@@ -36,7 +29,9 @@ typedef struct dmap_job {
                                     or -1; NULL when none is in memory */
     int quiet;                   /* no summary line on stderr */
     const palette_t *color;      /* paint the table (and the query above it); NULL: don't */
-    dmap_show_t show;            /* terminal form */
+    enum result_form form;       /* how a result without outfile is printed
+                                    (--output, .mode); the table's
+                                    interim tables are for it only */
     long long timeout_s;         /* --timeout, for the warning when the plan's
                                     deadline cut the run */
 } dmap_job_t;
@@ -47,8 +42,5 @@ typedef struct dmap_job {
  * 0, or 1 when *cancel stopped the run (nothing is rendered or written). */
 int dmap_run(const dmap_job_t *job, client_run_t *run);
 
-
-/* The result in the terminal forms other than the table (csv, json). */
-void dmap_show_text(const result_t *r, const plan_t *plan, dmap_show_t show, outbuf_t *out);
 
 #endif

@@ -82,7 +82,7 @@ static void report(dtail_query_t *d)
     if (collect(d, &t, &e) < 0)
         goto failed;
     const plan_t *plan = d->plan;
-    long long limit = plan->limit_given ? plan->limit : plan->outfile ? -1 : TABLE_DEFAULT_ROWS;
+    long long limit = plan->outfile && !plan->limit_given ? -1 : table_printer_limit(&d->tp);
     result_t r;
     if (result_build(plan, &t, limit, &r, &e) < 0) {
         agg_table_free(&t);
@@ -96,9 +96,8 @@ static void report(dtail_query_t *d)
             agg_table_free(&t);
             goto failed;
         }
-    } else {
-        if (r.n_rows)
-            table_printer_show(&d->tp, &r);
+    } else if (!table_printer_idle(&d->tp, &r)) {
+        table_printer_show(&d->tp, &r);
     }
     result_free(&r);
     agg_table_free(&t);
@@ -157,7 +156,8 @@ int dtail_query_open(dtail_query_t **out, const cli_opts_t *o, const config_t *c
         return err_set(e, ERR_NOMEM, "out of memory");
     }
     eval_specs(d->plan, d->specs);
-    if (table_printer_init(&d->tp, d->plan, d->text, client_palette(o, cfg), 1, e) < 0) {
+    if (client_output_check(o, d->plan, e) < 0 ||
+        table_printer_init(&d->tp, d->plan, d->text, o->form, client_palette(o, cfg), 1, e) < 0) {
         free(d->specs);
         exec_plan_free(&d->p);
         free(d);

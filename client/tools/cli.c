@@ -3,6 +3,7 @@
 
 #include "base/numfmt.h"
 #include "base/flagparse.h"
+#include "client/tools/query_file.h"
 #include "wire/msg.h"
 
 #include <stdio.h>
@@ -29,6 +30,8 @@ static const flagparse_def_t flags[] = {
     {"after", FP_INT, T_GREP | T_TAIL, F(after), "N", "print N lines of context after each selected line"},
     {"max", FP_INT, T_GREP | T_TAIL, F(max), "N", "stop reading a file after N selected lines"},
     {"query", FP_STRING, T_MAP | T_TAIL, F(query), "QUERY", "the mapreduce query (or the first argument containing 'select ')"},
+    {"query-file", FP_STRING, T_MAP | T_TAIL, F(query_file), "FILE", "read the query from FILE (- for stdin); a final ';' is dropped"},
+    {"output", FP_STRING, T_MAP | T_TAIL, F(output), "FORMAT", "how a result without outfile is printed: table (default), csv, tsv or json (one object per row and line); all but table show every row"},
     {"timeout", FP_INT, T_MAP | T_TAIL, F(timeout), "SECONDS", "end the run after SECONDS (0: no limit)"},
     {"shutdownAfter", FP_INT, T_TAIL, F(shutdown_after), "SECONDS", "end the run after SECONDS (default 86400)"},
     {"colorTable", FP_BOOL, T_TAIL, F(color_table), NULL, "print the table of terminal colours and exit"},
@@ -126,6 +129,32 @@ static int parse_agent_key_index(cli_opts_t *o, err_t *e)
     return 0;
 }
 
+/* --output and --query-file: their values, and the flags that would do
+ * nothing beside them. */
+static int check_output_query(cli_opts_t *o, err_t *e)
+{
+    if (o->output && result_form_parse(o->output, &o->form) < 0)
+        return err_set(e, ERR_USAGE, "invalid value \"%s\" for flag -output: use table, csv, "
+                                     "tsv or json", o->output);
+    if (o->query && o->query_file)
+        return err_set(e, ERR_USAGE, "flags -query and -query-file both give the query: use one");
+    if (o->tool == CLI_DTAIL && o->output && !o->query && !o->query_file)
+        return err_set(e, ERR_USAGE, "flag -output has no effect without -query: dtail prints "
+                                     "the lines it follows as they are");
+    if (o->form != RESULT_FORM_TABLE && o->color && strcmp(o->color, "always") == 0)
+        return err_set(e, ERR_USAGE, "flag -color always has no effect with -output %s: only "
+                                     "the table is painted", o->output);
+    if (!o->query_file)
+        return 0;
+    if (strcmp(o->query_file, "-") == 0 &&
+        query_file_stdin_free(o->files, o->positional, o->n_positional, e) < 0)
+        return -1;
+    if (query_file_read(o->query_file, &o->query_text, e) < 0)
+        return -1;
+    o->query = o->query_text;
+    return 0;
+}
+
 int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e)
 {
     memset(o, 0, sizeof *o);
@@ -146,7 +175,8 @@ int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e
                                      "use bytes or a size such as 512M or 2G", o->memory_limit);
     if (flagparse_check_port(o->port, e) < 0 || flagparse_check_log_level(o->log_level, NULL, e) < 0)
         return -1;
-    if (check_logger(o, e) < 0 || parse_agent_key_index(o, e) < 0)
+    if (check_logger(o, e) < 0 || parse_agent_key_index(o, e) < 0 ||
+        check_output_query(o, e) < 0)
         return -1;
     return check_query_line_flags(o, e);
 }
@@ -154,7 +184,9 @@ int cli_parse(cli_opts_t *o, enum cli_tool tool, int argc, char **argv, err_t *e
 void cli_free(cli_opts_t *o)
 {
     free(o->positional);
+    free(o->query_text);
     o->positional = NULL;
+    o->query_text = NULL;
 }
 
 void cli_print_version(void)

@@ -12,6 +12,7 @@
 #include "base/config.h"
 #include "base/err.h"
 #include "base/log.h"
+#include "exec/sink/result.h"
 
 enum cli_tool { CLI_DCAT, CLI_DGREP, CLI_DMAP, CLI_DTAIL };
 
@@ -44,7 +45,11 @@ typedef struct cli_opts {
     const char *discovery;      /* --discovery MODULE[:OPTIONS]: COMMA or FILE (client/remote/targets.h) */
     long long cpc;              /* --cpc: SSH handshakes in flight per CPU, 0 = 10 */
     int compress;               /* --compress: zstd lines from servers that offer it */
-    const char *query;          /* --query (dmap) */
+    const char *query;          /* --query, or the text of --query-file (dmap, dtail) */
+    const char *query_file;     /* --query-file FILE as given; "-": stdin */
+    char *query_text;           /* ... the file's query (owned; query points here) */
+    const char *output;         /* --output as given, NULL if not given */
+    enum result_form form;      /* ... parsed; RESULT_FORM_TABLE by default */
     int repl;                   /* --repl (dmap): the interactive prompt */
     const char *memory_limit;   /* --memory-limit SIZE as given (dmap, dtail --query) */
     unsigned long long memory_limit_bytes; /* ... in bytes; 0 = not given */

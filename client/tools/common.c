@@ -195,6 +195,16 @@ long long client_follow_limit_s(const cli_opts_t *o)
     return limit;
 }
 
+int client_output_check(const cli_opts_t *o, const plan_t *plan, err_t *e)
+{
+    if (!o->output || !plan->outfile)
+        return 0;
+    const char *to = strcmp(plan->outfile, "-") == 0 ? "outfile - writes CSV to stdout"
+                                                     : "the result goes to the outfile";
+    return err_set(e, ERR_USAGE, "flag -output %s has no effect with outfile %s: %s "
+                                 "(leave out one of them)", o->output, plan->outfile, to);
+}
+
 int client_files_given(const cli_opts_t *o, int skip)
 {
     return o->files || o->n_positional > (skip >= 0 && skip < o->n_positional);

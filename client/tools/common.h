@@ -11,6 +11,7 @@
 #include "client/tools/cli.h"
 #include "exec/scan/targets.h"
 #include "exec/sink/lines.h"
+#include "parser/plan.h"
 
 typedef struct client_run {
     const char *tool;   /* program name for messages */
@@ -63,6 +64,11 @@ long long client_follow_limit_s(const cli_opts_t *o);
  * report_missing. */
 int client_targets(const cli_opts_t *o, int skip, int report_missing, target_list_t *tl,
                    client_run_t *rs, err_t *e);
+/* --output decides how a result printed on stdout looks; a query with an
+ * outfile prints none, so --output with one would do nothing: -1 with
+ * ERR_USAGE then (plan: the parsed query's). */
+int client_output_check(const cli_opts_t *o, const plan_t *plan, err_t *e);
+
 /* Whether --files or a positional argument other than `skip` names input. */
 int client_files_given(const cli_opts_t *o, int skip);
 

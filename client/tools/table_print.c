@@ -9,14 +9,15 @@
 #include "base/term.h"
 
 int table_printer_init(table_printer_t *tp, const plan_t *plan, const char *query,
-                       const palette_t *color,
-                       int query_always, err_t *e)
+                       enum result_form form, const palette_t *color, int query_always,
+                       err_t *e)
 {
     memset(tp, 0, sizeof *tp);
     tp->plan = plan;
     tp->query = query;
-    tp->color = color;
-    tp->query_always = query_always;
+    tp->form = form;
+    tp->color = form == RESULT_FORM_TABLE ? color : NULL;
+    tp->query_always = form == RESULT_FORM_TABLE && query_always;
     tp->group_key = calloc(plan->n_select ? plan->n_select : 1, 1);
     if (!tp->group_key)
         return err_set(e, ERR_NOMEM, "out of memory");
@@ -32,8 +33,13 @@ void table_printer_free(table_printer_t *tp)
     memset(tp, 0, sizeof *tp);
 }
 
-void table_printer_render(const table_printer_t *tp, const result_t *r, outbuf_t *text)
+void table_printer_render(table_printer_t *tp, const result_t *r, outbuf_t *text)
 {
+    if (tp->form != RESULT_FORM_TABLE) {
+        result_render_form(r, tp->plan, tp->form, text, !tp->header_done);
+        tp->header_done = 1;
+        return;
+    }
     if (tp->color) {
         paint_t c = tp->color->slot[PAL_TABLE_RAW_QUERY];
         char codes[PAINT_OPEN_MAX];
@@ -50,7 +56,7 @@ void table_printer_render(const table_printer_t *tp, const result_t *r, outbuf_t
 
 void table_printer_emit(table_printer_t *tp, outbuf_t *text)
 {
-    if (text->failed || (tp->last && tp->last_len == text->len &&
+    if (text->failed || (tp->form == RESULT_FORM_TABLE && tp->last && tp->last_len == text->len &&
                          memcmp(tp->last, text->data, text->len) == 0))
         return;
     outbuf_t out = {.fd = STDOUT_FILENO, .data = text->data, .len = text->len, .cap = text->cap};
@@ -73,9 +79,21 @@ void table_printer_show(table_printer_t *tp, const result_t *r)
     outbuf_free(&text);
 }
 
-void table_printer_note_limit(const plan_t *plan, size_t n_groups)
+int table_printer_idle(const table_printer_t *tp, const result_t *r)
 {
-    if (!plan->limit_given && n_groups > TABLE_DEFAULT_ROWS)
+    return r->n_rows == 0 && (tp->header_done || !result_form_has_header(tp->form));
+}
+
+long long table_printer_limit(const table_printer_t *tp)
+{
+    if (tp->plan->limit_given)
+        return tp->plan->limit;
+    return tp->form == RESULT_FORM_TABLE ? TABLE_DEFAULT_ROWS : -1;
+}
+
+void table_printer_note_limit(const table_printer_t *tp, size_t n_groups)
+{
+    if (tp->form == RESULT_FORM_TABLE && !tp->plan->limit_given && n_groups > TABLE_DEFAULT_ROWS)
         fprintf(stderr, "Got %zu results but limited terminal output to %d rows! "
                         "Use 'limit' clause to override!\n", n_groups, TABLE_DEFAULT_ROWS);
 }

@@ -99,6 +99,36 @@ void result_render_table(const result_t *r, outbuf_t *out, const palette_t *colo
 /* The result as CSV text (the header first when header is set), quoted as
  * result_write_csv quotes it. */
 void result_render_csv(const result_t *r, outbuf_t *out, int header);
+/* The forms a result takes on stdout (dmap and dtail --query's --output,
+ * the REPL's .mode; result_text.c). The table is DTail's; the others are
+ * for the next program in a pipe and show every row. */
+enum result_form {
+    RESULT_FORM_TABLE = 0,  /* result_render_table */
+    RESULT_FORM_CSV,        /* result_render_csv */
+    RESULT_FORM_TSV,        /* result_render_tsv */
+    RESULT_FORM_JSON,       /* result_render_json */
+};
+/* "table", "csv", "tsv", "json" into *form: 0, or -1 for another name. */
+int result_form_parse(const char *name, enum result_form *form);
+const char *result_form_name(enum result_form form);
+/* Whether the form writes a header line (csv, tsv). */
+int result_form_has_header(enum result_form form);
+/* Tab-separated values: the header (when header is set), then a line per
+ * row; in every field a backslash, tab, newline and CR are written as \\,
+ * \t, \n and \r, so a field never holds the separators. */
+void result_render_tsv(const result_t *r, outbuf_t *out, int header);
+/* JSON lines: an object per row, {"header":value,...} in select order.
+ * count() and len() are integers, the other aggregates numbers (the
+ * digits the table shows), non-finite ones the strings "+Inf", "-Inf" and
+ * "NaN"; values (last(), bare fields) strings; an empty cell is null.
+ * Strings are escaped as JSON requires, control bytes, DEL and the C1
+ * controls as \u00XX; a byte that is not valid UTF-8 becomes U+FFFD. */
+void result_render_json(const result_t *r, const plan_t *plan, outbuf_t *out);
+/* r in form (header: csv and tsv start with the header line); the table
+ * plain (color and the query line are table_print.h's). */
+void result_render_form(const result_t *r, const plan_t *plan, enum result_form form,
+                        outbuf_t *out, int header);
+
 /* Writes the result as CSV to the outfile path (exec/sink/outpath.h says
  * what happens to links and to what is not a regular file). Not append:
  * PATH.query (the query text, beside the resolved target) and PATH, each

@@ -73,12 +73,14 @@ expect_completion() {
 
 case_completion() {
   [ -s "$BUILD/completion/dtail" ] || die "no completion script $BUILD/completion/dtail (build first)"
-  expect_completion "--query|--quiet|" dmap --q
   expect_completion "from STATS select|" dmap --query "from STATS sel"
   expect_completion "from STATS select count|" dmap "from STATS select cou"
   expect_completion "select max(\$goroutines) group by \$hostname order|" dmap --query "select max(\$goroutines) group by \$hostname ord"
   expect_completion "debug|" dserver -logLevel de
   expect_completion "always|auto|" dgrep --color a
+  expect_completion "csv|" dmap --output c
+  expect_completion "json|" dtail --output j
+  expect_completion "--query|--query-file|--quiet|" dmap --q
   local b
   for b in $TOOLS; do
     complete_words "$b" -

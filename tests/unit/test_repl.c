@@ -30,10 +30,18 @@ static void test_cmd_parse(void **state)
     assert_int_equal(repl_cmd_parse("  .help", &c, &e), 0);
     assert_int_equal(c.kind, REPL_CMD_HELP);
     assert_int_equal(repl_cmd_parse(".format json", &c, &e), 0);
-    assert_int_equal(c.kind, REPL_CMD_FORMAT);
-    assert_int_equal(c.show, DMAP_SHOW_JSON);
+    assert_int_equal(c.kind, REPL_CMD_MODE);
+    assert_int_equal(c.form, RESULT_FORM_JSON);
     assert_int_equal(repl_cmd_parse(".format csv", &c, &e), 0);
-    assert_int_equal(c.show, DMAP_SHOW_CSV);
+    assert_int_equal(c.form, RESULT_FORM_CSV);
+    assert_int_equal(repl_cmd_parse(".mode tsv", &c, &e), 0);
+    assert_int_equal(c.kind, REPL_CMD_MODE);
+    assert_int_equal(c.form, RESULT_FORM_TSV);
+    assert_int_equal(repl_cmd_parse(".mode table", &c, &e), 0);
+    assert_int_equal(c.form, RESULT_FORM_TABLE);
+    assert_int_equal(repl_cmd_parse(".read \"my queries.sql\"", &c, &e), 0);
+    assert_int_equal(c.kind, REPL_CMD_READ);
+    assert_string_equal(c.arg, "my queries.sql");
     assert_int_equal(repl_cmd_parse(".timer on", &c, &e), 0);
     assert_int_equal(c.on, 1);
     assert_int_equal(repl_cmd_parse(".timer off", &c, &e), 0);
@@ -66,7 +74,12 @@ static void test_cmd_errors(void **state)
     assert_int_equal(repl_cmd_parse(".format xml", &c, &e), -1);
     assert_non_null(strstr(e.msg, "'xml'"));
     assert_int_equal(repl_cmd_parse(".format", &c, &e), -1);
-    assert_non_null(strstr(e.msg, "usage: .format table|csv|json"));
+    assert_non_null(strstr(e.msg, "usage: .mode table|csv|tsv|json"));
+    assert_int_equal(repl_cmd_parse(".mode xml", &c, &e), -1);
+    assert_non_null(strstr(e.msg, ".mode: unknown mode 'xml'"));
+    assert_int_equal(repl_cmd_parse(".read", &c, &e), -1);
+    assert_non_null(strstr(e.msg, "usage: .read FILE"));
+    assert_int_equal(repl_cmd_parse(".read a b", &c, &e), -1);
     assert_int_equal(repl_cmd_parse(".timer maybe", &c, &e), -1);
     assert_int_equal(repl_cmd_parse(".output append", &c, &e), -1);
     assert_int_equal(repl_cmd_parse(".output a b", &c, &e), -1);
@@ -344,15 +357,15 @@ static void test_show_text(void **state)
     result_t r = {.n_cols = 3, .n_rows = 2, .n_groups = 2, .headers = headers, .cells = cells};
     outbuf_t out;
     assert_int_equal(outbuf_init_mem(&out, 64, &e), 0);
-    dmap_show_text(&r, query_plan(q), DMAP_SHOW_CSV, &out);
+    result_render_form(&r, query_plan(q), RESULT_FORM_CSV, &out, 1);
     outbuf_putc(&out, '\0');
     assert_string_equal(out.data, "count($line),last($line),avg($line)\n3,\"a,\"\"b\"\"\",1.500000\n"
                                   "10,caf\xc3\xa9,x\n");
     outbuf_reset(&out);
-    dmap_show_text(&r, query_plan(q), DMAP_SHOW_JSON, &out);
+    result_render_form(&r, query_plan(q), RESULT_FORM_JSON, &out, 1);
     outbuf_putc(&out, '\0');
     assert_string_equal(out.data,
-                        "{\"count($line)\":3,\"last($line)\":\"a,\\\"b\\\"\",\"avg($line)\":1.5}\n"
+                        "{\"count($line)\":3,\"last($line)\":\"a,\\\"b\\\"\",\"avg($line)\":1.500000}\n"
                         "{\"count($line)\":10,\"last($line)\":\"caf\xc3\xa9\",\"avg($line)\":\"x\"}\n");
     outbuf_free(&out);
     query_free(q);
