@@ -107,6 +107,7 @@ static const config_key_t config_keys[] = {
     CK_STR("Common", "Logger", logger),
     CK_STR("Common", "LogRotation", log_rotation),
     CK_STR("Common", "CacheDir", cache_dir),
+    CK_STR("Common", "JournalDirectory", journal_dir),
     CK_STR("Server", "SSHBindAddress", ssh_bind_address),
     CK_STR("Server", "MapreduceLogFormat", mapreduce_log_format),
     CK_INT("Server", "MaxConnections", max_connections, 1, 1000000),

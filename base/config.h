@@ -36,6 +36,9 @@ typedef struct config {
                                      per day; anything else (DTail's rule): one
                                      file <LogDir>/<program>.log, reopened on SIGHUP */
     char cache_dir[1024];         /* Common.CacheDir, default "cache" */
+    char journal_dir[1024];       /* Common.JournalDirectory: where journal targets
+                                     are read (journalctl -D), "" = the machine's
+                                     journal (exec/scan/journal.h) */
     char mapreduce_log_format[32]; /* Server.MapreduceLogFormat: the log format of a
                                      `from` query without logformat; "" = default
                                      (exec_default_logformat) */

@@ -84,11 +84,13 @@ set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-# The linked libraries from dpkg-shlibdeps; libedit2 by hand, because the
-# clients dlopen it (client/tools/lazy_lib.c) and shlibdeps cannot see that
-# (libssh-4 they dlopen too, but dserver links it); adduser for postinst.
+# The linked libraries from dpkg-shlibdeps; libedit2 and libsystemd0 by
+# hand, because the clients dlopen libedit (client/tools/lazy_lib.c) and
+# every binary libsystemd (exec/scan/journal_api.c), which shlibdeps cannot
+# see (libssh-4 the clients dlopen too, but dserver links it); adduser for
+# postinst.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "adduser, libedit2")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "adduser, libedit2, libsystemd0")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
   ${DTAIL_PKG_DIR}/debian/conffiles ${DTAIL_PKG_DIR}/debian/postinst
   ${DTAIL_PKG_DIR}/debian/prerm ${DTAIL_PKG_DIR}/debian/postrm)

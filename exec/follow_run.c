@@ -12,6 +12,8 @@
 
 #include "base/clock.h"
 #include "base/grow.h"
+#include "exec/scan/journal.h"
+#include "exec/scan/journal_spec.h"
 
 #define RESCAN_MS 1000
 #define TICK_MS 50
@@ -29,7 +31,7 @@ typedef struct watched_dir {
 } watched_dir_t;
 
 typedef struct run_file {
-    follow_t *f;              /* the source */
+    follow_t *f;              /* the source; NULL for a journal (no path to watch) */
     input_t *in;              /* over it */
     const follow_plan_ops_t *ops;
     void *ctx;
@@ -140,7 +142,8 @@ static int grow_slots(follow_run_t *r)
     r->slots = s;
     r->n_slots = n;
     for (size_t i = 0; i < r->n_files; i++)
-        slot_put(r, i);
+        if (r->files[i].f)
+            slot_put(r, i);
     return 0;
 }
 
@@ -229,6 +232,15 @@ int follow_run_add(follow_run_t *r, const char *path, const follow_opts_t *fo,
         return 0;
     if (GROW_ARRAY(r->files, r->cap_files, r->n_files + 1, 16) < 0 || grow_slots(r) < 0)
         return err_set(e, ERR_NOMEM, "out of memory following %s", path);
+    if (journal_spec_is(path, strlen(path))) {
+        /* No file to watch: the journal source sees new entries and new
+         * journal files itself, at each read; the sweep reads it. */
+        run_file_t rf = {.ops = ops, .ctx = file_ctx, .dirty = 1};
+        if (!(rf.in = journal_open(path, 1, e)))
+            return -1;
+        r->files[r->n_files++] = rf;
+        return 1;
+    }
     follow_opts_t o = *fo;
     o.stop = r->stop;
     run_file_t rf = {.ops = ops, .ctx = file_ctx, .dirty = 1};
@@ -312,7 +324,8 @@ static void take_events(follow_run_t *r)
                  * can no longer be counted against what was found. */
                 mark_all(r);
                 for (size_t i = 0; i < r->n_files; i++)
-                    follow_resync(r->files[i].f);
+                    if (r->files[i].f)
+                        follow_resync(r->files[i].f);
                 continue;
             }
             if (!ev->len)
@@ -352,7 +365,8 @@ static int read_round(follow_run_t *r)
             if (rc < 0 && rf->ops->failed)
                 rf->ops->failed(rf->ctx, &e);
         }
-        follow_settle(rf->f);
+        if (rf->f)
+            follow_settle(rf->f);
     }
     return more;
 }
@@ -365,7 +379,7 @@ static int wait_ms(follow_run_t *r, long long next_sweep, long long now)
     if (ms > TICK_MS)
         ms = TICK_MS;
     for (size_t i = 0; i < r->n_files; i++) {
-        if (r->files[i].over)
+        if (r->files[i].over || !r->files[i].f)
             continue;
         int w = follow_wants_ms(r->files[i].f);
         if (w >= 0 && w < ms) {
@@ -423,6 +437,8 @@ void follow_run_stats(const follow_run_t *r, follow_stats_t *out)
 {
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < r->n_files; i++) {
+        if (!r->files[i].f)
+            continue;
         const follow_stats_t *s = follow_stats(r->files[i].f);
         out->rotations += s->rotations;
         out->truncations += s->truncations;

@@ -65,8 +65,11 @@ void follow_run_free(follow_run_t *r);
 /* Follows path with the plan ops over file_ctx (the run's from then on:
  * follow_run_free releases it; when 0 or -1 is returned it stays the
  * caller's). fo's open and notice hooks are used; stop is the
- * run's. Returns 1 when added, 0 when the path or its
- * file is followed already, -1 with e set. */
+ * run's. A journal target ("journal:<unit>", exec/scan/journal.h) is
+ * followed from the journal's end, read at every sweep; fo is not used
+ * for it (a caller that checks permissions checks the target before).
+ * Returns 1 when added, 0 when the path or its file is followed already,
+ * -1 with e set (the path is then not tried again). */
 int follow_run_add(follow_run_t *r, const char *path, const follow_opts_t *fo,
                    const follow_plan_ops_t *ops, void *file_ctx, err_t *e);
 /* Calls fn on the file_ctx of every file added, in the order added (a

@@ -6,12 +6,14 @@ packages=(
   cmake make gcc pkg-config lemon
   libpcre2-dev zlib1g-dev libzstd-dev libsqlite3-dev libssh-dev libedit-dev
   libjansson-dev libcmocka-dev libmd-dev libacl1-dev
+  libsystemd-dev             # sd-journal: journal targets (journal:<unit>)
   openssh-client acl         # e2e: ssh-keygen, ssh-agent, an independent ssh client; setfacl
   openssh-server             # e2e keytypes: our client against a real sshd
   clang libclang-rt-14-dev   # libFuzzer and the fuzz smoke run
   gzip zstd time procps      # e2e tests: compressed inputs, peak RSS, pkill
   sqlite3                    # e2e tests and benchmark: read SQLite exports
   python3                    # e2e tests: parse JSON and CSV output
+  systemd-journal-remote     # e2e journal tests: write journal files (journalctl to compare)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -13,6 +13,7 @@
 #include <libssh/libssh.h>
 
 #include "exec/run/request.h"
+#include "exec/scan/journal.h"
 #include "base/fdio.h"
 #include "base/clock.h"
 #include "base/config.h"
@@ -166,6 +167,13 @@ static int run(dserver_t *d, const dserver_flags_t *f, err_t *e)
     LOG_INFO("%s", WIRE_VERSION_LINE);
     if (d->cfg.path[0])
         LOG_INFO("Loaded config file|%s", d->cfg.path);
+    journal_set_dir(d->cfg.journal_dir);
+    err_t jerr;
+    if (journal_available(&jerr))
+        LOG_INFO("Journal targets served|%s", d->cfg.journal_dir[0] ? d->cfg.journal_dir
+                                                                      : "the machine's journal");
+    else
+        LOG_WARN("Journal targets not served (no capability journal-v1)|%s", jerr.msg);
     if (drop_privileges(f->user, 1, e) < 0)   /* refuse before creating anything */
         return -1;
     d->limits = server_limits_create(&d->cfg, e);

@@ -572,6 +572,8 @@ static int handshake(session_t *ss, wire_reader_t *r, err_t *e)
     r->dec.skip_hello_end = 1;   /* after a client's HELLO, for a 4.1 server */
     wire_hello_t mine;
     wire_hello_init(&mine, ss->env->hostname);
+    if (journal_available(NULL))
+        mine.caps |= WIRE_CAP_JOURNAL;
     if (send_small(ss, enc_hello, &mine) < 0)
         return err_set(e, ERR_IO, "sending HELLO: %s", ss->send_err.msg);
     return 0;

@@ -1036,7 +1036,7 @@ int session_serve_dt41(session_t *ss, wire_reader_t *r, err_t *e)
      * session gives up. The health handler sends none. */
     if (!d.cmd.health_handler) {
         pthread_mutex_lock(&ss->send_mu);
-        dt41_put_capabilities(&d.buf, false);
+        dt41_put_capabilities(&d.buf, journal_available(NULL));
         rc = flush_locked(&d);
         pthread_mutex_unlock(&ss->send_mu);
     }

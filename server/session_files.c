@@ -33,10 +33,30 @@ uint8_t session_report_refusal(session_t *ss, const char *asked, const char *det
     session_send_file_status(ss, WIRE_FILE_NOT_FOUND, asked, session_refused_text);
     return WIRE_FILE_NOT_FOUND;
 }
+/* What target_list_add_spec reported of a spec: that it gave no file,
+ * and for a journal target why (its text names nothing on disk). */
+typedef struct spec_miss {
+    int missed;
+    err_t why;
+} spec_miss_t;
+
 static void note_miss(void *ctx, const err_t *e)
 {
-    (void)e;
-    *(int *)ctx = 1;
+    spec_miss_t *m = ctx;
+    m->missed = 1;
+    m->why = *e;
+}
+
+int session_journal_allowed(session_t *ss, const char *target, const char *asked)
+{
+    /* The rule is the check: dserver reads the journal as its own user,
+     * there is no file whose permissions would answer for the user. */
+    if (perm_rules_allow(ss->rules, target)) {
+        LOG_INFO("Start reading|%s|%s", target, target);
+        return 1;
+    }
+    session_report_refusal(ss, asked, "a journal target the rules do not allow");
+    return 0;
 }
 
 /* Drops the matches of a glob (tl's items from `from` on) that the user
@@ -101,15 +121,26 @@ static void session_cap_targets(session_t *ss, target_list_t *tl)
 int session_expand_spec(session_t *ss, const char *spec, target_list_t *tl, int tell,
                         int (*known)(void *ctx, const char *path), void *known_ctx)
 {
-    int missed = 0;
+    spec_miss_t miss = {0};
     size_t from = tl->n;
     err_t e;
-    if (strcmp(spec, "-") == 0 || target_list_add_spec(tl, spec, note_miss, &missed, &e) < 0) {
-        missed = 1;
-    } else if (strpbrk(spec, "*?[")) {
+    int journal = journal_spec_is(spec, strlen(spec));
+    if (strcmp(spec, "-") == 0 || target_list_add_spec(tl, spec, note_miss, &miss, &e) < 0) {
+        miss.missed = 1;
+    } else if (journal && miss.missed) {
+        /* a malformed journal target: its own words, which tell nothing
+         * of what the server has */
+        if (tell) {
+            LOG_WARN("Invalid journal target|%s@%s|%s", ss->env->user, ss->env->hostname,
+                     miss.why.msg);
+            session_send_file_status(ss, WIRE_FILE_ERROR, spec, miss.why.msg);
+        }
+        return 1;
+    } else if (!journal && strpbrk(spec, "*?[")) {   /* a unit glob is the journal's */
         keep_allowed(ss, tl, from, tell, known, known_ctx);
-        missed = tl->n == from;
+        miss.missed = tl->n == from;
     }
+    int missed = miss.missed;
     if (missed && tell) {
         log_refusal(ss, LOG_WARN, spec, strcmp(spec, "-") == 0 ? "stdin is not served"
                                                                : "no file it may read matches");
@@ -168,6 +199,28 @@ static void release_slot(session_t *ss)
     pthread_mutex_unlock(&ss->slot_mu);
 }
 
+/* open_target for a journal target, in its read slot: the rule, then
+ * the journal (no file, no OS check: dserver reads it as itself). */
+static int open_journal(session_files_t *sf, const target_t *t, unsigned index, run_input_t *it)
+{
+    if (!session_journal_allowed(sf->ss, t->path, sf->spec)) {
+        sf->failed++;
+        release_slot(sf->ss);
+        return 0;
+    }
+    snprintf(sf->canonical, sizeof sf->canonical, "%s", t->path);
+    err_t e;
+    input_t *in = journal_open(t->path, 0, &e);
+    if (!in) {
+        run_counts_t none = {0};
+        *it = (run_input_t){.path = t->path};
+        session_files_done(sf, it, -1, &none, &e);
+        return 0;
+    }
+    *it = (run_input_t){.in = in, .path = t->path, .source_id = t->source_id, .index = index};
+    return 1;
+}
+
 /* Opens target t for the run: 1 with it set, or 0 when it is not read
  * (its status is sent, or the server stops). */
 static int open_target(session_files_t *sf, const target_t *t, run_input_t *it)
@@ -198,6 +251,9 @@ static int open_target(session_files_t *sf, const target_t *t, run_input_t *it)
     }
     char detail[8192];
     sf->fd = -1;
+    sf->link[0] = 0;
+    if (journal_spec_is(t->path, strlen(t->path)))
+        return open_journal(sf, t, index, it);
     enum perm_result pr = perm_open(ss->rules, &ss->user, t->path, &sf->fd, sf->canonical,
                                     sizeof sf->canonical, detail, sizeof detail);
     if (pr != PERM_OK) {
@@ -266,7 +322,7 @@ void session_files_done(void *ctx, run_input_t *it, int rc, const run_counts_t *
          * (e.g. it was truncated) is the client's to know; e->msg names
          * the /proc link, the client knows the file by its name. */
         char why[sizeof e->msg + 4096];
-        const char *at = strstr(e->msg, sf->link);
+        const char *at = sf->link[0] ? strstr(e->msg, sf->link) : NULL;
         if (at)
             snprintf(why, sizeof why, "%.*s%s%s", (int)(at - e->msg), e->msg, it->path,
                      at + strlen(sf->link));

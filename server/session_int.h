@@ -14,6 +14,8 @@
 #include "exec/run/plan.h"
 #include "exec/run/request.h"
 #include "exec/run/runner.h"
+#include "exec/scan/journal.h"
+#include "exec/scan/journal_spec.h"
 #include "exec/scan/targets.h"
 #include "parser/parser.h"
 #include "server/permissions.h"
@@ -105,6 +107,10 @@ int session_expand_spec(session_t *ss, const char *spec, target_list_t *tl, int 
  * that do not say whether it exists; the log gets perm_open's detail, which
  * says why. Returns the FILE_STATUS sent. */
 uint8_t session_report_refusal(session_t *ss, const char *asked, const char *detail);
+/* Whether the user's rules allow the journal target ("journal:<unit>",
+ * matched whole, as DTail's): 1 (logged as a start of reading), or 0
+ * after the refusal was told as every refusal is (asked: the spec). */
+int session_journal_allowed(session_t *ss, const char *target, const char *asked);
 /* AGGREGATE with t serialized. */
 int session_send_table(session_t *ss, const agg_table_t *t, int final);
 

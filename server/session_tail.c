@@ -233,6 +233,16 @@ static void start_follower(tail_run_t *t, const target_t *tg, const char *asked,
 {
     if (follow_run_has(t->run, tg->path))
         return;
+    if (journal_spec_is(tg->path, strlen(tg->path))) {
+        /* checked and opened once, at the first look: a journal target
+         * does not come and go as a file does */
+        if (from_start)
+            return;
+        if (!session_journal_allowed(t->ss, tg->path, asked)) {
+            t->failed++;
+            return;
+        }
+    }
     err_t e;
     err_clear(&e);
     tail_file_t *f = tail_file_new(t, tg, asked, &e);

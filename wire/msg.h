@@ -31,6 +31,8 @@
 #define WIRE_CAP_ZSTD 0x1u            /* can send/receive compressed LINES */
 #define WIRE_CAP_FILE_COUNTS 0x2u     /* its FILE_STATUS frames carry the bytes
                                          and lines read of the file */
+#define WIRE_CAP_JOURNAL 0x4u         /* a server that reads journal targets
+                                         (`journal:<unit>`; DTail's journal-v1) */
 
 typedef struct wire_hello {
     uint16_t version;         /* WIRE_VERSION of the sender */

@@ -10,6 +10,7 @@
 #include "base/term.h"
 #include "client/remote/dt41_fold.h"
 #include "exec/agg/eval.h"
+#include "exec/scan/journal_spec.h"
 #include "exec/sink/lines.h"
 #include "parser/parser.h"
 #include "wire/dt41.h"
@@ -152,6 +153,10 @@ typedef struct answer {
     dt41_splitter_t split;
     wire_buf_t carry;         /* a message cut inside a UTF-8 character */
     int closed;               /* the server said .syn close connection */
+    int told;                 /* messages read so far, but for the refusal of
+                                 our HELLO */
+    int caps;                 /* its .syn capabilities came */
+    int journal;              /* ... and have journal-v1 */
     /* a query: the server's AGGREGATE messages folded into table */
     query_t *query;
     agg_spec_t *specs;
@@ -291,11 +296,28 @@ static int ack_close(answer_t *a, err_t *e)
     return rc;
 }
 
+/* Whether the capability names have the word w. */
+static int has_word(const dt41_str_t *names, const char *w)
+{
+    size_t k = strlen(w);
+    for (size_t i = 0; i + k <= names->n; i++)
+        if ((i == 0 || names->p[i - 1] == ' ') && memcmp(names->p + i, w, k) == 0 &&
+            (i + k == names->n || names->p[i + k] == ' '))
+            return 1;
+    return 0;
+}
+
 static int message(answer_t *a, const char *p, size_t n, err_t *e)
 {
     dt41_msg_t m;
     dt41_msg_classify(p, n, &m);
+    if (!refuses_hello(&m.raw))
+        a->told++;
     switch (m.kind) {
+    case DT41_MSG_CAPABILITIES:
+        a->caps = 1;
+        a->journal = has_word(&m.text, "journal-v1");
+        return 0;
     case DT41_MSG_CLOSE:
         return ack_close(a, e);
     case DT41_MSG_SERVER:
@@ -447,14 +469,48 @@ static int feed(answer_t *a, const char *p, size_t n, err_t *e)
     return hand_on(a, e);
 }
 
-static int answer_loop(answer_t *a, err_t *e)
+/* What the handshake read past the HELLO: the answer's start. */
+static int feed_early(answer_t *a, err_t *e)
 {
-    /* what the handshake read past the HELLO is the answer's start */
     const unsigned char *early;
     size_t n = wire_decoder_unread(&a->c->r.dec, &early);
-    if (feed(a, (const char *)early, n, e) < 0)
-        return -1;
     a->c->r.dec.off = a->c->r.dec.len;
+    return feed(a, (const char *)early, n, e);
+}
+
+/* Reads until the server's capabilities came: a Go dserver sends them at
+ * once, before it answers a command, our HELLO included. A server that
+ * said something else first (DTail before 4.3 has no capabilities), or
+ * nothing more within the connect timeout (c->read_deadline, where the
+ * stream has one), has none. The messages read are the answer's. 0, or
+ * -1 with e set. */
+static int read_capabilities(answer_t *a, err_t *e)
+{
+    char buf[4096];
+    if (feed_early(a, e) < 0)
+        return -1;
+    remote_conn_t *c = a->c;
+    if (c->read_deadline)
+        c->read_deadline(&c->s, clock_now_ms() + c->hello_wait_ms);
+    int rc = 0;
+    while (!a->caps && !a->told && !a->closed) {
+        ssize_t got = stream_read(&c->s, buf, sizeof buf, e);
+        if (got < 0 || (got > 0 && feed(a, buf, (size_t)got, e) < 0)) {
+            rc = -1;
+            break;
+        }
+        if (got == 0)
+            break;   /* the deadline, or the end (the request's send says so) */
+    }
+    if (c->read_deadline)
+        c->read_deadline(&c->s, 0);
+    return rc;
+}
+
+static int answer_loop(answer_t *a, err_t *e)
+{
+    if (feed_early(a, e) < 0)
+        return -1;
     char *buf = malloc(READ_CHUNK);
     if (!buf)
         return err_set(e, ERR_NOMEM, "out of memory");
@@ -539,17 +595,25 @@ int remote_dt41_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *ou
         end_query(&a);
         return -1;
     }
-    if (send_request(c, rq, a.query ? query_plan(a.query) : NULL, e) < 0) {
-        end_query(&a);
-        return -1;
-    }
     if (outbuf_init_mem(&a.lines, 256 * 1024, e) < 0) {
         end_query(&a);
         return -1;
     }
     a.lines.escape_data = c->escape;
     dt41_msgsplit_init(&a.split, 0);
-    int rc = answer_loop(&a, e);
+    int rc = 0;
+    if (journal_spec_in_list(rq->files)) {
+        /* journal targets need journal-v1: the capabilities first, as
+         * DTail's client waits for them */
+        rc = read_capabilities(&a, e);
+        if (rc == 0 && remote_journal_refused(c, rq->files, a.journal, rs))
+            rc = 1;
+    }
+    if (rc == 0)
+        rc = send_request(c, rq, a.query ? query_plan(a.query) : NULL, e);
+    if (rc == 0)
+        rc = answer_loop(&a, e);
+    rc = rc > 0 ? 0 : rc;
     if (rc == 0 && out)
         outbuf_flush(out);
     if (a.sink_open)

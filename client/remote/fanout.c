@@ -180,7 +180,7 @@ static void *host_main(void *arg)
         if (rc < 0 && !fanout_stopping(f))
             report_failure(h, &e);
         set_state(h, rc == 0 ? FANOUT_DONE : FANOUT_FAILED);
-        if (!f->ops->retry || fanout_stopping(f))
+        if (!f->ops->retry || fanout_stopping(f) || h->c.cannot_serve)
             break;
         backoff_wait(f, backoff);
         backoff = backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : backoff * 2;

@@ -12,6 +12,7 @@
 #include "client/remote/dt41.h"
 #include "client/remote/hello.h"
 #include "client/remote/ssh.h"
+#include "exec/scan/journal_spec.h"
 #include "exec/sink/lines.h"
 
 int remote_wanted(const cli_opts_t *o)
@@ -72,7 +73,9 @@ int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t 
     c->open = 1;
     char me[256];
     cli_host_name(me, sizeof me);
-    int proto = remote_hello(&c->s, &c->r, me, cfg->ssh_connect_timeout_ms, &c->server, e);
+    c->read_deadline = ssh_client_read_deadline;
+    c->hello_wait_ms = cfg->ssh_connect_timeout_ms > 0 ? cfg->ssh_connect_timeout_ms : 2000;
+    int proto = remote_hello(&c->s, &c->r, me, c->hello_wait_ms, &c->server, e);
     if (proto < 0) {
         remote_close(c);
         return -1;
@@ -154,6 +157,17 @@ static int shown_lines(remote_conn_t *c, const char **p, size_t *len, err_t *e)
     return 0;
 }
 
+int remote_journal_refused(remote_conn_t *c, const char *files, int journal, client_run_t *rs)
+{
+    if (journal || !journal_spec_in_list(files))
+        return 0;
+    print_server(c, LOG_ERROR, REMOTE_NO_JOURNAL, sizeof REMOTE_NO_JOURNAL - 1);
+    if (rs->status < 1)
+        rs->status = 1;
+    c->cannot_serve = 1;
+    return 1;
+}
+
 static void file_problem(const remote_conn_t *c, const wire_msg_t *m, client_run_t *rs)
 {
     char text[8192];
@@ -197,6 +211,8 @@ int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
 {
     if (c->dt41)
         return remote_dt41_request(c, rq, out, h, rs, e);
+    if (rq && remote_journal_refused(c, rq->files, (c->server.caps & WIRE_CAP_JOURNAL) != 0, rs))
+        return 0;
     if (rq && remote_send(c, rq, e) < 0)
         return -1;
     agg_bytes_t parts = {0};

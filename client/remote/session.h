@@ -46,6 +46,12 @@ typedef struct remote_conn {
     uint8_t render;              /* the last request's render (how to escape) */
     palette_t palette;           /* and its paint */
     outbuf_t term;               /* the escaped LINES (escape; data NULL until used) */
+    /* The stream's read deadline (ssh_client_read_deadline; NULL: none),
+     * and how long the handshake may wait (SSHConnectTimeoutMs). */
+    void (*read_deadline)(stream_t *s, long long deadline_ms);
+    int hello_wait_ms;
+    int cannot_serve;            /* a request was not sent: the server lacks what it
+                                    needs (journal-v1); a retry would not change that */
 } remote_conn_t;
 
 /* The largest table a server may send in parts (AGGREGATE flag `more`):
@@ -102,6 +108,15 @@ int remote_send(remote_conn_t *c, const wire_request_t *rq, err_t *e);
  * on any other message: a table cut off is dropped. */
 int remote_aggregate_frame(size_t agg_max, const remote_handler_t *h, agg_bytes_t *parts,
                            const wire_msg_t *m, err_t *e);
+
+/* The text DTail's client shows (as an ERROR of the server) for journal
+ * targets asked of a server without the capability. */
+#define REMOTE_NO_JOURNAL "journal file targets require server capability journal-v1"
+/* A request naming journal targets (files) for a server that cannot read
+ * them (journal: it has the capability): REMOTE_NO_JOURNAL is shown as the
+ * server's error, rs->status raised to 1, c->cannot_serve set, and 1
+ * returned: the request must not be sent. Else 0. */
+int remote_journal_refused(remote_conn_t *c, const char *files, int journal, client_run_t *rs);
 
 /* Sends rq (unless NULL: sent already) and handles frames until END; LINES go to h->on_lines, else
  * to out (NULL when on_lines is given). Problems the

@@ -36,6 +36,7 @@
 #include "exec/follow_plan.h"
 #include "exec/follow_run.h"
 #include "exec/linescan.h"
+#include "exec/scan/journal_spec.h"
 #include "exec/scan/targets.h"
 #include "exec/sink/lines.h"
 
@@ -168,7 +169,10 @@ static void file_failed(void *ctx, const char *path, const err_t *e)
 /* Follows target tg unless its path or its file is followed. */
 static void start_follower(tail_run_t *t, const target_t *tg, int from_start)
 {
-    if (follow_run_has(t->run, tg->path))
+    /* a journal target is opened once, at the start: a later look (from
+     * the start of a file that appeared) has nothing new to find */
+    if (follow_run_has(t->run, tg->path) ||
+        (from_start && journal_spec_is(tg->path, strlen(tg->path))))
         return;
     err_t e;
     err_clear(&e);

@@ -12,6 +12,7 @@
 #include "base/fdio.h"
 #include "base/log.h"
 #include "base/term.h"
+#include "exec/scan/journal.h"
 
 #define DEFAULT_SHUTDOWN_AFTER 86400
 
@@ -147,6 +148,7 @@ int client_setup(const cli_opts_t *o, config_t *cfg, char *host, size_t host_cap
             return -1;
         memcpy(cfg->auth_key_path, path, sizeof path);
     }
+    journal_set_dir(cfg->journal_dir);
     return 0;
 }
 

@@ -17,6 +17,7 @@
 #include <histedit.h>
 #include <libssh/libssh.h>
 
+#include "base/dynlib.h"
 #include "base/err.h"
 
 #define SSH_API_FUNCS(X)                                                                    \
@@ -36,21 +37,19 @@
     X(el_reset) X(el_resize) X(el_set) X(el_wset) X(history) X(history_end)                 \
     X(history_init)
 
-#define LAZY_LIB_SLOT(f) __typeof__(f) *f;
 typedef struct ssh_api {
-    SSH_API_FUNCS(LAZY_LIB_SLOT)
+    SSH_API_FUNCS(DYNLIB_SLOT)
 } ssh_api_t;
 typedef struct edit_api {
-    EDIT_API_FUNCS(LAZY_LIB_SLOT)
+    EDIT_API_FUNCS(DYNLIB_SLOT)
 } edit_api_t;
-#undef LAZY_LIB_SLOT
 
 extern ssh_api_t ssh_api;
 extern edit_api_t edit_api;
 
-/* Load the library and fill its table, once for the process (any thread
- * may call them, any number of times). 0, or -1 with e naming the library
- * and what went wrong (later calls give the same error). */
+/* Load the library and fill its table, once for the process
+ * (base/dynlib.h): 0, or -1 with e naming the library and what went
+ * wrong (later calls give the same error). */
 int ssh_api_load(err_t *e);
 int edit_api_load(err_t *e);
 

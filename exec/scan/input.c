@@ -13,6 +13,8 @@
 #include <zstd.h>
 
 #include "base/clock.h"
+#include "exec/scan/journal.h"
+#include "exec/scan/journal_spec.h"
 
 #define INPUT_RAW_CAP (256 * 1024)   /* compressed bytes read at once */
 
@@ -158,6 +160,8 @@ input_t *input_open(const char *path, err_t *e)
 
 input_t *input_open_until(const char *path, long long deadline_ms, err_t *e)
 {
+    if (journal_spec_is(path, strlen(path)))
+        return journal_open(path, 0, e);   /* never waits: no deadline to keep */
     input_t *in = input_alloc(path, e);
     if (!in)
         return NULL;

@@ -1,5 +1,6 @@
 /* input.h: one readable byte stream: a regular file, stdin, or a gzip or
- * zstd file, recognised by its magic bytes whatever its name.
+ * zstd file, recognised by its magic bytes whatever its name; or the
+ * lines of a journal target, made by code (an input source).
  *
  * The reader above asks for large reads; decompression happens here so the
  * rest of the engine never knows whether bytes were compressed. */
@@ -19,8 +20,9 @@ enum input_kind {
 
 typedef struct input input_t;
 
-/* Opens path ("-" = stdin). Rejects directories and other non-regular,
- * non-stream files with an error naming the path. */
+/* Opens path ("-" = stdin; "journal:<unit>": the lines of a systemd
+ * journal target, exec/scan/journal.h). Rejects directories and other
+ * non-regular, non-stream files with an error naming the path. */
 input_t *input_open(const char *path, err_t *e);
 /* input_open for a run that ends at deadline_ms (clock_now_ms(); 0: none):
  * a stream (stdin) that has no bytes by then reads as ended, so a stalled

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/grow.h"
+#include "exec/scan/journal_spec.h"
 
 void target_list_init(target_list_t *tl)
 {
@@ -113,6 +114,16 @@ static int add_one(target_list_t *tl, const char *entry,
 {
     if (strcmp(entry, "-") == 0)
         return push(tl, "-", strdup("-"), e);
+    if (journal_spec_is(entry, strlen(entry))) {
+        /* not a path: the journal reads it (exec/scan/journal.h), and
+         * its source id is the target as given, as DTail's */
+        err_t je;
+        if (journal_spec_check(entry, &je) == 0)
+            return push(tl, entry, strdup(entry), e);
+        if (on_error)
+            on_error(ctx, &je);
+        return 0;
+    }
     if (!has_glob_meta(entry))
         return push(tl, entry, strdup(base_name(entry)), e);
     glob_t g;

@@ -32,7 +32,10 @@ void target_list_truncate(target_list_t *tl, size_t n);
 int target_spec_next(const char **pp, const char **entry, size_t *len);
 /* Expands one comma-separated spec and appends the results. A glob that
  * matches nothing is reported through on_error (with the pattern) and the
- * rest continues; returns -1 only on allocation failure. */
+ * rest continues; returns -1 only on allocation failure. A journal target
+ * (`journal:<unit>`, exec/scan/journal_spec.h) is one target, its path
+ * and source id the entry as given; an invalid one is reported through
+ * on_error and skipped. */
 int target_list_add_spec(target_list_t *tl, const char *spec,
                          void (*on_error)(void *ctx, const err_t *e), void *ctx,
                          err_t *e);

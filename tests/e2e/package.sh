@@ -117,7 +117,7 @@ case_deb() {
   run conffiles dpkg-deb -I "$DEB" conffiles
   grep -qxF /etc/dserver/dtail.json "$OUT" || fail "conffiles does not list /etc/dserver/dtail.json: $(cat "$OUT")"
   run control dpkg-deb -f "$DEB" Package Depends
-  for f in adduser libssh-4 libedit2 libpcre2-8-0 libsqlite3-0 zlib1g libzstd1 libjansson4; do
+  for f in adduser libssh-4 libedit2 libsystemd0 libpcre2-8-0 libsqlite3-0 zlib1g libzstd1 libjansson4; do
     grep -q "[ ,]$f\b" "$OUT" || fail "Depends lacks $f: $(cat "$OUT")"
   done
   for f in postinst prerm postrm; do
