@@ -71,6 +71,23 @@ void table_printer_show(table_printer_t *tp, const result_t *r)
     outbuf_free(&text);
 }
 
+void table_printer_note_approx(const plan_t *plan, const size_t *rows)
+{
+    char text[1024];
+    if (rows && result_approx_text(plan, rows, text, sizeof text) > 0)
+        fprintf(stderr, "dmap: note: %s\n", text);
+}
+
+void table_printer_note_approx_result(const plan_t *plan, const result_t *r)
+{
+    size_t *rows = calloc(plan->n_select ? plan->n_select : 1, sizeof *rows);
+    if (!rows)
+        return;
+    result_approx_add(r, rows);
+    table_printer_note_approx(plan, rows);
+    free(rows);
+}
+
 void table_printer_note_limit(const plan_t *plan, size_t n_groups)
 {
     if (!plan->limit_given && n_groups > TABLE_DEFAULT_ROWS)
