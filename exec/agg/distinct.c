@@ -24,11 +24,6 @@ void distinct_free(distinct_t *d)
     free(d);
 }
 
-size_t distinct_bytes(const distinct_t *d)
-{
-    return sizeof *d + (size_t)d->cap * sizeof *d->set + (d->hll ? DISTINCT_HLL_M : 0);
-}
-
 uint64_t distinct_hash(const char *p, size_t len)
 {
     /* agg_hash, then MurmurHash3's finaliser, so that every bit the

@@ -36,7 +36,11 @@ typedef struct distinct {
 
 distinct_t *distinct_new(void);
 void distinct_free(distinct_t *d);
-size_t distinct_bytes(const distinct_t *d);
+/* Heap bytes d holds (the table's memory accounting; per row: inline). */
+static inline size_t distinct_bytes(const distinct_t *d)
+{
+    return sizeof *d + (size_t)d->cap * sizeof *d->set + (d->hll ? DISTINCT_HLL_M : 0);
+}
 static inline bool distinct_exact(const distinct_t *d)
 {
     return d->hll == NULL;

@@ -20,6 +20,7 @@ void quant_free(quant_t *q)
         return;
     free(q->vals);
     sketch_free(q->sk);
+    sketch_free(q->pre);
     free(q);
 }
 
@@ -30,21 +31,38 @@ static size_t sketch_heap(const sketch_t *sk)
 
 size_t quant_bytes(const quant_t *q)
 {
-    return sizeof *q + (size_t)q->cap * sizeof *q->vals + (q->sk ? sketch_heap(q->sk) : 0);
+    return sizeof *q + (size_t)q->cap * sizeof *q->vals + (q->sk ? sketch_heap(q->sk) : 0) +
+           (q->pre ? sketch_heap(q->pre) : 0);
+}
+
+/* Adds n values to sk. -1 when out of memory. */
+static int sketch_add_all(sketch_t *sk, const double *v, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (sketch_add(sk, v[i]) < 0)
+            return -1;
+    return 0;
+}
+
+/* A new sketch of q's values (what pre holds, when there is one). */
+static sketch_t *sketch_of(const quant_t *q)
+{
+    sketch_t *sk = sketch_new();
+    if (sk && (q->pre ? sketch_merge(sk, q->pre) : sketch_add_all(sk, q->vals, q->n)) < 0) {
+        sketch_free(sk);
+        return NULL;
+    }
+    return sk;
 }
 
 int quant_sketch(quant_t *q)
 {
     if (q->sk)
         return 0;
-    sketch_t *sk = sketch_new();
-    if (!sk)
+    sketch_t *sk = q->pre;
+    if (!sk && !(sk = sketch_of(q)))
         return -1;
-    for (uint32_t i = 0; i < q->n; i++)
-        if (sketch_add(sk, q->vals[i]) < 0) {
-            sketch_free(sk);
-            return -1;
-        }
+    q->pre = NULL;
     free(q->vals);
     q->vals = NULL;
     q->n = q->cap = 0;
@@ -84,6 +102,29 @@ int quant_add_slow(quant_t *q, double v)
         return -1;
     q->vals[q->n++] = v;
     q->sorted = false;
+    if (q->pre)
+        return sketch_add(q->pre, v);
+    if (q->n > QUANT_PRE_AT && !(q->pre = sketch_of(q)))
+        return -1;
+    return 0;
+}
+
+/* into's pre, when either side has one, for the union of the values
+ * (from's values already appended to into's). */
+static int pre_union(quant_t *into, const quant_t *from)
+{
+    if (!into->pre && !from->pre)
+        return 0;
+    if (into->pre)   /* from's values were appended: add them */
+        return from->pre ? sketch_merge(into->pre, from->pre)
+                         : sketch_add_all(into->pre, into->vals + into->n - from->n, from->n);
+    sketch_t *sk = sketch_new();
+    if (!sk || sketch_merge(sk, from->pre) < 0 ||
+        sketch_add_all(sk, into->vals, into->n - from->n) < 0) {
+        sketch_free(sk);
+        return -1;
+    }
+    into->pre = sk;
     return 0;
 }
 
@@ -96,16 +137,13 @@ int quant_merge(quant_t *into, const quant_t *from)
             memcpy(into->vals + into->n, from->vals, (size_t)from->n * sizeof *from->vals);
         into->n += from->n;
         into->sorted = into->sorted && from->n == 0;
-        return 0;
+        return pre_union(into, from);
     }
     if (!into->sk && quant_sketch(into) < 0)
         return -1;
-    if (from->sk)
-        return sketch_merge(into->sk, from->sk);
-    for (uint32_t i = 0; i < from->n; i++)
-        if (sketch_add(into->sk, from->vals[i]) < 0)
-            return -1;
-    return 0;
+    if (from->sk || from->pre)
+        return sketch_merge(into->sk, from->sk ? from->sk : from->pre);
+    return sketch_add_all(into->sk, from->vals, from->n);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -182,7 +220,10 @@ int quant_merge_encoded(quant_t *q, wire_le_reader_t *r, size_t len, err_t *e)
         return err_set(e, ERR_NOMEM, "out of memory merging a quantile state");
     for (uint32_t i = 0; i < wq.n; i++) {
         double v = wire_quant_value(&wq, i);
-        if (q->sk ? sketch_add(q->sk, v) < 0 : (q->vals[q->n++] = v, 0))
+        sketch_t *sk = q->sk ? q->sk : q->pre;
+        if (!q->sk)
+            q->vals[q->n++] = v;
+        if (sk && sketch_add(sk, v) < 0)
             return err_set(e, ERR_NOMEM, "out of memory merging a quantile state");
     }
     q->sorted = q->sorted && wq.n == 0;

@@ -23,6 +23,11 @@
 #include "wire/codec.h"
 
 #define QUANT_EXACT_MAX 10000   /* values a group keeps exactly, per item */
+/* Past this many values a state also keeps the sketch of its values
+ * (pre), folded as they come: the threads reading an input do it, so
+ * that a merge past the bound (two threads' halves of a group, at the
+ * end of the input, on one thread) costs no log() per value. */
+#define QUANT_PRE_AT (QUANT_EXACT_MAX / 2)
 
 typedef struct quant {
     double *vals;          /* the values while sk is NULL */
@@ -30,6 +35,8 @@ typedef struct quant {
     uint32_t cap;          /* vals allocated */
     bool sorted;           /* vals is sorted (quant_value sorts it) */
     sketch_t *sk;          /* the sketch of every value, past the bound */
+    sketch_t *pre;         /* with vals: NULL, or the sketch of exactly
+                              them (never sent, never shown) */
 } quant_t;
 
 quant_t *quant_new(void);
@@ -47,7 +54,7 @@ int quant_add_slow(quant_t *q, double v);
  * common case is one store. */
 static inline int quant_add(quant_t *q, double v)
 {
-    if (q->n < q->cap) {
+    if (q->n < q->cap && !q->pre) {
         q->vals[q->n++] = v;
         q->sorted = false;
         return 0;

@@ -261,7 +261,7 @@ static inline void quant_fold(agg_table_t *t, unsigned char *st, double v)
         t->failed = 1;
         return;
     }
-    if (q->n < q->cap) {   /* the common case: one store */
+    if (q->n < q->cap && !q->pre) {   /* the common case: one store */
         q->vals[q->n++] = v;
         q->sorted = false;
         return;

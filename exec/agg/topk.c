@@ -28,12 +28,6 @@ void topk_free(topk_t *t)
     free(t);
 }
 
-size_t topk_bytes(const topk_t *t)
-{
-    return sizeof *t + (size_t)t->cap * sizeof *t->ent + (size_t)t->n_slots * sizeof *t->slots +
-           t->bytes_cap;
-}
-
 static void slots_fill(topk_t *t)
 {
     memset(t->slots, 0, (size_t)t->n_slots * sizeof *t->slots);

@@ -44,7 +44,12 @@ typedef struct topk {
 
 topk_t *topk_new(void);
 void topk_free(topk_t *t);
-size_t topk_bytes(const topk_t *t);
+/* Heap bytes t holds (the table's memory accounting; per row: inline). */
+static inline size_t topk_bytes(const topk_t *t)
+{
+    return sizeof *t + (size_t)t->cap * sizeof *t->ent + (size_t)t->n_slots * sizeof *t->slots +
+           t->bytes_cap;
+}
 static inline bool topk_exact(const topk_t *t)
 {
     return t->error == 0;

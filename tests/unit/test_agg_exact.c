@@ -148,31 +148,51 @@ static void test_quant_bound(void **state)
 
 /* Three servers' partials: exact while their union holds at most
  * QUANT_EXACT_MAX values (the same bits as one table of everything),
- * and past it the sketch of the union, whichever order they merge in. */
+ * and past it the sketch of the union, whichever order they merge in;
+ * also when parts are past QUANT_PRE_AT and keep a sketch beside their
+ * values. */
 static void test_quant_merge(void **state)
 {
     (void)state;
-    static const int sizes[] = {3000, QUANT_EXACT_MAX / 3 + 100};
-    for (int c = 0; c < 2; c++) {
+    static const struct { int n[3]; bool approx; } cases[] = {
+        {{3000, 3000, 3000}, false},
+        {{3434, 3434, 3434}, true},
+        {{6000, 6000, 6000}, true},   /* each part with a pre-sketch */
+        {{6000, 2000, 1500}, false},  /* one part with one, the union exact */
+        {{1, 9999, 1}, true},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         tab_t whole, parts[3], m1, m2;
         tab_init(&whole, PLAN_AGG_QUANTILE, 0.95, 0);
         tab_init(&m1, PLAN_AGG_QUANTILE, 0.95, 0);
         tab_init(&m2, PLAN_AGG_QUANTILE, 0.95, 0);
-        for (int p = 0; p < 3; p++)
-            tab_init(&parts[p], PLAN_AGG_QUANTILE, 0.95, 0);
         uint64_t r = 11;
-        for (int i = 0; i < 3 * sizes[c]; i++) {
-            double v = (double)(rng_next(&r) % 1000000) / 100.0;
-            tab_addf(&whole, v);
-            tab_addf(&parts[i % 3], v);
+        for (int p = 0; p < 3; p++) {
+            tab_init(&parts[p], PLAN_AGG_QUANTILE, 0.95, 0);
+            for (int i = 0; i < cases[c].n[p]; i++) {
+                double v = (double)(rng_next(&r) % 1000000) / 100.0;
+                tab_addf(&whole, v);
+                tab_addf(&parts[p], v);
+            }
         }
         for (int p = 0; p < 3; p++) {
             tab_merge_wire(&m1, &parts[p]);
-            tab_merge_wire(&m2, &parts[2 - p]);
+            assert_int_equal(agg_table_merge(&m2.t, &parts[2 - p].t), 0);   /* in memory */
         }
-        bool approx = c == 1;
+        bool approx = cases[c].approx;
         assert_true(agg_state_approx(&whole.spec, tab_state(&whole)) == approx);
         assert_true(agg_state_approx(&m1.spec, tab_state(&m1)) == approx);
+        assert_true(agg_state_approx(&m2.spec, tab_state(&m2)) == approx);
+        if (tab_number(&m1) != tab_number(&whole) || tab_number(&m2) != tab_number(&whole))
+            fail_msg("case %zu: %.17g, %.17g, whole %.17g", c, tab_number(&m1), tab_number(&m2),
+                     tab_number(&whole));
+        /* more values after the merge: the states go on alike */
+        for (int i = 0; i < 3000; i++) {
+            double v = (double)(rng_next(&r) % 1000) / 10.0;
+            tab_addf(&whole, v);
+            tab_addf(&m1, v);
+            tab_addf(&m2, v);
+        }
         assert_true(tab_number(&m1) == tab_number(&whole));
         assert_true(tab_number(&m2) == tab_number(&whole));
         agg_table_free(&whole.t);
