@@ -228,7 +228,8 @@ int field_report_merge_encoded(field_report_t *r, const unsigned char *p, size_t
 
 static bool numeric_agg(enum plan_agg agg)
 {
-    return agg != PLAN_AGG_COUNT && agg != PLAN_AGG_LAST && agg != PLAN_AGG_LEN;
+    return agg != PLAN_AGG_COUNT && agg != PLAN_AGG_LAST && agg != PLAN_AGG_LEN &&
+           agg != PLAN_AGG_COUNT_DISTINCT && agg != PLAN_AGG_TOP;
 }
 
 /* Whether select item i aggregates a bareword no parsed line had. */

@@ -19,7 +19,7 @@ const char *plan_agg_name(enum plan_agg agg)
 {
     static const char *const names[] = {
         "last", "count", "sum", "min", "max", "avg", "len", "percentage",
-        "percentile", "quantile",
+        "percentile", "quantile", "count_distinct", "top",
     };
     return (unsigned)agg < sizeof names / sizeof names[0] ? names[agg] : "?";
 }
@@ -183,23 +183,10 @@ static int plan_select_item(resolve_ctx_t *rc, plan_select_t *s, const ast_expr_
     double q = 0;
     const resolve_fn_t *fn = e->kind == AST_CALL ? resolve_fn_find(e->text, &q) : NULL;
     if (fn && fn->aggregate) {
-        int n = (int)e->args->n;
-        if (n < fn->min_args || n > fn->max_args)
-            return parse_error(rc->pc, ERR_QUERY, e->off,
-                               "%s takes %d argument%s, got %d: %s", e->text,
-                               fn->max_args, fn->max_args == 1 ? "" : "s", n, fn->usage);
-        s->agg = fn->agg;
-        s->quantile = q;
-        if (fn->agg == PLAN_AGG_QUANTILE && n == 2) {
-            const ast_expr_t *qe = e->args->head->next;
-            double v = qe->kind == AST_NUMBER ? strtod(qe->text, NULL) : -1;
-            if (!(v > 0.0 && v < 1.0))
-                return parse_error(rc->pc, ERR_QUERY, qe->off,
-                                   "quantile needs a fraction between 0 and 1, "
-                                   "e.g. quantile(latency, 0.95)");
-            s->quantile = v;
-        }
-        s->value = resolve_field_named(rc, e->args->head);
+        const ast_expr_t *arg = resolve_agg_args(rc, fn, q, e, s);
+        if (!arg)
+            return -1;
+        s->value = resolve_field_named(rc, arg);
     } else {
         s->value = resolve_field_named(rc, e);
     }

@@ -28,8 +28,14 @@ enum plan_agg {
     PLAN_AGG_LEN,          /* byte length of the last value */
     PLAN_AGG_PERCENTAGE,   /* group sum / all groups' sums * 100 */
     PLAN_AGG_PERCENTILE,   /* DTail's rank of the group sum among all groups */
-    PLAN_AGG_QUANTILE,     /* value quantile `quantile` (0..1), mergeable sketch */
+    PLAN_AGG_QUANTILE,     /* value quantile `quantile` (0..1): exact up to a bound
+                              of values, then a mergeable sketch */
+    PLAN_AGG_COUNT_DISTINCT, /* count(distinct f): distinct values, exact up to a
+                                bound, then a HyperLogLog sketch */
+    PLAN_AGG_TOP,          /* top(f, k): the k most frequent values with counts */
 };
+
+#define PLAN_TOP_K_MAX 1000   /* the largest k of top(f, k) */
 
 /* Scalar functions usable in select, where, set and group by. */
 enum plan_func {
@@ -83,7 +89,8 @@ typedef struct plan_select {
     const char *name;          /* column header / wire key, exactly as DTail
                                   names it: "count($line)", "avg($goroutines)",
                                   "$time", "p95(latency)" */
-    double quantile;           /* PLAN_AGG_QUANTILE: in (0,1) */
+    double quantile;           /* PLAN_AGG_QUANTILE: in [0,1] */
+    uint32_t top_k;            /* PLAN_AGG_TOP: values shown, 1..PLAN_TOP_K_MAX */
     bool group_key;            /* the name equals a group-by field */
     uint32_t offset;           /* byte offset of the item in the query */
 } plan_select_t;

@@ -234,6 +234,8 @@ void plan_explain(strbuf_t *sb, const plan_t *p)
         sb_printf(sb, "select %zu: %s", i, plan_agg_name(s->agg));
         if (s->agg == PLAN_AGG_QUANTILE)
             sb_printf(sb, "[%.17g]", s->quantile);
+        if (s->agg == PLAN_AGG_TOP)
+            sb_printf(sb, "[%u]", s->top_k);
         sb_puts(sb, " ");
         explain_value(sb, s->value);
         sb_printf(sb, " as \"%s\"%s\n", s->name, s->group_key ? " group-key" : "");

@@ -25,6 +25,7 @@ static const resolve_fn_t functions[] = {
     {"percentage", true, PLAN_AGG_PERCENTAGE, 0, 1, 1, "percentage(field)"},
     {"percentile", true, PLAN_AGG_PERCENTILE, 0, 1, 1, "percentile(field)"},
     {"quantile", true, PLAN_AGG_QUANTILE, 0, 2, 2, "quantile(field, 0.95)"},
+    {"top", true, PLAN_AGG_TOP, 0, 2, 2, "top(field, 10)"},
     {"md5sum", false, 0, PLAN_FN_MD5SUM, 1, 1, "md5sum(value)"},
     {"maskdigits", false, 0, PLAN_FN_MASKDIGITS, 1, 1, "maskdigits(value)"},
     {"bucket", false, 0, PLAN_FN_BUCKET, 2, 2, "bucket($time, 5m)"},
@@ -36,7 +37,8 @@ static const resolve_fn_t fn_pnn = {
     "pNN", true, PLAN_AGG_QUANTILE, 0, 1, 1, "p95(field)",
 };
 
-/* p50, p95, p99.9: a quantile in percent, strictly between 0 and 100. */
+/* p50, p95, p99.9: a quantile in percent, from p0 (the minimum) to p100
+ * (the maximum). */
 static bool parse_pnn(const char *name, double *q)
 {
     if (name[0] != 'p' || name[1] < '0' || name[1] > '9')
@@ -47,7 +49,7 @@ static bool parse_pnn(const char *name, double *q)
         s[n - 1] == '.')
         return false;
     double v = strtod(s, NULL);
-    if (!(v > 0.0 && v < 100.0))
+    if (!(v >= 0.0 && v <= 100.0))
         return false;
     *q = v / 100.0;
     return true;
@@ -334,7 +336,7 @@ static const char *const *fn_names(void)
 {
     static const char *const names[] = {
         "count", "sum", "min", "max", "avg", "last", "len", "percentage",
-        "percentile", "quantile", "md5sum", "maskdigits", "bucket", "regex",
+        "percentile", "quantile", "top", "md5sum", "maskdigits", "bucket", "regex",
         "p50", "p90", "p95", "p99", NULL,
     };
     return names;
@@ -359,6 +361,56 @@ static int unknown_function(resolve_ctx_t *rc, const ast_expr_t *e)
     return parse_error(rc->pc, ERR_QUERY, e->off,
                        "unknown aggregate or function '%s'%s%s%s", e->text,
                        s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
+}
+
+/* count(distinct f): the word distinct, unquoted, before the field. */
+static bool is_distinct_word(const ast_expr_t *a)
+{
+    return a->kind == AST_FIELD && !a->quote && strcmp(a->text, "distinct") == 0;
+}
+
+const ast_expr_t *resolve_agg_args(resolve_ctx_t *rc, const resolve_fn_t *fn, double q,
+                                   const ast_expr_t *e, plan_select_t *s)
+{
+    int n = (int)e->args->n;
+    const ast_expr_t *first = e->args->head;
+    s->agg = fn->agg;
+    s->quantile = q;
+    if (fn->agg == PLAN_AGG_COUNT && n == 2 && is_distinct_word(first)) {
+        s->agg = PLAN_AGG_COUNT_DISTINCT;
+        return first->next;
+    }
+    if (n < fn->min_args || n > fn->max_args) {
+        parse_error(rc->pc, ERR_QUERY, e->off, "%s takes %d argument%s, got %d: %s%s", e->text,
+                    fn->max_args, fn->max_args == 1 ? "" : "s", n, fn->usage,
+                    fn->agg == PLAN_AGG_COUNT ? " (or count(distinct field))" : "");
+        return NULL;
+    }
+    if (fn->agg == PLAN_AGG_QUANTILE && n == 2) {
+        const ast_expr_t *qe = first->next;
+        double v = qe->kind == AST_NUMBER ? strtod(qe->text, NULL) : -1;
+        if (!(v >= 0.0 && v <= 1.0)) {
+            parse_error(rc->pc, ERR_QUERY, qe->off,
+                        "quantile needs a fraction from 0 to 1, e.g. quantile(latency, 0.95)");
+            return NULL;
+        }
+        s->quantile = v;
+    }
+    if (fn->agg == PLAN_AGG_TOP) {
+        const ast_expr_t *ke = first->next;
+        long k = ke->kind == AST_NUMBER && strspn(ke->text, "0123456789") == ke->text_len &&
+                         ke->text_len <= 4
+                     ? strtol(ke->text, NULL, 10)
+                     : 0;
+        if (k < 1 || k > PLAN_TOP_K_MAX) {
+            parse_error(rc->pc, ERR_QUERY, ke->off,
+                        "top needs a whole number of values from 1 to %d, e.g. top(path, 10)",
+                        PLAN_TOP_K_MAX);
+            return NULL;
+        }
+        s->top_k = (uint32_t)k;
+    }
+    return first;
 }
 
 static int check_arity(resolve_ctx_t *rc, const ast_expr_t *e, const resolve_fn_t *fn)

@@ -54,6 +54,14 @@ typedef struct resolve_fn {
  * *quantile = NN/100. Returns NULL when unknown. */
 const resolve_fn_t *resolve_fn_find(const char *name, double *quantile);
 
+/* Checks the arguments of aggregate fn called at e (fn and q as
+ * resolve_fn_find gave them) and fills s->agg, s->quantile and s->top_k:
+ * count(f) or count(distinct f), quantile(f, q), top(f, k), pNN(f), the
+ * others one field. Returns the argument that is aggregated, or NULL with
+ * an error recorded. */
+const ast_expr_t *resolve_agg_args(resolve_ctx_t *rc, const resolve_fn_t *fn, double q,
+                                   const ast_expr_t *e, plan_select_t *s);
+
 /* Resolves one operand (FIELD, STRING, NUMBER or CALL node). Returns NULL
  * with an error recorded on failure. */
 plan_value_t *resolve_value(resolve_ctx_t *rc, const ast_expr_t *e,

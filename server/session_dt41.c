@@ -487,6 +487,7 @@ typedef struct dt41_map {
     agg_table_t latest;
     int have_latest;
     int reported;                /* an interim report went out */
+    int refused;                 /* an item DTail 4.1 lacks was told of */
 } dt41_map_t;
 
 static int has_last(const plan_t *plan)
@@ -502,6 +503,15 @@ static int put_map_table(void *ctx, const plan_t *plan, const agg_table_t *t, in
 {
     (void)more;
     dt41_map_t *m = ctx;
+    for (size_t i = 0; i < plan->n_select && !m->refused; i++)
+        if (plan->select[i].agg == PLAN_AGG_COUNT_DISTINCT || plan->select[i].agg == PLAN_AGG_TOP) {
+            /* Go's client could not read them: said once, the column stays empty */
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s is not in DTail 4.1: a DTail 4.1 client cannot "
+                     "receive it (use the client of DTail in C)", plan->select[i].name);
+            m->refused = 1;
+            session_send_message(m->ss, LOG_ERROR, msg);
+        }
     m->reported |= !final;
     if (m->reported && has_last(plan)) {
         err_t e;

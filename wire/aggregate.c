@@ -7,10 +7,11 @@
 #define MAGIC_LEN 4
 #define SPEC_LEN 9          /* u8 kind, f64 quantile */
 
-size_t wire_agg_put_header(wire_buf_t *w, const wire_agg_spec_t *specs, size_t n_specs)
+size_t wire_agg_put_header(wire_buf_t *w, uint8_t version, const wire_agg_spec_t *specs,
+                           size_t n_specs)
 {
     wire_put_bytes(w, WIRE_AGG_MAGIC, MAGIC_LEN);
-    wire_put_u8(w, WIRE_AGG_VERSION);
+    wire_put_u8(w, version);
     wire_put_le32(w, (uint32_t)n_specs);
     for (size_t s = 0; s < n_specs; s++) {
         wire_put_u8(w, specs[s].kind);
@@ -27,7 +28,7 @@ void wire_agg_set_groups(wire_buf_t *w, size_t count_at, uint64_t n_groups)
         wire_le64_store(w->p + count_at, n_groups);
 }
 
-int wire_agg_get_header(wire_le_reader_t *r, uint32_t *n_specs, err_t *e)
+int wire_agg_get_header(wire_le_reader_t *r, uint8_t *version_out, uint32_t *n_specs, err_t *e)
 {
     const unsigned char *magic;
     uint8_t version;
@@ -40,6 +41,7 @@ int wire_agg_get_header(wire_le_reader_t *r, uint32_t *n_specs, err_t *e)
     if (version < WIRE_AGG_VERSION_MIN || version > WIRE_AGG_VERSION)
         return wire_le_fail(r, r->pos - 1, e, "unsupported version %u (this build reads %d to %d)",
                             version, WIRE_AGG_VERSION_MIN, WIRE_AGG_VERSION);
+    *version_out = version < WIRE_AGG_VERSION_V2 ? WIRE_AGG_VERSION_V2 : version;
     if (wire_le_get_u32(r, n_specs, "spec count", e) < 0)
         return -1;
     /* Each spec takes 9 bytes: a count the rest cannot hold is no header. */
@@ -66,7 +68,8 @@ static int header_len(const unsigned char *p, size_t len, const char *what, size
 {
     wire_le_reader_t r = wire_le_reader(p, len, what);
     uint32_t n_specs;
-    if (wire_agg_get_header(&r, &n_specs, e) < 0)
+    uint8_t version;
+    if (wire_agg_get_header(&r, &version, &n_specs, e) < 0)
         return -1;
     const unsigned char *specs;
     uint64_t n_groups;

@@ -22,9 +22,14 @@
 #define WIRE_AGG_MAGIC "DTAG"
 /* 2: the byte order is little-endian by definition. 1 was the host's
  * order, which was little-endian on every host we ran on, so 1 is read
- * as 2 (the bytes are the same). */
-#define WIRE_AGG_VERSION 2
+ * as 2 (the bytes are the same). 3: a quantile state says whether it
+ * holds the values or a sketch, and the kinds count_distinct and top
+ * exist. A table is written as version 2 when none of its specs is a
+ * quantile, count_distinct or top (its bytes are the same in both), so a
+ * peer that reads 2 still reads the tables of the queries it knows. */
+#define WIRE_AGG_VERSION 3
 #define WIRE_AGG_VERSION_MIN 1
+#define WIRE_AGG_VERSION_V2 2   /* the version a table without those kinds is written as */
 #define WIRE_AGG_WHAT "partial aggregate"   /* names the payload in errors */
 
 typedef struct wire_agg_spec {
@@ -32,14 +37,15 @@ typedef struct wire_agg_spec {
     double quantile;        /* its q for a quantile; written for every kind */
 } wire_agg_spec_t;
 
-/* Writes the header with a group count of 0; returns where the count is,
- * for wire_agg_set_groups once it is known. */
-size_t wire_agg_put_header(wire_buf_t *w, const wire_agg_spec_t *specs, size_t n_specs);
+/* Writes the header (of version `version`) with a group count of 0;
+ * returns where the count is, for wire_agg_set_groups once it is known. */
+size_t wire_agg_put_header(wire_buf_t *w, uint8_t version, const wire_agg_spec_t *specs,
+                           size_t n_specs);
 void wire_agg_set_groups(wire_buf_t *w, size_t count_at, uint64_t n_groups);
 
 /* Reads magic, version and spec count; the specs follow (wire_agg_get_spec
- * each), then the group count. */
-int wire_agg_get_header(wire_le_reader_t *r, uint32_t *n_specs, err_t *e);
+ * each), then the group count. *version: 2 for a table of version 1. */
+int wire_agg_get_header(wire_le_reader_t *r, uint8_t *version, uint32_t *n_specs, err_t *e);
 int wire_agg_get_spec(wire_le_reader_t *r, wire_agg_spec_t *s, err_t *e);
 int wire_agg_get_groups(wire_le_reader_t *r, uint64_t *n_groups, err_t *e);
 
@@ -89,5 +95,63 @@ static inline uint64_t wire_sketch_count(const wire_sketch_store_t *st, uint32_t
 {
     return wire_le64_load(st->le + (size_t)i * 8);
 }
+
+/* ---- the states of version 3 (wire/agg_state.c) ------------------------
+ * Each is a byte string (u32 length, then the bytes; 0 bytes: nothing was
+ * folded), written between wire_agg_state_begin and wire_agg_state_end. */
+size_t wire_agg_state_begin(wire_buf_t *w);
+void wire_agg_state_end(wire_buf_t *w, size_t at);
+
+/* quantile: u8 form, then form 1 (the values): u32 n, n f64; form 2: a
+ * sketch (above) to the end of the state. Version 2's quantile state is a
+ * sketch without the form byte. */
+enum { WIRE_QUANT_VALUES = 1, WIRE_QUANT_SKETCH = 2 };
+void wire_quant_put_values(wire_buf_t *w, const double *v, uint32_t n);
+/* The form byte of a sketch; the sketch's bytes follow. */
+void wire_quant_put_sketch_form(wire_buf_t *w);
+typedef struct wire_quant {
+    uint8_t form;               /* WIRE_QUANT_VALUES or WIRE_QUANT_SKETCH */
+    uint32_t n;                 /* values */
+    const unsigned char *le;    /* the n values as they lie, 8 bytes each */
+    wire_sketch_t sk;           /* the sketch */
+} wire_quant_t;
+/* Reads a quantile state that takes all of r; at most max_values values. */
+int wire_quant_get(wire_le_reader_t *r, wire_quant_t *q, uint32_t max_values, err_t *e);
+static inline double wire_quant_value(const wire_quant_t *q, uint32_t i)
+{
+    return wire_lef64_load(q->le + (size_t)i * 8);
+}
+
+/* count_distinct: u8 form, then form 1 (the values' hashes): u32 n, n u64
+ * distinct hashes; form 2 (HyperLogLog): u8 precision p, 2^p u8
+ * registers. */
+enum { WIRE_DISTINCT_HASHES = 1, WIRE_DISTINCT_HLL = 2 };
+void wire_distinct_put_hashes(wire_buf_t *w, const uint64_t *h, size_t n_slots, uint32_t n);
+void wire_distinct_put_hll(wire_buf_t *w, uint8_t p, const uint8_t *regs);
+typedef struct wire_distinct {
+    uint8_t form;               /* WIRE_DISTINCT_HASHES or WIRE_DISTINCT_HLL */
+    uint32_t n;                 /* hashes */
+    const unsigned char *le;    /* the n hashes, 8 bytes each */
+    uint8_t p;                  /* HLL precision */
+    const uint8_t *regs;        /* its 2^p registers */
+} wire_distinct_t;
+/* Reads a count_distinct state that takes all of r: at most max_hashes
+ * hashes, precision p_want, registers at most reg_max. */
+int wire_distinct_get(wire_le_reader_t *r, wire_distinct_t *d, uint32_t max_hashes,
+                      uint8_t p_want, uint8_t reg_max, err_t *e);
+static inline uint64_t wire_distinct_hash(const wire_distinct_t *d, uint32_t i)
+{
+    return wire_le64_load(d->le + (size_t)i * 8);
+}
+
+/* top: u64 values folded, u64 error (the most a count may be below the
+ * true one; 0: exact), u32 n, then n entries: u64 count, byte string
+ * value. */
+void wire_top_put_head(wire_buf_t *w, uint64_t total, uint64_t error, uint32_t n);
+void wire_top_put_entry(wire_buf_t *w, uint64_t count, const void *p, uint32_t len);
+int wire_top_get_head(wire_le_reader_t *r, uint64_t *total, uint64_t *error, uint32_t *n,
+                      uint32_t max_entries, err_t *e);
+int wire_top_get_entry(wire_le_reader_t *r, uint64_t *count, const char **p, uint32_t *len,
+                       err_t *e);
 
 #endif

@@ -542,6 +542,11 @@ static int start_query(answer_t *a, const wire_request_t *rq, err_t *e)
     if (query_parse(rq->query, strlen(rq->query), NULL, &a->query, e) < 0)
         return -1;
     const plan_t *plan = query_plan(a->query);
+    for (size_t i = 0; i < plan->n_select; i++)
+        if (plan->select[i].agg == PLAN_AGG_COUNT_DISTINCT || plan->select[i].agg == PLAN_AGG_TOP)
+            return err_set(e, ERR_QUERY, "%s: DTail 4.1 has no %s, so a Go dserver cannot "
+                           "compute it (ask dservers of DTail in C)", plan->select[i].name,
+                           plan->select[i].agg == PLAN_AGG_TOP ? "top()" : "count(distinct)");
     a->specs = calloc(plan->n_select ? plan->n_select : 1, sizeof *a->specs);
     if (!a->specs)
         return err_set(e, ERR_NOMEM, "out of memory");

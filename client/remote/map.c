@@ -265,8 +265,10 @@ static void print_table(remote_map_t *rm, const agg_table_t *t, spill_t *sp, int
     }
     if (final || r.n_groups)
         table_printer_show(&rm->tp, &r);
-    if (final)
+    if (final) {
         table_printer_note_limit(&rm->tp, r.n_groups);
+        table_printer_note_approx_result(plan, &r);
+    }
     result_free(&r);
 }
 
@@ -335,10 +337,14 @@ static void write_outfile(remote_map_t *rm, const outfile_info_t *given)
         names[i] = rm->first[i].name;
     clock_gettime(CLOCK_REALTIME, &info.end);
     size_t n_groups;
+    info.approx = calloc(plan->n_select ? plan->n_select : 1, sizeof *info.approx);
     if (outfile_write_merged(plan, &rm->acc.table, rm->acc.spill, &info, &n_groups, &e) < 0)
         client_report(rm->rs, &e);
-    else
+    else {
         LOG_INFO("%s to outfile|%s", plan->outfile_append ? "Appended" : "Wrote", plan->outfile);
+        table_printer_note_approx(plan, info.approx);
+    }
+    free(info.approx);
     free(names);
 }
 

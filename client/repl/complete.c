@@ -19,7 +19,7 @@ const char *const repl_keywords[] = {
 
 const char *const repl_functions[] = {
     "count(", "sum(", "min(", "max(", "avg(", "last(", "len(", "percentage(",
-    "percentile(", "quantile(", "p50(", "p90(", "p95(", "p99(", "md5sum(",
+    "percentile(", "quantile(", "top(", "p50(", "p90(", "p95(", "p99(", "md5sum(",
     "maskdigits(", "bucket(", "regex(", NULL,
 };
 

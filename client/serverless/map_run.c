@@ -58,8 +58,10 @@ static void print_table(dmap_state_t *rs, const agg_table_t *t, int final)
 static void show_result(dmap_state_t *rs, result_t *r, int final)
 {
     table_printer_show(&rs->tp, r);
-    if (final)
+    if (final) {
         table_printer_note_limit(&rs->tp, r->n_groups);
+        table_printer_note_approx_result(rs->job->plan->map, r);
+    }
     result_free(r);
 }
 
@@ -98,11 +100,15 @@ static void write_outfile(dmap_state_t *rs, outfile_info_t info, spill_t *sp, si
     clock_gettime(CLOCK_REALTIME, &info.end);
     err_t e;
     err_clear(&e);
+    info.approx = calloc(plan->n_select ? plan->n_select : 1, sizeof *info.approx);
     int rc = outfile_write_merged(plan, &rs->ms.result, sp, &info, n_groups, &e);
     if (rc < 0)
         client_report(rs->run, &e);
     else
         LOG_INFO("%s to outfile|%s", plan->outfile_append ? "Appended" : "Wrote", plan->outfile);
+    if (rc == 0)
+        table_printer_note_approx(plan, info.approx);
+    free(info.approx);
 }
 
 /* The final table of a spilled run: only the rows shown are rendered. */

@@ -79,6 +79,23 @@ void table_printer_show(table_printer_t *tp, const result_t *r)
     outbuf_free(&text);
 }
 
+void table_printer_note_approx(const plan_t *plan, const size_t *rows)
+{
+    char text[1024];
+    if (rows && result_approx_text(plan, rows, text, sizeof text) > 0)
+        fprintf(stderr, "dmap: note: %s\n", text);
+}
+
+void table_printer_note_approx_result(const plan_t *plan, const result_t *r)
+{
+    size_t *rows = calloc(plan->n_select ? plan->n_select : 1, sizeof *rows);
+    if (!rows)
+        return;
+    result_approx_add(r, rows);
+    table_printer_note_approx(plan, rows);
+    free(rows);
+}
+
 int table_printer_idle(const table_printer_t *tp, const result_t *r)
 {
     return r->n_rows == 0 && (tp->header_done || !result_form_has_header(tp->form));

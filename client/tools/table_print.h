@@ -50,6 +50,12 @@ int table_printer_idle(const table_printer_t *tp, const result_t *r);
 long long table_printer_limit(const table_printer_t *tp);
 /* DTail's note on stderr when the table's default limit cut rows. */
 void table_printer_note_limit(const table_printer_t *tp, size_t n_groups);
+/* The note on stderr when cells of the final result are estimates:
+ * "dmap: note: approximate result: ..." (result_approx_text), from the
+ * rows per select item that hold one; nothing when none does. */
+void table_printer_note_approx(const plan_t *plan, const size_t *rows);
+/* The same for the rows of r. */
+void table_printer_note_approx_result(const plan_t *plan, const result_t *r);
 
 #define TABLE_DEFAULT_ROWS 10   /* table rows without a limit clause */
 

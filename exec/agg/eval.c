@@ -167,7 +167,8 @@ static long compile(eval_t *ev, const plan_value_t *v, err_t *e)
 void eval_specs(const plan_t *plan, agg_spec_t *out)
 {
     for (size_t i = 0; i < plan->n_select; i++)
-        out[i] = (agg_spec_t){.agg = plan->select[i].agg, .quantile = plan->select[i].quantile};
+        out[i] = (agg_spec_t){.agg = plan->select[i].agg, .quantile = plan->select[i].quantile,
+                              .top_k = plan->select[i].top_k};
 }
 
 static ev_node_t **resolve_ids(eval_t *ev, long *ids, size_t n)

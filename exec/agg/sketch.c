@@ -72,6 +72,25 @@ static int32_t bucket_of(double v)
     return (int32_t)ceil(log(v) / gamma_log());
 }
 
+/* bucket_of for a value added: logged values repeat (integers of a
+ * field: counts, milliseconds, sizes), so the last index computed for
+ * each of 512 slots (by the value's bits) is kept per thread, and a value
+ * seen again costs no log(). The index is bucket_of's either way. The
+ * slots start at 0.0, which no value here is (> 1e-9). */
+static int32_t bucket_of_memo(double v)
+{
+    static _Thread_local struct { double v; int32_t idx; } memo[512];
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    size_t slot = (size_t)((bits * 0x9e3779b97f4a7c15ull) >> 55);
+    if (memo[slot].v == v)
+        return memo[slot].idx;
+    int32_t idx = bucket_of(v);
+    memo[slot].v = v;
+    memo[slot].idx = idx;
+    return idx;
+}
+
 static double bucket_value(int32_t idx)
 {
     /* The midpoint (in relative terms) of bucket idx. */
@@ -97,9 +116,9 @@ int sketch_add(sketch_t *s, double v)
         return 0;
     }
     if (v > SKETCH_MIN_VALUE)
-        return store_add(&s->pos, bucket_of(v), 1);
+        return store_add(&s->pos, bucket_of_memo(v), 1);
     if (v < -SKETCH_MIN_VALUE)
-        return store_add(&s->neg, bucket_of(-v), 1);
+        return store_add(&s->neg, bucket_of_memo(-v), 1);
     s->zero++;
     return 0;
 }

@@ -6,14 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Appends a row stored as n_cols NUL-terminated cells back to back. */
-static int rows_add_packed(result_rows_t *rb, const char *p, size_t len, size_t n_cols)
+/* Appends a row stored as n_cols NUL-terminated cells back to back, its
+ * cells' estimate flags in approx (NULL: none is one). */
+static int rows_add_packed(result_rows_t *rb, const char *p, size_t len, size_t n_cols,
+                           const unsigned char *approx, size_t n_approx)
 {
     for (size_t c = 0; c < n_cols; c++) {
         size_t n = strnlen(p, len);
         char *at = result_rows_cell(rb, n + 1);
         if (!at)
             return -1;
+        if (approx && c < n_approx && approx[c])
+            rb->approx[rb->n_cells - 1] = rb->any_approx = 1;
         memcpy(at, p, n);
         at[n] = '\0';
         rb->len += n + 1;
@@ -133,9 +137,10 @@ static int rows_by_value(build_t *b, err_t *e)
     size_t oc = (size_t)b->plan->order_index;
     int text = 0;   /* some order value is text: the column orders as text */
     if (sqlite3_exec(db, "DROP TABLE IF EXISTS ordered; "
-                         "CREATE TABLE ordered(ord REAL, txt BLOB, seq INTEGER, row BLOB); BEGIN",
+                         "CREATE TABLE ordered(ord REAL, txt BLOB, seq INTEGER, row BLOB, "
+                         "approx BLOB); BEGIN",
                      NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "INSERT INTO ordered VALUES (?1, ?2, ?3, ?4)", -1, &st, NULL) !=
+        sqlite3_prepare_v2(db, "INSERT INTO ordered VALUES (?1, ?2, ?3, ?4, ?5)", -1, &st, NULL) !=
             SQLITE_OK)
         return db_fail(b, e, st);
     spill_iter_t *it = spill_iter_open(b->sp, e);
@@ -155,9 +160,14 @@ static int rows_by_value(build_t *b, err_t *e)
         sqlite3_bind_blob(st, 2, txt, (int)txt_len, SQLITE_STATIC);
         sqlite3_bind_int64(st, 3, (sqlite3_int64)b->n_groups++);
         sqlite3_bind_blob(st, 4, b->rb.text, (int)b->rb.len, SQLITE_STATIC);
+        if (b->rb.any_approx)
+            sqlite3_bind_blob(st, 5, b->rb.approx, (int)b->rb.n_cells, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, 5);
         int done = sqlite3_step(st);
         sqlite3_reset(st);
         b->rb.len = b->rb.n_cells = b->rb.n_rows = 0;
+        b->rb.any_approx = 0;
         if (done != SQLITE_DONE) {
             rc = -1;
             break;
@@ -168,10 +178,10 @@ static int rows_by_value(build_t *b, err_t *e)
         return db_fail(b, e, st);
     sqlite3_finalize(st);
     static const char *const sqls[2][2] = {
-        {"SELECT row FROM ordered ORDER BY ord DESC, seq LIMIT ?1",
-         "SELECT row FROM ordered ORDER BY ord ASC, seq LIMIT ?1"},
-        {"SELECT row FROM ordered ORDER BY txt DESC, seq LIMIT ?1",
-         "SELECT row FROM ordered ORDER BY txt ASC, seq LIMIT ?1"},
+        {"SELECT row, approx FROM ordered ORDER BY ord DESC, seq LIMIT ?1",
+         "SELECT row, approx FROM ordered ORDER BY ord ASC, seq LIMIT ?1"},
+        {"SELECT row, approx FROM ordered ORDER BY txt DESC, seq LIMIT ?1",
+         "SELECT row, approx FROM ordered ORDER BY txt ASC, seq LIMIT ?1"},
     };
     const char *sql = sqls[text][b->plan->order_ascending != 0];
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
@@ -180,7 +190,9 @@ static int rows_by_value(build_t *b, err_t *e)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *p = sqlite3_column_blob(st, 0);
         size_t len = (size_t)sqlite3_column_bytes(st, 0);
-        if (rows_add_packed(&b->rb, p ? p : "", len, b->plan->n_select) < 0) {
+        const unsigned char *ap = sqlite3_column_blob(st, 1);
+        size_t alen = (size_t)sqlite3_column_bytes(st, 1);
+        if (rows_add_packed(&b->rb, p ? p : "", len, b->plan->n_select, ap, alen) < 0) {
             err_set(e, ERR_NOMEM, "out of memory rendering spilled groups");
             return db_fail(b, e, st);
         }

@@ -9,8 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/agg/distinct.h"
 #include "exec/agg/number.h"
+#include "exec/agg/obj.h"
+#include "exec/agg/quant.h"
 #include "exec/agg/sketch.h"
+#include "exec/agg/topk.h"
 #include "wire/aggregate.h"
 
 static size_t state_bytes(enum plan_agg agg)
@@ -19,7 +23,9 @@ static size_t state_bytes(enum plan_agg agg)
     case PLAN_AGG_COUNT: return sizeof(uint64_t);
     case PLAN_AGG_MIN: case PLAN_AGG_MAX: return sizeof(double);
     case PLAN_AGG_LAST: case PLAN_AGG_LEN: return sizeof(agg_last_t);
-    case PLAN_AGG_QUANTILE: return sizeof(sketch_t *);
+    case PLAN_AGG_QUANTILE: return sizeof(quant_t *);
+    case PLAN_AGG_COUNT_DISTINCT: return sizeof(distinct_t *);
+    case PLAN_AGG_TOP: return sizeof(topk_t *);
     default: return sizeof(agg_sum_t);
     }
 }
@@ -52,17 +58,17 @@ static void free_states(agg_table_t *t)
 {
     for (size_t s = 0; s < t->n_specs; s++) {
         enum plan_agg agg = t->specs[s].agg;
-        if (agg != PLAN_AGG_LAST && agg != PLAN_AGG_LEN && agg != PLAN_AGG_QUANTILE)
+        if (agg != PLAN_AGG_LAST && agg != PLAN_AGG_LEN && !agg_spec_may_approx(&t->specs[s]))
             continue;
         for (size_t g = 0; g < t->n_groups; g++) {
             unsigned char *st = t->states + g * t->state_size + t->specs[s].off;
-            if (agg == PLAN_AGG_QUANTILE) {
-                sketch_t *sk;
-                memcpy(&sk, st, sizeof sk);
-                sketch_free(sk);
-            } else {
+            const agg_obj_ops_t *ops = agg_obj_ops(agg);
+            void *ptr;
+            memcpy(&ptr, st, sizeof ptr);
+            if (ops)
+                ops->release(ptr);
+            else
                 free(((agg_last_t *)(void *)st)->p);
-            }
         }
     }
 }
@@ -234,10 +240,36 @@ static void last_set(agg_table_t *t, agg_last_t *l, const char *p, uint32_t len,
     l->seq = seq;
 }
 
-/* Bytes a sketch holds, for agg_table_bytes. */
-static inline size_t sketch_bytes(const sketch_t *sk)
+/* The state object at st (exec/agg/obj.h), made when there is none yet
+ * (NULL when out of memory). */
+static void *obj_at(agg_table_t *t, unsigned char *st, const agg_obj_ops_t *ops)
 {
-    return sizeof *sk + ((size_t)sk->pos.n + sk->neg.n) * sizeof(uint64_t);
+    void *o;
+    memcpy(&o, st, sizeof o);
+    if (!o && (o = ops->make())) {
+        memcpy(st, &o, sizeof o);
+        t->heap_bytes += ops->bytes(o);
+    }
+    return o;
+}
+
+/* Folds a number into a quantile state, its growth counted. */
+static inline void quant_fold(agg_table_t *t, unsigned char *st, double v)
+{
+    quant_t *q = obj_at(t, st, &quant_ops);
+    if (!q) {
+        t->failed = 1;
+        return;
+    }
+    if (q->n < q->cap && !q->pre) {   /* the common case: one store */
+        q->vals[q->n++] = v;
+        q->sorted = false;
+        return;
+    }
+    size_t before = quant_bytes(q);
+    if (quant_add_slow(q, v) < 0)
+        t->failed = 1;
+    t->heap_bytes += quant_bytes(q) - before;
 }
 
 #define STATE(g, T) ((T *)(void *)(t->states + (size_t)(g) * t->state_size + off))
@@ -312,18 +344,31 @@ size_t agg_table_update(agg_table_t *t, size_t spec, const uint32_t *gid, const 
                 bad++;
                 continue;
             }
-            sketch_t **sk = STATE(gid[i], sketch_t *);
-            if (!*sk) {
-                if (!(*sk = sketch_new())) {
-                    t->failed = 1;
-                    continue;
-                }
-                t->heap_bytes += sketch_bytes(*sk);
-            }
-            uint32_t buckets = (*sk)->pos.n + (*sk)->neg.n;
-            if (sketch_add(*sk, v) < 0)
+            quant_fold(t, STATE(gid[i], unsigned char), v);
+        }
+        break;
+    case PLAN_AGG_COUNT_DISTINCT:
+        for (size_t i = 0; i < n; i++) {
+            if (val[i].len == SV_MISSING)
+                continue;
+            distinct_t *d = obj_at(t, STATE(gid[i], unsigned char), &distinct_ops);
+            size_t before = d ? distinct_bytes(d) : 0;
+            if (!d || distinct_add(d, distinct_hash(val[i].p, val[i].len)) < 0)
                 t->failed = 1;
-            t->heap_bytes += ((size_t)(*sk)->pos.n + (*sk)->neg.n - buckets) * sizeof(uint64_t);
+            if (d)
+                t->heap_bytes += distinct_bytes(d) - before;
+        }
+        break;
+    case PLAN_AGG_TOP:
+        for (size_t i = 0; i < n; i++) {
+            if (val[i].len == SV_MISSING)
+                continue;
+            topk_t *k = obj_at(t, STATE(gid[i], unsigned char), &topk_ops);
+            size_t before = k ? topk_bytes(k) : 0;
+            if (!k || topk_add(k, val[i].p, val[i].len) < 0)
+                t->failed = 1;
+            if (k)
+                t->heap_bytes += topk_bytes(k) - before;
         }
         break;
     }
@@ -357,24 +402,19 @@ static int merge_state(agg_table_t *t, size_t s, unsigned char *dst, const unsig
             last_set(t, (agg_last_t *)(void *)dst, b->p, b->len, b->seq);
         break;
     }
-    case PLAN_AGG_QUANTILE: {
-        sketch_t *a, *b;
-        memcpy(&a, dst, sizeof a);
+    case PLAN_AGG_QUANTILE: case PLAN_AGG_COUNT_DISTINCT: case PLAN_AGG_TOP: {
+        const agg_obj_ops_t *ops = agg_obj_ops(t->specs[s].agg);
+        const void *b;
         memcpy(&b, src, sizeof b);
+        void *a = b ? obj_at(t, dst, ops) : NULL;
         if (!b)
             break;
-        if (!a) {
-            a = sketch_new();
-            if (!a)
-                return -1;
-            memcpy(dst, &a, sizeof a);
-            t->heap_bytes += sizeof *a;
-        }
-        size_t before = sketch_bytes(a);
-        if (sketch_merge(a, b) < 0)
+        if (!a)
             return -1;
-        t->heap_bytes += sketch_bytes(a) - before;
-        break;
+        size_t before = ops->bytes(a);
+        int rc = ops->merge(a, b);
+        t->heap_bytes += ops->bytes(a) - before;
+        return rc;
     }
     default: {
         agg_sum_t a, b;
@@ -451,14 +491,13 @@ void agg_group_encode(const agg_table_t *t, size_t g, agg_bytes_t *w)
             wire_agg_put_last(w, l->seq, l->p, l->len);
             break;
         }
-        case PLAN_AGG_QUANTILE: {
-            sketch_t *sk;
-            memcpy(&sk, st, sizeof sk);
-            uint32_t n = sk ? (uint32_t)sketch_encoded_size(sk) : 0;
-            wire_put_le32(w, n);
-            unsigned char *at = sk ? wire_buf_reserve(w, n) : NULL;
-            if (at)
-                w->len += sketch_encode(sk, at);
+        case PLAN_AGG_QUANTILE: case PLAN_AGG_COUNT_DISTINCT: case PLAN_AGG_TOP: {
+            const void *ptr;
+            memcpy(&ptr, st, sizeof ptr);
+            size_t at = wire_agg_state_begin(w);
+            if (ptr)
+                agg_obj_ops(t->specs[s].agg)->encode(ptr, w);
+            wire_agg_state_end(w, at);
             break;
         }
         default: {
@@ -478,9 +517,13 @@ unsigned char *agg_table_serialize_part(const agg_table_t *t, size_t from, size_
     wire_agg_spec_t *specs = calloc(t->n_specs ? t->n_specs : 1, sizeof *specs);
     if (!specs)
         return NULL;
-    for (size_t s = 0; s < t->n_specs; s++)
-        specs[s] = (wire_agg_spec_t){(uint8_t)t->specs[s].agg, t->specs[s].quantile};
-    size_t count_at = wire_agg_put_header(&w, specs, t->n_specs);
+    uint8_t version = WIRE_AGG_VERSION_V2;
+    for (size_t s = 0; s < t->n_specs; s++) {
+        specs[s] = (wire_agg_spec_t){(uint8_t)t->specs[s].agg, agg_spec_param(&t->specs[s])};
+        if (agg_spec_may_approx(&t->specs[s]))
+            version = WIRE_AGG_VERSION;
+    }
+    size_t count_at = wire_agg_put_header(&w, version, specs, t->n_specs);
     free(specs);
     size_t g = from;
     for (; g < t->n_groups && !w.failed; g++) {
@@ -513,7 +556,8 @@ int agg_serialized_join(agg_bytes_t *whole, const unsigned char *part, size_t le
     return wire_agg_join(whole, part, len, e);
 }
 
-/* Folds the quantile sketch state at r (a byte string) into *dst. */
+/* Folds the quantile sketch state at r (a byte string, version 2) into
+ * *dst. */
 static int merge_encoded_sketch(agg_table_t *t, unsigned char *dst, wire_le_reader_t *r, err_t *e)
 {
     const unsigned char *p;
@@ -528,24 +572,48 @@ static int merge_encoded_sketch(agg_table_t *t, unsigned char *dst, wire_le_read
     wire_sketch_t ws;
     if (wire_sketch_get(&sr, &ws, e) < 0)
         return -1;
-    sketch_t *a;
-    memcpy(&a, dst, sizeof a);
-    if (!a) {
-        if (!(a = sketch_new()))
-            return err_set(e, ERR_NOMEM, "out of memory merging a partial aggregate");
-        memcpy(dst, &a, sizeof a);
-        t->heap_bytes += sizeof *a;
+    quant_t *a = obj_at(t, dst, &quant_ops);
+    if (!a)
+        return err_set(e, ERR_NOMEM, "out of memory merging a partial aggregate");
+    size_t before = quant_bytes(a);
+    int rc = quant_sketch(a);   /* what is merged is a sketch */
+    if (rc < 0) {
+        t->heap_bytes += quant_bytes(a) - before;
+        return err_set(e, ERR_NOMEM, "out of memory merging a partial aggregate");
     }
-    size_t before = sketch_bytes(a);
-    int rc = sketch_merge_wire(a, &ws, e);
-    t->heap_bytes += sketch_bytes(a) - before;
+    rc = sketch_merge_wire(a->sk, &ws, e);
+    t->heap_bytes += quant_bytes(a) - before;
     if (rc < 0 && e->code == ERR_INPUT)
         return wire_le_fail(r, at, e, "%s", e->msg);
     return rc;
 }
 
-/* Folds the states of one group record at r into group d. */
-static int merge_group_states(agg_table_t *t, size_t d, wire_le_reader_t *r, err_t *e)
+/* Folds a state of version 3 (a byte string: quantile, count_distinct or
+ * top) at r into *dst. */
+static int merge_encoded_v3(agg_table_t *t, size_t s, unsigned char *dst, wire_le_reader_t *r,
+                            err_t *e)
+{
+    const unsigned char *p;
+    uint32_t n;
+    if (wire_le_get_str(r, &p, &n, "aggregate state", e) < 0)
+        return -1;
+    if (n == 0)
+        return 0;   /* nothing was folded */
+    r->pos -= n;    /* the state is read in place, for offsets in errors */
+    const agg_obj_ops_t *ops = agg_obj_ops(t->specs[s].agg);
+    void *obj = obj_at(t, dst, ops);
+    if (!obj)
+        return err_set(e, ERR_NOMEM, "out of memory merging a partial aggregate");
+    size_t before = ops->bytes(obj);
+    int rc = ops->merge_encoded(obj, r, n, e);
+    t->heap_bytes += ops->bytes(obj) - before;
+    return rc;
+}
+
+/* Folds the states of one group record at r (of that version) into
+ * group d. */
+static int merge_group_states(agg_table_t *t, size_t d, wire_le_reader_t *r, uint8_t version,
+                              err_t *e)
 {
     for (size_t s = 0; s < t->n_specs; s++) {
         unsigned char *dst = t->states + d * t->state_size + t->specs[s].off;
@@ -577,7 +645,12 @@ static int merge_group_states(agg_table_t *t, size_t d, wire_le_reader_t *r, err
             break;
         }
         case PLAN_AGG_QUANTILE:
-            if (merge_encoded_sketch(t, dst, r, e) < 0)
+            if ((version < WIRE_AGG_VERSION ? merge_encoded_sketch(t, dst, r, e)
+                                            : merge_encoded_v3(t, s, dst, r, e)) < 0)
+                return -1;
+            break;
+        case PLAN_AGG_COUNT_DISTINCT: case PLAN_AGG_TOP:
+            if (merge_encoded_v3(t, s, dst, r, e) < 0)
                 return -1;
             break;
         default: {
@@ -597,7 +670,8 @@ int agg_table_merge_serialized(agg_table_t *t, const unsigned char *buf, size_t 
 {
     wire_le_reader_t r = wire_le_reader(buf, len, WIRE_AGG_WHAT);
     uint32_t n_specs;
-    if (wire_agg_get_header(&r, &n_specs, e) < 0)
+    uint8_t version;
+    if (wire_agg_get_header(&r, &version, &n_specs, e) < 0)
         return -1;
     if (n_specs != t->n_specs)
         return wire_le_fail(&r, r.pos - 4, e, "%u select items, expected %zu", n_specs,
@@ -608,8 +682,13 @@ int agg_table_merge_serialized(agg_table_t *t, const unsigned char *buf, size_t 
         if (wire_agg_get_spec(&r, &sp, e) < 0)
             return -1;
         if (sp.kind != (uint8_t)t->specs[s].agg ||
-            (sp.kind == PLAN_AGG_QUANTILE && sp.quantile != t->specs[s].quantile))
+            ((sp.kind == PLAN_AGG_QUANTILE || sp.kind == PLAN_AGG_TOP) &&
+             sp.quantile != agg_spec_param(&t->specs[s])))
             return wire_le_fail(&r, at, e, "select item %zu differs", s + 1);
+        if (version < WIRE_AGG_VERSION && sp.kind > PLAN_AGG_QUANTILE)
+            return wire_le_fail(&r, at, e, "select item %zu: kind %u needs version %d, the "
+                                "table is of version %u", s + 1, sp.kind, WIRE_AGG_VERSION,
+                                version);
     }
     uint64_t n_groups;
     if (wire_agg_get_groups(&r, &n_groups, e) < 0)
@@ -622,7 +701,7 @@ int agg_table_merge_serialized(agg_table_t *t, const unsigned char *buf, size_t 
         long d = agg_table_group(t, key, kl, agg_key_hash(key, kl));
         if (d < 0)
             return err_set(e, ERR_NOMEM, "out of memory merging a partial aggregate");
-        if (merge_group_states(t, (size_t)d, &r, e) < 0)
+        if (merge_group_states(t, (size_t)d, &r, version, e) < 0)
             return -1;
     }
     if (wire_le_left(&r))
@@ -634,7 +713,7 @@ long agg_group_merge_encoded(agg_table_t *t, size_t d, const unsigned char *p, s
                              err_t *e)
 {
     wire_le_reader_t r = wire_le_reader(p, len, WIRE_AGG_WHAT);
-    return merge_group_states(t, d, &r, e) < 0 ? -1 : (long)r.pos;
+    return merge_group_states(t, d, &r, WIRE_AGG_VERSION, e) < 0 ? -1 : (long)r.pos;
 }
 
 double agg_state_number(const agg_spec_t *spec, const unsigned char *st)
@@ -656,10 +735,17 @@ double agg_state_number(const agg_spec_t *spec, const unsigned char *st)
     case PLAN_AGG_LEN:
         return (double)((const agg_last_t *)(const void *)st)->len;
     case PLAN_AGG_QUANTILE: {
-        sketch_t *sk;
-        memcpy(&sk, st, sizeof sk);
-        return sk ? sketch_quantile(sk, spec->quantile) : 0;
+        quant_t *q;
+        memcpy(&q, st, sizeof q);
+        return q ? quant_value(q, spec->quantile) : 0;
     }
+    case PLAN_AGG_COUNT_DISTINCT: {
+        const distinct_t *d;
+        memcpy(&d, st, sizeof d);
+        return d ? (double)distinct_count(d) : 0;
+    }
+    case PLAN_AGG_TOP:
+        return 0;
     case PLAN_AGG_AVG: {
         agg_sum_t s;
         memcpy(&s, st, sizeof s);
@@ -676,7 +762,8 @@ double agg_state_number(const agg_spec_t *spec, const unsigned char *st)
 bool agg_state_no_number(const agg_spec_t *spec, const unsigned char *st)
 {
     switch (spec->agg) {
-    case PLAN_AGG_COUNT: case PLAN_AGG_LAST: case PLAN_AGG_LEN:
+    case PLAN_AGG_COUNT: case PLAN_AGG_LAST: case PLAN_AGG_LEN: case PLAN_AGG_COUNT_DISTINCT:
+    case PLAN_AGG_TOP:
         return false;
     case PLAN_AGG_MIN: case PLAN_AGG_MAX: {
         double v;
@@ -684,9 +771,9 @@ bool agg_state_no_number(const agg_spec_t *spec, const unsigned char *st)
         return isnan(v);    /* NaN is "none yet": no value is NaN (num_parse) */
     }
     case PLAN_AGG_QUANTILE: {
-        sketch_t *sk;
-        memcpy(&sk, st, sizeof sk);
-        return !sk;
+        const quant_t *q;
+        memcpy(&q, st, sizeof q);
+        return !q;
     }
     default: {
         agg_sum_t s;
@@ -710,4 +797,25 @@ int agg_state_text(const agg_spec_t *spec, const unsigned char *st, const char *
     *len = l->len;
     double v;
     return l->len && !num_parse(l->p, l->len, &v);
+}
+
+bool agg_state_approx(const agg_spec_t *spec, const unsigned char *st)
+{
+    const void *ptr;
+    if (!agg_spec_may_approx(spec))
+        return false;
+    memcpy(&ptr, st, sizeof ptr);
+    if (!ptr)
+        return false;
+    switch (spec->agg) {
+    case PLAN_AGG_QUANTILE: {
+        const quant_t *q = ptr;
+        /* p0 and p100 of a sketch are its exact extremes */
+        return !quant_exact(q) && spec->quantile > 0 && spec->quantile < 1;
+    }
+    case PLAN_AGG_COUNT_DISTINCT:
+        return !distinct_exact(ptr);
+    default:
+        return !topk_exact(ptr);
+    }
 }

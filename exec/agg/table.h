@@ -23,11 +23,12 @@
 
 typedef struct agg_spec {
     enum plan_agg agg;      /* how values fold */
-    double quantile;        /* PLAN_AGG_QUANTILE: q in (0, 1) */
+    double quantile;        /* PLAN_AGG_QUANTILE: q in [0, 1] */
     uint32_t off;           /* offset of the state in a group's record */
     bool null_empty;        /* a numeric item that folded no number renders
                                as an empty cell (SQL's NULL), not 0; set
                                before rendering, never serialized */
+    uint32_t top_k;         /* PLAN_AGG_TOP: values shown */
 } agg_spec_t;
 
 /* State of last() and len(): the value of the row with the highest seq. */
@@ -60,7 +61,8 @@ typedef struct agg_table {
     size_t keys_len;        /* bytes used */
     size_t keys_cap;        /* bytes allocated */
     int failed;             /* an allocation failed; results are incomplete */
-    size_t heap_bytes;      /* held by last()/len() copies and sketches
+    size_t heap_bytes;      /* held by last()/len() copies, quantiles' values
+                               and sketches, distinct sets and top counters
                                (what agg_table_bytes adds to the arrays) */
 } agg_table_t;
 
@@ -251,6 +253,22 @@ double agg_state_number(const agg_spec_t *spec, const unsigned char *state);
 /* Whether a numeric item (sum avg min max percentage percentile quantile)
  * folded no number into this state; false for count, last and len. */
 bool agg_state_no_number(const agg_spec_t *spec, const unsigned char *state);
+/* Whether the item's value is an estimate: a quantile past
+ * QUANT_EXACT_MAX values (a sketch), a distinct count past
+ * DISTINCT_EXACT_MAX (HyperLogLog), a top past TOP_EXACT_MAX (Misra-Gries). */
+bool agg_state_approx(const agg_spec_t *spec, const unsigned char *state);
+/* The spec's parameter as the wire carries it: q of a quantile, k of a
+ * top, 0 for the others. */
+static inline double agg_spec_param(const agg_spec_t *spec)
+{
+    return spec->agg == PLAN_AGG_TOP ? (double)spec->top_k : spec->quantile;
+}
+/* Whether the item can be an estimate at all (quantile, count_distinct, top). */
+static inline bool agg_spec_may_approx(const agg_spec_t *spec)
+{
+    return spec->agg == PLAN_AGG_QUANTILE || spec->agg == PLAN_AGG_COUNT_DISTINCT ||
+           spec->agg == PLAN_AGG_TOP;
+}
 /* The order value of a last() state when it is text: a value that is no
  * number. Returns 1 with [*p, *p+*len) the value; 0 for a number, an
  * empty or no value, or another aggregate (*p "" and *len 0 when there is

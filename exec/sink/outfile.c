@@ -24,6 +24,8 @@ int outfile_write(const plan_t *plan, const result_t *r, const outfile_info_t *i
 {
     if (!plan->outfile)
         return err_set(e, ERR_USAGE, "the query has no outfile");
+    if (info->approx)
+        result_approx_add(r, info->approx);
     if (plan->outfile_format == PLAN_OUT_SQLITE && !outpath_is_stdout(plan->outfile))
         return sqlite_out_write(plan, plan->outfile, plan->outfile_append, r, info, e);
     return result_write_csv(r, plan->outfile, plan->outfile_append, info->query, e);
@@ -69,6 +71,7 @@ void outfile_partial_text(const outfile_info_t *info, char *buf, size_t cap)
 typedef struct csv_stream {
     result_csv_t w;             /* the file */
     size_t n_groups;            /* groups merged so far */
+    size_t *approx;             /* outfile_info_t.approx */
 } csv_stream_t;
 
 static int csv_chunk(const result_t *r, void *arg, err_t *e)
@@ -77,14 +80,16 @@ static int csv_chunk(const result_t *r, void *arg, err_t *e)
     csv_stream_t *cs = arg;
     result_csv_put(&cs->w, r);
     cs->n_groups = r->n_groups;
+    if (cs->approx)
+        result_approx_add(r, cs->approx);
     return 0;
 }
 
-static int write_spilled_csv(const plan_t *plan, spill_t *sp, const char *query, size_t *n_groups,
-                             err_t *e)
+static int write_spilled_csv(const plan_t *plan, spill_t *sp, const outfile_info_t *info,
+                             size_t *n_groups, err_t *e)
 {
-    csv_stream_t cs = {.n_groups = 0};
-    if (result_csv_open(&cs.w, plan->outfile, plan->outfile_append, query, e) < 0)
+    csv_stream_t cs = {.n_groups = 0, .approx = info->approx};
+    if (result_csv_open(&cs.w, plan->outfile, plan->outfile_append, info->query, e) < 0)
         return -1;
     int rc = spill_result_each(plan, sp, plan->limit_given ? plan->limit : -1, 65536, csv_chunk,
                                &cs, e);
@@ -102,7 +107,7 @@ int outfile_write_merged(const plan_t *plan, const agg_table_t *t, spill_t *sp,
                          const outfile_info_t *info, size_t *n_groups, err_t *e)
 {
     if (sp && plan->outfile_format != PLAN_OUT_SQLITE)
-        return write_spilled_csv(plan, sp, info->query, n_groups, e);
+        return write_spilled_csv(plan, sp, info, n_groups, e);
     long long limit = plan->limit_given ? plan->limit : -1;
     result_t r = {0};
     int rc = sp ? spill_result_build(plan, sp, limit, &r, e) : result_build(plan, t, limit, &r, e);

@@ -53,6 +53,9 @@ typedef struct outfile_info {
                                     bytes and lines read are the inputs' sums) */
     int partial;                 /* the result misses something besides
                                     failed inputs (they mark it partial too) */
+    size_t *approx;              /* per select item: the rows written whose
+                                    cell is an estimate are added here
+                                    (result_approx_add); NULL: not counted */
 } outfile_info_t;
 
 /* Whether the run described by info is partial: info->partial, or an

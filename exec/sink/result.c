@@ -15,7 +15,10 @@
 #include "base/fdio.h"
 #include "base/grow.h"
 #include "base/term.h"
+#include "exec/agg/distinct.h"
+#include "exec/agg/quant.h"
 #include "exec/agg/sketch.h"
+#include "exec/agg/topk.h"
 #include "exec/sink/lines.h"
 #include "wire/codec.h"
 
@@ -180,6 +183,11 @@ size_t result_cell_need(const agg_spec_t *spec, const unsigned char *st)
 {
     if (spec->agg == PLAN_AGG_LAST)
         return 64 + ((const agg_last_t *)(const void *)st)->len;
+    if (spec->agg == PLAN_AGG_TOP) {
+        const topk_t *k;
+        memcpy(&k, st, sizeof k);
+        return k ? topk_render_need(k, spec->top_k) : 1;
+    }
     return CELL_NUMBER_MAX;
 }
 
@@ -199,6 +207,19 @@ int result_format_cell(char *buf, size_t cap, const agg_spec_t *spec, const unsi
         if (!l->seq)
             return snprintf(buf, cap, "%s", "");
         return snprintf(buf, cap, "%.*s", (int)l->len, l->p);
+    }
+    case PLAN_AGG_COUNT_DISTINCT: {
+        const distinct_t *d;
+        memcpy(&d, st, sizeof d);
+        return numfmt_u64(buf, cap, d ? distinct_count(d) : 0);
+    }
+    case PLAN_AGG_TOP: {
+        const topk_t *k;
+        memcpy(&k, st, sizeof k);
+        int n = k ? topk_render(k, spec->top_k, buf, cap) : 0;
+        if (n <= 0)
+            buf[0] = '\0';   /* no value; or out of memory: an empty cell */
+        return n < 0 ? 0 : n;
     }
     case PLAN_AGG_PERCENTAGE: {
         double v = agg_state_number(spec, st);
@@ -261,9 +282,12 @@ void result_totals_free(result_col_totals_t *ct, size_t n)
 
 char *result_rows_cell(result_rows_t *rb, size_t need)
 {
+    size_t cap_cells = rb->cap_cells;
     if (GROW_ARRAY(rb->text, rb->cap, rb->len + need, 4096) < 0 ||
-        GROW_ARRAY(rb->offs, rb->cap_cells, rb->n_cells + 1, 256) < 0)
+        GROW_ARRAY(rb->offs, rb->cap_cells, rb->n_cells + 1, 256) < 0 ||
+        GROW_ARRAY(rb->approx, cap_cells, rb->n_cells + 1, 256) < 0)
         return NULL;
+    rb->approx[rb->n_cells] = 0;
     rb->offs[rb->n_cells++] = rb->len;
     return rb->text + rb->len;
 }
@@ -278,6 +302,8 @@ int result_rows_add(result_rows_t *rb, const agg_table_t *t, size_t g,
         if (!at)
             return -1;
         rb->len += (size_t)result_format_cell(at, need, &t->specs[c], st, &ct[c]) + 1;
+        if (agg_state_approx(&t->specs[c], st))
+            rb->approx[rb->n_cells - 1] = rb->any_approx = 1;
     }
     rb->n_rows++;
     return 0;
@@ -300,6 +326,15 @@ int result_rows_take(result_rows_t *rb, const plan_t *plan, size_t n_groups, res
         r->headers[c] = plan->select[c].name;
     for (size_t k = 0; k < rb->n_cells; k++)
         r->cells[k] = rb->text + rb->offs[k];
+    if (rb->any_approx) {
+        r->approx = malloc(rb->n_cells ? rb->n_cells : 1);
+        if (!r->approx) {
+            result_free(r);
+            return err_set(e, ERR_NOMEM, "out of memory rendering %zu groups", n_groups);
+        }
+        memcpy(r->approx, rb->approx, rb->n_cells);
+    }
+    rb->any_approx = 0;
     r->text = rb->text;   /* result_free frees it */
     rb->text = NULL;
     rb->len = rb->cap = 0;
@@ -311,11 +346,13 @@ void result_rows_free(result_rows_t *rb)
 {
     free(rb->text);
     free(rb->offs);
+    free(rb->approx);
     memset(rb, 0, sizeof *rb);
 }
 
 void result_free(result_t *r)
 {
+    free(r->approx);
     free(r->cells);
     free(r->text);
     free(r->headers);
@@ -673,4 +710,39 @@ int result_write_csv(const result_t *r, const char *path, int append, const char
         return -1;
     result_csv_put(&w, r);
     return result_csv_close(&w, 1, e);
+}
+
+void result_approx_add(const result_t *r, size_t *rows)
+{
+    for (size_t i = 0; r->approx && i < r->n_rows; i++)
+        for (size_t c = 0; c < r->n_cols; c++)
+            rows[c] += r->approx[i * r->n_cols + c];
+}
+
+/* What an item's estimate is, for the note. */
+static const char *approx_kind(enum plan_agg agg)
+{
+    switch (agg) {
+    case PLAN_AGG_QUANTILE:
+        return "more than 10000 values: a DDSketch, within 1% of the true value";
+    case PLAN_AGG_COUNT_DISTINCT:
+        return "more than 10000 distinct values: HyperLogLog, standard error 0.81%";
+    default:
+        return "more than 20000 distinct values: Misra-Gries, counts may be low";
+    }
+}
+
+int result_approx_text(const plan_t *plan, const size_t *rows, char *buf, size_t cap)
+{
+    int len = 0;
+    for (size_t c = 0; c < plan->n_select && len >= 0 && (size_t)len < cap; c++) {
+        if (!rows[c])
+            continue;
+        len += snprintf(buf + len, cap - (size_t)len, "%s%s is approximate in %zu row%s (%s)",
+                        len ? "; " : "approximate result: ", plan->select[c].name, rows[c],
+                        rows[c] == 1 ? "" : "s", approx_kind(plan->select[c].agg));
+    }
+    if (len >= 0 && (size_t)len >= cap && cap > 4)
+        memcpy(buf + cap - 4, "...", 4);
+    return len;
 }

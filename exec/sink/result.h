@@ -24,6 +24,9 @@ typedef struct result {
     const char **headers;   /* column names (borrowed from the plan) */
     char **cells;           /* n_rows * n_cols NUL-terminated strings */
     char *text;             /* storage behind cells */
+    unsigned char *approx;  /* n_rows * n_cols: 1 where the cell is an
+                               estimate (agg_state_approx); NULL when no
+                               cell is */
 } result_t;
 
 /* What percentage() and percentile() of a column need from all groups. */
@@ -53,6 +56,8 @@ typedef struct result_rows {
     size_t *offs;           /* offset of each cell in text */
     size_t n_cells, cap_cells; /* used, allocated */
     size_t n_rows;          /* complete rows */
+    unsigned char *approx;  /* per cell: an estimate (cap_cells of them) */
+    int any_approx;         /* a cell since the last take is an estimate */
 } result_rows_t;
 
 /* Room for one cell of up to need bytes at the end (the caller fills it
@@ -80,6 +85,15 @@ size_t result_cell_need(const agg_spec_t *spec, const unsigned char *st);
  * ',' (DTail's group key), into out, which has room for the key's length
  * plus one; *len is its length. Returns out. */
 char *result_group_key(const agg_table_t *t, size_t g, char *out, size_t *len);
+
+/* Adds, per column, the rows of r whose cell is an estimate to rows[]
+ * (n_cols entries). */
+void result_approx_add(const result_t *r, size_t *rows);
+/* The note a result with estimates prints ("approximate result: p99(x)
+ * is approximate in 3 rows (more than 10000 values: ...)"), from the
+ * counts result_approx_add gathered; at most cap bytes. Returns its
+ * length, 0 when no row is approximate. */
+int result_approx_text(const plan_t *plan, const size_t *rows, char *buf, size_t cap);
 
 /* limit < 0: all rows. */
 int result_build(const plan_t *plan, const agg_table_t *t, long long limit, result_t *r, err_t *e);

@@ -46,8 +46,10 @@ enum sqlite_col_type sqlite_out_col_type(enum plan_agg agg)
     switch (agg) {
     case PLAN_AGG_COUNT:
     case PLAN_AGG_LEN:
+    case PLAN_AGG_COUNT_DISTINCT:
         return SQLITE_COL_INTEGER;
     case PLAN_AGG_LAST:
+    case PLAN_AGG_TOP:
         return SQLITE_COL_TEXT;
     default:
         return SQLITE_COL_REAL;
@@ -57,9 +59,11 @@ enum sqlite_col_type sqlite_out_col_type(enum plan_agg agg)
 /* The result table's name and columns for one plan. */
 typedef struct schema {
     char *table;                    /* sqlite3_malloc'd */
-    size_t n_cols;                  /* RUN_COLS + select items */
+    size_t n_cols;                  /* RUN_COLS + select items + their flags */
     char **names;                   /* sqlite3_malloc'd each */
     enum sqlite_col_type *types;
+    size_t *item;                   /* past RUN_COLS: the select item shown */
+    unsigned char *flag;            /* ... 1: its "<name>_approx" flag (0/1) */
 } schema_t;
 
 static void schema_free(schema_t *s)
@@ -68,6 +72,8 @@ static void schema_free(schema_t *s)
         sqlite3_free(s->names[i]);
     free(s->names);
     free(s->types);
+    free(s->item);
+    free(s->flag);
     sqlite3_free(s->table);
     memset(s, 0, sizeof *s);
 }
@@ -96,18 +102,34 @@ static int schema_build(const plan_t *plan, schema_t *s, err_t *e)
 {
     memset(s, 0, sizeof *s);
     s->n_cols = RUN_COLS + plan->n_select;
+    for (size_t i = 0; i < plan->n_select; i++)
+        s->n_cols += sqlite_out_may_approx(plan->select[i].agg);
     s->names = calloc(s->n_cols, sizeof *s->names);
     s->types = calloc(s->n_cols, sizeof *s->types);
-    if (!s->names || !s->types)
+    s->item = calloc(s->n_cols, sizeof *s->item);
+    s->flag = calloc(s->n_cols, sizeof *s->flag);
+    if (!s->names || !s->types || !s->item || !s->flag)
         goto nomem;
     s->names[0] = sqlite3_mprintf("run_id");
     s->types[0] = SQLITE_COL_INTEGER;
     s->names[1] = sqlite3_mprintf("run_time");
     s->types[1] = SQLITE_COL_TEXT;
-    for (size_t i = 0; i < plan->n_select; i++) {
-        s->names[RUN_COLS + i] = unique_name(s->names, RUN_COLS + i, plan->select[i].name);
-        s->types[RUN_COLS + i] = sqlite_out_col_type(plan->select[i].agg);
-        if (!s->names[RUN_COLS + i])
+    for (size_t i = 0, c = RUN_COLS; i < plan->n_select; i++) {
+        s->item[c] = i;
+        s->names[c] = unique_name(s->names, c, plan->select[i].name);
+        s->types[c] = sqlite_out_col_type(plan->select[i].agg);
+        if (!s->names[c++])
+            goto nomem;
+        if (!sqlite_out_may_approx(plan->select[i].agg))
+            continue;
+        /* whether the cell beside it is an estimate (docs/sqlite-export.md) */
+        char *flag = sqlite3_mprintf("%s_approx", plan->select[i].name);
+        s->item[c] = i;
+        s->flag[c] = 1;
+        s->names[c] = flag ? unique_name(s->names, c, flag) : NULL;
+        s->types[c] = SQLITE_COL_INTEGER;
+        sqlite3_free(flag);
+        if (!s->names[c++])
             goto nomem;
     }
     /* "." is the csv format's table without from; the bookkeeping tables'
@@ -371,8 +393,15 @@ static int insert_rows(out_db_t *o, const schema_t *s, const result_t *r, sqlite
     for (size_t row = 0; row < r->n_rows && rc == SQLITE_DONE; row++) {
         sqlite3_bind_int64(st, 1, run_id);
         sqlite3_bind_text(st, 2, run_time, -1, SQLITE_STATIC);
-        for (size_t c = 0; c < r->n_cols && c + RUN_COLS < s->n_cols; c++)
-            bind_cell(st, (int)(c + RUN_COLS + 1), result_cell(r, row, c), s->types[c + RUN_COLS]);
+        for (size_t k = RUN_COLS; k < s->n_cols; k++) {
+            size_t c = s->item[k];
+            if (c >= r->n_cols)
+                sqlite3_bind_null(st, (int)k + 1);
+            else if (s->flag[k])
+                sqlite3_bind_int(st, (int)k + 1, r->approx && r->approx[row * r->n_cols + c]);
+            else
+                bind_cell(st, (int)k + 1, result_cell(r, row, c), s->types[k]);
+        }
         rc = sqlite3_step(st);
         sqlite3_reset(st);
     }

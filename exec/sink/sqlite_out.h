@@ -40,6 +40,12 @@
 /* Column types by aggregate kind. */
 enum sqlite_col_type { SQLITE_COL_TEXT = 0, SQLITE_COL_INTEGER, SQLITE_COL_REAL };
 enum sqlite_col_type sqlite_out_col_type(enum plan_agg agg);
+/* Whether an item of kind agg gets a "<name>_approx" column (quantile,
+ * count_distinct, top: 1 where the value is an estimate, else 0). */
+static inline int sqlite_out_may_approx(enum plan_agg agg)
+{
+    return agg == PLAN_AGG_QUANTILE || agg == PLAN_AGG_COUNT_DISTINCT || agg == PLAN_AGG_TOP;
+}
 
 /* Writes (append: adds) r as one run into the SQLite file at path. */
 int sqlite_out_write(const plan_t *plan, const char *path, int append, const result_t *r,

@@ -11,6 +11,7 @@
 
 #include "client/remote/session.h"
 #include "exec/agg/table.h"
+#include "exec/sink/result.h"
 #include "wire/frame.h"
 #include "wire/msg.h"
 
@@ -18,11 +19,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Every aggregate kind, as the seed's tables have them; and a count. */
 static const agg_spec_t all_specs[] = {
-    {PLAN_AGG_COUNT, 0, 0, false}, {PLAN_AGG_SUM, 0, 0, false}, {PLAN_AGG_MIN, 0, 0, false}, {PLAN_AGG_MAX, 0, 0, false},
-    {PLAN_AGG_AVG, 0, 0, false}, {PLAN_AGG_LAST, 0, 0, false}, {PLAN_AGG_LEN, 0, 0, false},
-    {PLAN_AGG_PERCENTAGE, 0, 0, false}, {PLAN_AGG_PERCENTILE, 0, 0, false}, {PLAN_AGG_QUANTILE, 0.9, 0, false},
+    {PLAN_AGG_COUNT, 0, 0, false, 0}, {PLAN_AGG_SUM, 0, 0, false, 0}, {PLAN_AGG_MIN, 0, 0, false, 0}, {PLAN_AGG_MAX, 0, 0, false, 0},
+    {PLAN_AGG_AVG, 0, 0, false, 0}, {PLAN_AGG_LAST, 0, 0, false, 0}, {PLAN_AGG_LEN, 0, 0, false, 0},
+    {PLAN_AGG_PERCENTAGE, 0, 0, false, 0}, {PLAN_AGG_PERCENTILE, 0, 0, false, 0}, {PLAN_AGG_QUANTILE, 0.9, 0, false, 0},
 };
-static const agg_spec_t count_spec[] = {{PLAN_AGG_COUNT, 0, 0, false}};
+static const agg_spec_t count_spec[] = {{PLAN_AGG_COUNT, 0, 0, false, 0}};
+/* The kinds of version 3 (exact values or a sketch, a distinct set or a
+ * HyperLogLog, top counters), as seeds 012 and 013 have them. */
+static const agg_spec_t v3_specs[] = {{PLAN_AGG_QUANTILE, 0.9, 0, false, 0},
+                                      {PLAN_AGG_COUNT_DISTINCT, 0, 0, false, 0},
+                                      {PLAN_AGG_TOP, 3, 0, false, 3}};
 
 static void merge_into(const agg_spec_t *specs, size_t n, const unsigned char *p, size_t len)
 {
@@ -31,8 +37,23 @@ static void merge_into(const agg_spec_t *specs, size_t n, const unsigned char *p
     err_clear(&e);
     if (agg_table_init(&t, specs, n, &e) < 0)
         return;
-    if (agg_table_merge_serialized(&t, p, len, &e) < 0 && !e.msg[0])
-        abort();
+    if (agg_table_merge_serialized(&t, p, len, &e) < 0) {
+        if (!e.msg[0])
+            abort();
+    } else {
+        /* what was merged renders (quantiles sort their values, top
+         * orders its counters) */
+        for (size_t g = 0; g < t.n_groups && g < 64; g++)
+            for (size_t s = 0; s < n; s++) {
+                const unsigned char *st = agg_table_state(&t, g, s);
+                char cell[4096];
+                const result_col_totals_t none = {0};
+                if (result_cell_need(&t.specs[s], st) <= sizeof cell)
+                    result_format_cell(cell, sizeof cell, &t.specs[s], st, &none);
+                (void)agg_state_number(&t.specs[s], st);
+                (void)agg_state_approx(&t.specs[s], st);
+            }
+    }
     agg_table_free(&t);
 }
 
@@ -44,6 +65,7 @@ static int on_aggregate(void *ctx, const unsigned char *p, size_t len, int final
     (void)e;
     merge_into(all_specs, sizeof all_specs / sizeof all_specs[0], p, len);
     merge_into(count_spec, 1, p, len);
+    merge_into(v3_specs, sizeof v3_specs / sizeof v3_specs[0], p, len);
     return 0;
 }
 

@@ -18,8 +18,8 @@
 #include "exec/agg/table.h"
 
 static const agg_spec_t small_specs[] = {
-    {PLAN_AGG_COUNT, 0, 0, false}, {PLAN_AGG_SUM, 0, 0, false},
-    {PLAN_AGG_MAX, 0, 0, false}, {PLAN_AGG_LAST, 0, 0, false},
+    {PLAN_AGG_COUNT, 0, 0, false, 0}, {PLAN_AGG_SUM, 0, 0, false, 0},
+    {PLAN_AGG_MAX, 0, 0, false, 0}, {PLAN_AGG_LAST, 0, 0, false, 0},
 };
 #define N_SMALL (sizeof small_specs / sizeof small_specs[0])
 
@@ -166,7 +166,7 @@ static void test_malformed_is_refused(void **state)
 {
     (void)state;
     assert_int_equal(merge_variant(0, 'X', "bad magic"), 0);
-    assert_int_equal(merge_variant(4, 3, "unsupported version 3 (this build reads 1 to 2) at byte 4"), 0);
+    assert_int_equal(merge_variant(4, 4, "unsupported version 4 (this build reads 1 to 3) at byte 4"), 0);
     assert_int_equal(merge_variant(4, 0, "unsupported version 0"), 0);
     assert_int_equal(merge_variant(5, 3, "3 select items, expected 4 at byte 5"), 0);
     assert_int_equal(merge_variant(8, 1, "16777220 select items, but 99 bytes follow at byte 5"), 0);
@@ -185,10 +185,10 @@ static void test_round_trip(void **state)
 {
     (void)state;
     static const agg_spec_t all[] = {
-        {PLAN_AGG_COUNT, 0, 0, false}, {PLAN_AGG_SUM, 0, 0, false}, {PLAN_AGG_MIN, 0, 0, false},
-        {PLAN_AGG_MAX, 0, 0, false}, {PLAN_AGG_AVG, 0, 0, false}, {PLAN_AGG_LAST, 0, 0, false},
-        {PLAN_AGG_LEN, 0, 0, false}, {PLAN_AGG_PERCENTAGE, 0, 0, false},
-        {PLAN_AGG_PERCENTILE, 0, 0, false}, {PLAN_AGG_QUANTILE, 0.9, 0, false},
+        {PLAN_AGG_COUNT, 0, 0, false, 0}, {PLAN_AGG_SUM, 0, 0, false, 0}, {PLAN_AGG_MIN, 0, 0, false, 0},
+        {PLAN_AGG_MAX, 0, 0, false, 0}, {PLAN_AGG_AVG, 0, 0, false, 0}, {PLAN_AGG_LAST, 0, 0, false, 0},
+        {PLAN_AGG_LEN, 0, 0, false, 0}, {PLAN_AGG_PERCENTAGE, 0, 0, false, 0},
+        {PLAN_AGG_PERCENTILE, 0, 0, false, 0}, {PLAN_AGG_QUANTILE, 0.9, 0, false, 0},
     };
     const size_t n = sizeof all / sizeof all[0];
     err_t e;

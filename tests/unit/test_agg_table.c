@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/agg/quant.h"
 #include "exec/agg/sketch.h"
 #include "exec/agg/table.h"
 #include "exec/sink/result.h"
@@ -25,9 +26,9 @@ static unsigned next_rand(void)
 }
 
 static const agg_spec_t specs[] = {
-    {PLAN_AGG_COUNT, 0, 0, false}, {PLAN_AGG_SUM, 0, 0, false}, {PLAN_AGG_MIN, 0, 0, false}, {PLAN_AGG_MAX, 0, 0, false},
-    {PLAN_AGG_AVG, 0, 0, false}, {PLAN_AGG_LAST, 0, 0, false}, {PLAN_AGG_LEN, 0, 0, false},
-    {PLAN_AGG_PERCENTAGE, 0, 0, false}, {PLAN_AGG_PERCENTILE, 0, 0, false}, {PLAN_AGG_QUANTILE, 0.9, 0, false},
+    {PLAN_AGG_COUNT, 0, 0, false, 0}, {PLAN_AGG_SUM, 0, 0, false, 0}, {PLAN_AGG_MIN, 0, 0, false, 0}, {PLAN_AGG_MAX, 0, 0, false, 0},
+    {PLAN_AGG_AVG, 0, 0, false, 0}, {PLAN_AGG_LAST, 0, 0, false, 0}, {PLAN_AGG_LEN, 0, 0, false, 0},
+    {PLAN_AGG_PERCENTAGE, 0, 0, false, 0}, {PLAN_AGG_PERCENTILE, 0, 0, false, 0}, {PLAN_AGG_QUANTILE, 0.9, 0, false, 0},
 };
 #define N_SPECS (sizeof specs / sizeof specs[0])
 
@@ -351,19 +352,20 @@ static void test_sketch_far_index_is_an_error(void **state)
 {
     (void)state;
     err_t e;
-    static const agg_spec_t q[] = {{PLAN_AGG_QUANTILE, 0.5, 0, false}};
+    static const agg_spec_t q[] = {{PLAN_AGG_QUANTILE, 0.5, 0, false, 0}};
     agg_table_t t;
     assert_int_equal(agg_table_init(&t, q, 1, &e), 0);
     char key[8] = {1, 0, 0, 0, 'g'};
     long g = agg_table_group(&t, key, 5, agg_key_hash(key, 5));
     uint32_t gid = (uint32_t)g;
     sv_t v = {"42", 2};
-    agg_table_update(&t, 0, &gid, &v, NULL, 1);
+    for (int i = 0; i <= QUANT_EXACT_MAX; i++)   /* one past the bound: a sketch */
+        agg_table_update(&t, 0, &gid, &v, NULL, 1);
     size_t len;
     unsigned char *b = agg_table_serialize(&t, &len);
-    /* header 18, group count 8, key length 4, key 5, sketch size 4, then
-     * total, zero, min, max (32) and the positive store's offset */
-    const size_t off_at = 18 + 8 + 4 + 5 + 4 + 32;
+    /* header 18, group count 8, key length 4, key 5, state size 4, form 1,
+     * then total, zero, min, max (32) and the positive store's offset */
+    const size_t off_at = 18 + 8 + 4 + 5 + 4 + 1 + 32;
     assert_true(len > off_at + 8);
     agg_table_t u;
     assert_int_equal(agg_table_init(&u, q, 1, &e), 0);

@@ -22,7 +22,7 @@
 #include "tests/support/sockstream.h"
 #include "wire/msg.h"
 
-static const agg_spec_t specs[] = {{PLAN_AGG_COUNT, 0, 0, false}, {PLAN_AGG_SUM, 0, 0, false}};
+static const agg_spec_t specs[] = {{PLAN_AGG_COUNT, 0, 0, false, 0}, {PLAN_AGG_SUM, 0, 0, false, 0}};
 enum { N_SPECS = 2 };
 
 /* A table of n groups "key<i>" with count i + 1 and sum 2 i. */

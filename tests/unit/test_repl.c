@@ -204,6 +204,7 @@ static void test_words_are_the_parsers(void **state)
     for (size_t i = 0; repl_functions[i]; i++) {
         char q[256];
         const char *arg = !strcmp(repl_functions[i], "quantile(") ? "$line, 0.5"
+                        : !strcmp(repl_functions[i], "top(")      ? "$line, 5"
                         : !strcmp(repl_functions[i], "bucket(")   ? "$line, 5m"
                         : !strcmp(repl_functions[i], "regex(")    ? "$line, \"a\""
                                                                   : "$line";

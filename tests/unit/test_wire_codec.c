@@ -122,11 +122,11 @@ static void test_join_adds_group_counts(void **state)
     (void)state;
     const wire_agg_spec_t specs[] = {{1, 0}};
     wire_buf_t a = {0}, b = {0}, whole = {0};
-    size_t at = wire_agg_put_header(&a, specs, 1);
+    size_t at = wire_agg_put_header(&a, WIRE_AGG_VERSION_V2, specs, 1);
     wire_agg_put_key(&a, "k", 1);
     wire_put_le64(&a, 7);
     wire_agg_set_groups(&a, at, 1);
-    at = wire_agg_put_header(&b, specs, 1);
+    at = wire_agg_put_header(&b, WIRE_AGG_VERSION_V2, specs, 1);
     wire_agg_put_key(&b, "l", 1);
     wire_put_le64(&b, 8);
     wire_agg_put_key(&b, "m", 1);
@@ -137,9 +137,11 @@ static void test_join_adds_group_counts(void **state)
     assert_int_equal(wire_agg_join(&whole, b.p, b.len, &e), 0);
     wire_le_reader_t r = wire_le_reader(whole.p, whole.len, WIRE_AGG_WHAT);
     uint32_t n_specs;
+    uint8_t version;
     wire_agg_spec_t sp;
     uint64_t n_groups;
-    assert_int_equal(wire_agg_get_header(&r, &n_specs, &e), 0);
+    assert_int_equal(wire_agg_get_header(&r, &version, &n_specs, &e), 0);
+    assert_int_equal(version, WIRE_AGG_VERSION_V2);
     assert_int_equal(wire_agg_get_spec(&r, &sp, &e), 0);
     assert_int_equal(wire_agg_get_groups(&r, &n_groups, &e), 0);
     assert_int_equal(n_specs, 1);
@@ -148,7 +150,7 @@ static void test_join_adds_group_counts(void **state)
     /* Another spec list does not join; nor does a header cut short. */
     const wire_agg_spec_t other[] = {{2, 0}};
     wire_buf_t c = {0};
-    wire_agg_put_header(&c, other, 1);
+    wire_agg_put_header(&c, WIRE_AGG_VERSION_V2, other, 1);
     assert_int_equal(wire_agg_join(&whole, c.p, c.len, &e), -1);
     assert_non_null(strstr(e.msg, "select items differ"));
     assert_int_equal(wire_agg_join(&whole, c.p, 12, &e), -1);
