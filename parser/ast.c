@@ -53,6 +53,62 @@ ast_list_t *ast_list(parse_ctx_t *ctx, ast_list_t *list, ast_expr_t *e)
     return list;
 }
 
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0'
+         : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : -1;
+}
+
+/* Decodes the escapes of the "string" whose opening quote is at z[q], in
+ * its place in the split copy (the text only shrinks): \" \\ \t \n \xNN.
+ * Any other backslash stays, with the byte after it, so that a regex's \d
+ * or \. reads as it did in DTail, which had no escapes. */
+static int decode_string(parse_ctx_t *ctx, ast_expr_t *e, uint32_t q)
+{
+    const char *src = ctx->z + q + 1;
+    char *out = ctx->split + q + 1;
+    uint32_t n = e->text_len, k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        char c = src[i];
+        if (c != '\\' || i + 1 >= n) {
+            out[k++] = c;
+            continue;
+        }
+        uint32_t at = q + 1 + i;
+        switch (src[i + 1]) {
+        case '"': case '\\':
+            out[k++] = src[++i];
+            break;
+        case 't':
+            out[k++] = '\t';
+            i++;
+            break;
+        case 'n':
+            out[k++] = '\n';
+            i++;
+            break;
+        case 'x': {
+            int hi = i + 2 < n ? hex_digit(src[i + 2]) : -1;
+            int lo = i + 3 < n ? hex_digit(src[i + 3]) : -1;
+            if (hi < 0 || lo < 0)
+                return parse_error(ctx, ERR_QUERY, at,
+                                   "\\x needs two hex digits (\\x22 is a double quote)");
+            if (hi == 0 && lo == 0)
+                return parse_error(ctx, ERR_QUERY, at, "a string cannot hold a NUL byte (\\x00)");
+            out[k++] = (char)(hi * 16 + lo);
+            i += 3;
+            break;
+        }
+        default:
+            out[k++] = c;   /* the next byte is copied as it is */
+            continue;
+        }
+    }
+    out[k] = '\0';
+    e->text_len = k;
+    return 0;
+}
+
 ast_expr_t *ast_term(parse_ctx_t *ctx, const token_t *tok)
 {
     if (parse_failed(ctx))
@@ -63,6 +119,8 @@ ast_expr_t *ast_term(parse_ctx_t *ctx, const token_t *tok)
     case TK_STRING:
         e = node_new(ctx, AST_STRING);
         rc = e ? node_text(ctx, e, tok->off + 1, tok->len - 2) : -1;
+        if (rc == 0)
+            rc = decode_string(ctx, e, tok->off);
         break;
     case TK_BQUOTED:
         e = node_new(ctx, AST_FIELD);

@@ -77,6 +77,34 @@ char *sb_to_arena(const strbuf_t *sb, arena_t *a)
 
 /* ------------------------------------------------------------- printer */
 
+/* A string's text between its quotes, escaped so that it reads back the
+ * same: \" and the control bytes always, a backslash only where it would
+ * start an escape (so a regex's \d stays \d). */
+static void print_string(strbuf_t *sb, const char *s, size_t n)
+{
+    sb_put(sb, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        unsigned char next = i + 1 < n ? (unsigned char)s[i + 1] : 0;
+        /* A backslash before what prints as an escape, or a byte that
+         * would make one with it, is escaped itself. */
+        bool escape_next = !next || strchr("\"\\tnx", next) || next < 0x20 || next == 0x7f;
+        if (c == '"')
+            sb_put(sb, "\\\"", 2);
+        else if (c == '\\' && escape_next)
+            sb_put(sb, "\\\\", 2);
+        else if (c == '\t')
+            sb_put(sb, "\\t", 2);
+        else if (c == '\n')
+            sb_put(sb, "\\n", 2);
+        else if (c < 0x20 || c == 0x7f)
+            sb_printf(sb, "\\x%02x", c);
+        else
+            sb_put(sb, s + i, 1);
+    }
+    sb_put(sb, "\"", 1);
+}
+
 void print_expr(strbuf_t *sb, const ast_expr_t *e, bool compact)
 {
     switch (e->kind) {
@@ -88,9 +116,7 @@ void print_expr(strbuf_t *sb, const ast_expr_t *e, bool compact)
             sb_put(sb, "`", 1);
         break;
     case AST_STRING:
-        sb_put(sb, "\"", 1);
-        sb_put(sb, e->text, e->text_len);
-        sb_put(sb, "\"", 1);
+        print_string(sb, e->text, e->text_len);
         break;
     case AST_NUMBER:
         sb_put(sb, e->text, e->text_len);

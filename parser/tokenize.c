@@ -1,11 +1,11 @@
 /* parser/tokenize.c: cuts query text into tokens.
  *
  * DTail's rules (dtail-behaviour.md §2.1): commas are separators like
- * whitespace; a "quoted" string runs to the next double quote and has no
- * escapes; a `backticked` name is a literal field name; keywords and string
- * operators are case-insensitive; `append` is recognised only in lower case.
- * We additionally cut '(' and ')' as tokens of their own, so that
- * `count( $line )` reads like `count($line)`.
+ * whitespace; a `backticked` name is a literal field name; keywords and
+ * string operators are case-insensitive; `append` is recognised only in
+ * lower case. We additionally cut '(' and ')' as tokens of their own, so
+ * that `count( $line )` reads like `count($line)`, and a "quoted" string
+ * may hold \" (ast.c decodes its escapes).
  *
  * Tokens are {offset,len} views into the text. The lexer switches on a
  * 256-entry class table, as SQLite's sqlite3GetToken does: one load per byte
@@ -124,6 +124,19 @@ int query_word_type(const char *z, size_t n)
     return TK_ID;
 }
 
+/* The end of the "string" that starts at z[i]: the index of its closing
+ * quote, or n when it has none. A backslash escapes the byte after it. */
+static size_t string_end(const char *z, size_t n, size_t i)
+{
+    for (size_t j = i + 1; j < n; j++) {
+        if (z[j] == '\\')
+            j++;
+        else if (z[j] == '"')
+            return j;
+    }
+    return n;
+}
+
 size_t query_token(const char *z, size_t n, size_t i, int *type)
 {
     size_t j = i;
@@ -134,13 +147,13 @@ size_t query_token(const char *z, size_t n, size_t i, int *type)
         *type = TK_SPACE;
         return j - i;
     case CC_QUOTE: {
-        const char *q = memchr(z + i + 1, '"', n - i - 1);
-        if (!q) {
+        size_t q = string_end(z, n, i);
+        if (q >= n) {
             *type = TK_ILLEGAL;
             return n - i;
         }
         *type = TK_STRING;
-        return (size_t)(q - (z + i)) + 1;
+        return q - i + 1;
     }
     case CC_BACKTICK: {
         const char *q = memchr(z + i + 1, '`', n - i - 1);

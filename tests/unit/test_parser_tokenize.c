@@ -109,7 +109,7 @@ static void test_strings(void **state)
 {
     (void)state;
     tok_t t[8];
-    /* A string keeps spaces and commas; there are no escapes. */
+    /* A string keeps spaces and commas (its escapes are ast.c's). */
     const char *s = "where $line contains \"a, b  c\" x";
     assert_int_equal(lex(s, t, 8), 5);
     assert_int_equal(t[3].type, TK_STRING);
@@ -172,6 +172,23 @@ static void test_parens_and_words(void **state)
     assert_int_equal(t[0].len, 5);
 }
 
+/* A backslash escapes the byte after it: \" does not end a string, \\"
+ * does (the escape is the backslash's). */
+static void test_string_escapes(void **state)
+{
+    (void)state;
+    tok_t t[8];
+    assert_int_equal(lex("\"a\\\"b\" x", t, 8), 2);
+    assert_int_equal(t[0].type, TK_STRING);
+    assert_int_equal(t[0].len, 6);
+    assert_int_equal(lex("\"a\\\\\" x", t, 8), 2);
+    assert_int_equal(t[0].type, TK_STRING);
+    assert_int_equal(t[0].len, 5);
+    /* "x\" never closes: the quote is escaped. */
+    assert_int_equal(lex("\"x\\\"", t, 8), 1);
+    assert_int_equal(t[0].type, TK_ILLEGAL);
+}
+
 static void test_token_names(void **state)
 {
     (void)state;
@@ -191,6 +208,7 @@ int main(void)
         cmocka_unit_test(test_strings),
         cmocka_unit_test(test_backticks),
         cmocka_unit_test(test_parens_and_words),
+        cmocka_unit_test(test_string_escapes),
         cmocka_unit_test(test_token_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
