@@ -39,6 +39,17 @@ static int walk(field_report_t *r, const plan_value_t *v, err_t *e)
     return 0;
 }
 
+/* The bareword fields of condition c's values. */
+static int walk_cond(field_report_t *r, const plan_cond_t *c, err_t *e)
+{
+    for (size_t i = 0; i < c->n_kids; i++)
+        if (walk_cond(r, c->kids[i], e) < 0)
+            return -1;
+    if (walk(r, c->lhs, e) < 0)
+        return -1;
+    return walk(r, c->rhs, e);
+}
+
 int field_report_init(field_report_t *r, const plan_t *plan, err_t *e)
 {
     memset(r, 0, sizeof *r);
@@ -46,8 +57,7 @@ int field_report_init(field_report_t *r, const plan_t *plan, err_t *e)
     for (size_t i = 0; rc == 0 && i < plan->n_select; i++)
         rc = walk(r, plan->select[i].value, e);
     for (size_t i = 0; rc == 0 && i < plan->n_where; i++)
-        if ((rc = walk(r, plan->where[i].lhs, e)) == 0)
-            rc = walk(r, plan->where[i].rhs, e);
+        rc = walk_cond(r, &plan->where[i], e);
     for (size_t i = 0; rc == 0 && i < plan->n_set; i++)
         rc = walk(r, plan->set[i].rhs, e);
     for (size_t i = 0; rc == 0 && i < plan->n_group_by; i++)

@@ -169,18 +169,32 @@ bool ast_op_is_string(int op)
     switch (op) {
     case TK_EQS: case TK_NES: case TK_CONTAINS: case TK_NCONTAINS:
     case TK_LACKS: case TK_HASPREFIX: case TK_NHASPREFIX:
-    case TK_HASSUFFIX: case TK_NHASSUFFIX:
+    case TK_HASSUFFIX: case TK_NHASSUFFIX: case TK_MATCHES: case TK_NMATCHES:
         return true;
     default:
         return false;
     }
 }
 
-/* A where condition: the operator must be a comparison or string operator,
- * and a numeric comparison cannot take a quoted string (DTail: "Expected
- * bareword at 'where' clause's lValue"). */
+static bool in_condition_clause(const parse_ctx_t *ctx)
+{
+    return ctx->clause == TK_WHERE;
+}
+
+/* A where condition: the operator must be a comparison or string
+ * operator, a numeric comparison cannot take a quoted string (DTail:
+ * "Expected bareword at 'where' clause's lValue"), and matches takes a
+ * "quoted" pattern. */
 static void check_where_cond(parse_ctx_t *ctx, const ast_expr_t *c)
 {
+    const char *cl = query_token_name(ctx->clause);
+    if (c->op == TK_MATCHES || c->op == TK_NMATCHES) {
+        if (c->rhs->kind != AST_STRING)
+            parse_error(ctx, ERR_QUERY, c->rhs->off,
+                        "%s takes a \"quoted\" regular expression, e.g. "
+                        "$line %s \"GET /api/.*\"", c->text, c->text);
+        return;
+    }
     if (ast_op_is_numeric(c->op)) {
         const ast_expr_t *s = c->lhs->kind == AST_STRING ? c->lhs
                             : c->rhs->kind == AST_STRING ? c->rhs : NULL;
@@ -199,9 +213,10 @@ static void check_where_cond(parse_ctx_t *ctx, const ast_expr_t *c)
     else if (strcmp(c->text, "<>") == 0)
         hint = "; did you mean !=?";
     parse_error(ctx, ERR_QUERY, c->op_off,
-                "unknown operator '%.*s' in where clause (expected == != < <= > >= "
+                "unknown operator '%.*s' in %s clause (expected == != < <= > >= "
                 "eq ne contains ncontains lacks hasprefix nhasprefix hassuffix "
-                "nhassuffix)%s", (int)c->text_len, ctx->z + c->op_off, hint);
+                "nhassuffix matches nmatches in)%s", (int)c->text_len, ctx->z + c->op_off,
+                cl, hint);
 }
 
 /* A set assignment: `$var = rhs`. */
@@ -221,27 +236,174 @@ static void check_set_cond(parse_ctx_t *ctx, const ast_expr_t *c)
                     c->op == TK_EQ ? " (set assigns with a single =)" : "");
 }
 
+/* A node of kind for lhs, the operator op (TK_*) at op_off and what
+ * follows, up to byte `end`; its text is the operator's word in the query. */
+static ast_expr_t *op_node(parse_ctx_t *ctx, enum ast_kind kind, ast_expr_t *lhs, int op,
+                           uint32_t op_off, uint32_t op_len, ast_expr_t *rhs, uint32_t end)
+{
+    ast_expr_t *e = node_new(ctx, kind);
+    if (!e || (op_len && node_text(ctx, e, op_off, op_len)))
+        return NULL;
+    e->op = op;
+    e->op_off = op_off;
+    e->lhs = lhs;
+    e->rhs = rhs;
+    e->off = lhs->off;
+    e->len = end - lhs->off;
+    return e;
+}
+
 ast_expr_t *ast_cond(parse_ctx_t *ctx, ast_expr_t *lhs, const token_t *op,
                      ast_expr_t *rhs)
 {
     if (parse_failed(ctx))
         return NULL;
-    ast_expr_t *e = node_new(ctx, AST_COND);
-    if (!e || node_text(ctx, e, op->off, op->len))
+    ast_expr_t *e = op_node(ctx, AST_COND, lhs, op->type, op->off, op->len, rhs,
+                            rhs->off + rhs->len);
+    if (!e)
         return NULL;
-    e->op = op->type;
-    e->op_off = op->off;
-    e->lhs = lhs;
-    e->rhs = rhs;
-    e->off = lhs->off;
-    e->len = rhs->off + rhs->len - lhs->off;
     /* ctx->clause is still the clause this condition belongs to: the driver
      * updates it only after the next keyword has been fed. */
-    if (ctx->clause == TK_WHERE)
+    if (in_condition_clause(ctx))
         check_where_cond(ctx, e);
     else
         check_set_cond(ctx, e);
     return parse_failed(ctx) ? NULL : e;
+}
+
+ast_expr_t *ast_in(parse_ctx_t *ctx, ast_expr_t *lhs, const token_t *not_tok,
+                   const token_t *in, ast_list_t *list, const token_t *rp)
+{
+    if (parse_failed(ctx))
+        return NULL;
+    const token_t *op = not_tok ? not_tok : in;
+    if (!in_condition_clause(ctx)) {
+        parse_error(ctx, ERR_QUERY, op->off,
+                    "unknown operator '%s' in set clause; expected '='",
+                    not_tok ? "not in" : "in");
+        return NULL;
+    }
+    if (list->n == 0) {
+        parse_error(ctx, ERR_QUERY, rp->off,
+                    "empty list after %s: write %s (\"a\", \"b\")",
+                    not_tok ? "not in" : "in", not_tok ? "not in" : "in");
+        return NULL;
+    }
+    for (const ast_expr_t *v = list->head; v; v = v->next) {
+        if (v->kind != AST_STRING && v->kind != AST_NUMBER) {
+            parse_error(ctx, ERR_QUERY, v->off,
+                        "the list of %s holds \"quoted\" strings and numbers; '%.*s' is "
+                        "not one", not_tok ? "not in" : "in", (int)v->len, ctx->z + v->off);
+            return NULL;
+        }
+    }
+    ast_expr_t *e = op_node(ctx, AST_COND, lhs, TK_IN, op->off, 0, NULL, rp->off + rp->len);
+    if (!e || node_text(ctx, e, in->off, in->len))
+        return NULL;
+    e->negated = not_tok != NULL;
+    e->args = list;
+    return e;
+}
+
+static uint32_t depth_of(const ast_expr_t *e)
+{
+    return e->kind == AST_BOOL ? e->depth : 0;
+}
+
+/* Raises e's depth to d; -1 (reported) past AST_MAX_DEPTH. */
+static int deepen_to(parse_ctx_t *ctx, ast_expr_t *e, uint32_t d)
+{
+    if (d > e->depth)
+        e->depth = d;
+    if (e->depth <= AST_MAX_DEPTH)
+        return 0;
+    return parse_error(ctx, ERR_QUERY, e->op_off,
+                       "expression nested too deeply (more than %d operators inside each "
+                       "other; for many alternatives write x in (...))", AST_MAX_DEPTH);
+}
+
+/* e's depth for an operand. */
+static int deepen(parse_ctx_t *ctx, ast_expr_t *e, const ast_expr_t *operand)
+{
+    return deepen_to(ctx, e, depth_of(operand) + 1);
+}
+
+/* Adds x to chain e (an and or or): x's own operands when it is the same
+ * operator, so that a chain is one node. */
+static int chain_add(parse_ctx_t *ctx, ast_expr_t *e, ast_expr_t *x, bool front)
+{
+    if (x->kind == AST_BOOL && x->op == e->op) {
+        if (deepen_to(ctx, e, x->depth) < 0)   /* x's operands join e's */
+            return -1;
+        if (front) {
+            x->args->tail->next = e->args->head;
+            e->args->head = x->args->head;
+            e->args->n += x->args->n;
+        } else {
+            e->args->tail->next = x->args->head;
+            e->args->tail = x->args->tail;
+            e->args->n += x->args->n;
+        }
+        return 0;
+    }
+    if (deepen(ctx, e, x) < 0)
+        return -1;
+    if (front) {
+        x->next = e->args->head;
+        e->args->head = x;
+        e->args->n++;
+        return 0;
+    }
+    return ast_list(ctx, e->args, x) ? 0 : -1;
+}
+
+ast_expr_t *ast_bool(parse_ctx_t *ctx, ast_expr_t *lhs, const token_t *op, ast_expr_t *rhs)
+{
+    if (parse_failed(ctx))
+        return NULL;
+    int kind = !op ? TK_AND : op->type;
+    if (kind == TK_NOT) {
+        ast_expr_t *e = op_node(ctx, AST_BOOL, lhs, kind, op->off, 0, NULL, lhs->off + lhs->len);
+        if (!e || deepen(ctx, e, lhs) < 0)
+            return NULL;
+        e->len += e->off - op->off;   /* not lhs: it starts at the not */
+        e->off = op->off;
+        e->text = "not";
+        e->text_len = 3;
+        return e;
+    }
+    /* and is left-recursive (the chain so far is lhs), or right-recursive
+     * (rhs); either way the chain grows in place. */
+    ast_expr_t *e;
+    if (lhs->kind == AST_BOOL && lhs->op == kind) {
+        e = lhs;
+        if (chain_add(ctx, e, rhs, false) < 0)
+            return NULL;
+    } else if (rhs->kind == AST_BOOL && rhs->op == kind) {
+        e = rhs;
+        if (chain_add(ctx, e, lhs, true) < 0)
+            return NULL;
+    } else {
+        e = op_node(ctx, AST_BOOL, lhs, kind, op ? op->off : rhs->off, 0, NULL, 0);
+        if (!e || !(e->args = ast_list(ctx, NULL, lhs)) || chain_add(ctx, e, rhs, false) < 0)
+            return NULL;
+        e->lhs = NULL;
+        e->text = query_token_name(kind);
+        e->text_len = (uint32_t)strlen(e->text);
+    }
+    const ast_expr_t *first = e->args->head, *last = e->args->tail;
+    e->off = first->off;
+    e->len = last->off + last->len - e->off;
+    return e;
+}
+
+ast_expr_t *ast_paren(parse_ctx_t *ctx, const token_t *lp, ast_expr_t *e, const token_t *rp)
+{
+    if (parse_failed(ctx))
+        return NULL;
+    e->off = lp->off;
+    e->len = rp->off + rp->len - lp->off;
+    return e;
 }
 
 enum ast_slot ast_slot_of(int kw)
@@ -322,6 +484,19 @@ void ast_clause(parse_ctx_t *ctx, const token_t *kw, ast_list_t *list)
         break;
     }
     ast_clause_t *c = clause_new(ctx, kw);
+    if (c)
+        c->list = list;
+}
+
+
+void ast_where(parse_ctx_t *ctx, const token_t *kw, ast_expr_t *cond)
+{
+    if (parse_failed(ctx) || !parse_clause_may_end(ctx))
+        return;
+    /* The conditions joined by and at the top are the clause's list. */
+    ast_list_t *list = cond && cond->kind == AST_BOOL && cond->op == TK_AND
+                           ? cond->args : ast_list(ctx, ast_list(ctx, NULL, NULL), cond);
+    ast_clause_t *c = list ? clause_new(ctx, kw) : NULL;
     if (c)
         c->list = list;
 }

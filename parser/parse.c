@@ -104,6 +104,31 @@ static long open_paren_before(const parse_ctx_t *ctx, size_t end)
     return depth <= 64 ? stack[depth - 1] : stack[63];
 }
 
+/* What a token the grammar did not expect after the previous one most
+ * likely means, for the words of the extensions; 1 when reported. */
+static int extension_hint(parse_ctx_t *ctx, int major, const token_t *tok)
+{
+    int prev = ctx->prev_type;
+    bool value = major == TK_ID || major == TK_NUMBER || major == TK_STRING ||
+                 major == TK_BQUOTED;
+    if (prev == TK_IN && major != TK_LP) {
+        parse_error(ctx, ERR_QUERY, tok->off, "in takes a list in parentheses: x in (\"a\", \"b\")");
+        return 1;
+    }
+    if (prev == TK_NOT && value) {   /* a value, not, a value */
+        parse_error(ctx, ERR_QUERY, ctx->prev_off,
+                    "'not' between two values must be 'not in (...)'; to negate a condition, "
+                    "write not before it: not a eq \"x\"");
+        return 1;
+    }
+    if (prev == TK_NOT) {
+        parse_error(ctx, ERR_QUERY, tok->off, "incomplete %s condition: not needs a condition "
+                    "after it", ctx->clause ? query_token_name(ctx->clause) : "where");
+        return 1;
+    }
+    return 0;
+}
+
 /* The %syntax_error hook: explain the unexpected token in terms of the
  * clause being read. */
 void parse_syntax_error(parse_ctx_t *ctx, int major, const token_t *tok)
@@ -111,6 +136,8 @@ void parse_syntax_error(parse_ctx_t *ctx, int major, const token_t *tok)
     const char *txt = ctx->z + tok->off;
     int tl = tok->len > 60 ? 60 : (int)tok->len;
     const char *cl = ctx->clause ? query_token_name(ctx->clause) : NULL;
+    if (extension_hint(ctx, major, tok))
+        return;
 
     if (major == 0 || major == TK_RP || is_clause_keyword(major)) {
         long lp = open_paren_before(ctx, tok->off);
@@ -255,6 +282,8 @@ static void run_parser(parse_ctx_t *ctx, void *engine)
             ctx->clause_off = t.off;
         }
         ctx->prev_end = t.off + t.len;
+        ctx->prev_type = type;
+        ctx->prev_off = t.off;
         i += l;
     }
     token_t end = { 0, (uint32_t)n, 0 };

@@ -47,6 +47,8 @@ typedef struct parse_ctx {
     int lookahead;            /* TK_* of the token being fed (0 at the end) */
     uint32_t prev_end;        /* offset just past the token fed before it */
     uint32_t last_off;        /* offset of the previous token fed */
+    int prev_type;            /* TK_* of the token fed before the current one */
+    uint32_t prev_off;        /* ... its offset */
     parse_warn_t *warn_head;  /* warnings, oldest first */
     parse_warn_t *warn_tail;  /* last warning, for O(1) append */
     uint32_t n_warn;          /* number of warnings */

@@ -12,7 +12,6 @@
 
 #include "parser/plan_int.h"
 #include "parser/print.h"
-#include "parser/resolve.h"
 #include "query.h"
 
 const char *plan_agg_name(enum plan_agg agg)
@@ -34,29 +33,10 @@ const char *plan_op_name(enum plan_op op)
 {
     static const char *const names[] = {
         "==", "!=", "<", "<=", ">", ">=", "eq", "ne", "contains", "ncontains",
-        "hasprefix", "nhasprefix", "hassuffix", "nhassuffix",
+        "hasprefix", "nhasprefix", "hassuffix", "nhassuffix", "matches", "nmatches",
+        "in", "not in", "and", "or", "not",
     };
     return (unsigned)op < sizeof names / sizeof names[0] ? names[op] : "?";
-}
-
-static enum plan_op op_of(int tk)
-{
-    switch (tk) {
-    case TK_EQ: return PLAN_OP_EQ;
-    case TK_NE: return PLAN_OP_NE;
-    case TK_LT: return PLAN_OP_LT;
-    case TK_LE: return PLAN_OP_LE;
-    case TK_GT: return PLAN_OP_GT;
-    case TK_GE: return PLAN_OP_GE;
-    case TK_EQS: return PLAN_OP_STR_EQ;
-    case TK_NES: return PLAN_OP_STR_NE;
-    case TK_CONTAINS: return PLAN_OP_CONTAINS;
-    case TK_NCONTAINS: case TK_LACKS: return PLAN_OP_NCONTAINS;
-    case TK_HASPREFIX: return PLAN_OP_HASPREFIX;
-    case TK_NHASPREFIX: return PLAN_OP_NHASPREFIX;
-    case TK_HASSUFFIX: return PLAN_OP_HASSUFFIX;
-    default: return PLAN_OP_NHASSUFFIX;
-    }
 }
 
 /* Builds the column name of a select item or group field into the arena. */
@@ -129,26 +109,8 @@ static int plan_from(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q)
 
 static int plan_where(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q)
 {
-    const ast_clause_t *c = q->slot[AST_WHERE];
-    if (!c || c->list->n == 0)
-        return 0;
-    plan_cond_t *w = arena_alloc(rc->pc->arena, c->list->n * sizeof *w);
-    if (!w)
-        return parse_nomem(rc->pc);
     rc->set_visible = false;
-    size_t i = 0;
-    for (const ast_expr_t *e = c->list->head; e; e = e->next, i++) {
-        w[i].op = op_of(e->op);
-        w[i].numeric = ast_op_is_numeric(e->op);
-        w[i].offset = e->op_off;
-        w[i].lhs = resolve_value(rc, e->lhs, RESOLVE_WHERE);
-        w[i].rhs = w[i].lhs ? resolve_value(rc, e->rhs, RESOLVE_WHERE) : NULL;
-        if (!w[i].rhs)
-            return -1;
-    }
-    p->where = w;
-    p->n_where = i;
-    return 0;
+    return plan_conds(rc, q->slot[AST_WHERE], &p->where, &p->n_where);
 }
 
 static int plan_set(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q)

@@ -103,18 +103,41 @@ enum plan_op {
     PLAN_OP_NHASPREFIX,
     PLAN_OP_HASSUFFIX,
     PLAN_OP_NHASSUFFIX,
+    PLAN_OP_MATCHES,  /* lhs matches the regex `regex` */
+    PLAN_OP_NMATCHES, /* ... does not */
+    PLAN_OP_IN,       /* lhs eq one of list */
+    PLAN_OP_NOT_IN,   /* lhs ne every one of list */
+    PLAN_OP_AND,      /* every one of kids */
+    PLAN_OP_OR,       /* one of kids */
+    PLAN_OP_NOT,      /* not kids[0] */
 };
 
-/* One where condition; all must hold. A missing field makes the condition
- * false, even for the negated operators (DTail). */
-typedef struct plan_cond {
+/* One condition (a where clause is a list of them, all of which must
+ * hold). Conditions have three values, as in SQL: a missing field, or
+ * a value that is no number in a numeric comparison, makes a comparison
+ * unknown, which not leaves unknown, and only a true condition selects:
+ * so a missing field fails even the negated operators (DTail). */
+typedef struct plan_cond plan_cond_t;
+struct plan_cond {
     enum plan_op op;
     bool numeric;              /* float comparison (op <= PLAN_OP_GE); a
                                   non-numeric field value makes it false */
-    const plan_value_t *lhs;
-    const plan_value_t *rhs;
+    const plan_value_t *lhs;   /* comparisons, matches, in */
+    const plan_value_t *rhs;   /* comparisons */
+    const plan_value_t *const *list; /* in, not in: n_list literals */
+    size_t n_list;
+    const char *regex;         /* matches, nmatches: the pcre2 pattern (validated) */
+    const plan_cond_t *const *kids; /* and, or, not: n_kids conditions */
+    size_t n_kids;
     uint32_t offset;           /* byte offset of the operator */
-} plan_cond_t;
+};
+
+/* Whether c is one of DTail's comparisons (==, eq, contains ...): the
+ * where stage's fast path. */
+static inline bool plan_cond_is_simple(const plan_cond_t *c)
+{
+    return c->op <= PLAN_OP_NHASSUFFIX;
+}
 
 /* One set assignment, evaluated in order after where. */
 typedef struct plan_assign {

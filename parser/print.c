@@ -105,6 +105,27 @@ static void print_string(strbuf_t *sb, const char *s, size_t n)
     sb_put(sb, "\"", 1);
 }
 
+/* Binding strength of a condition: or 1, and 2, anything else 3. */
+static int cond_prec(const ast_expr_t *e)
+{
+    if (e->kind != AST_BOOL)
+        return 3;
+    return e->op == TK_OR ? 1 : e->op == TK_AND ? 2 : 3;
+}
+
+/* e in parentheses when it binds less than `need` (or as much, on the
+ * right of a left-associative operator), so the tree reads back as it is. */
+static void print_operand(strbuf_t *sb, const ast_expr_t *e, bool compact, int prec, int need)
+{
+    if (prec < need) {
+        sb_put(sb, "(", 1);
+        print_expr(sb, e, compact);
+        sb_put(sb, ")", 1);
+    } else {
+        print_expr(sb, e, compact);
+    }
+}
+
 void print_expr(strbuf_t *sb, const ast_expr_t *e, bool compact)
 {
     switch (e->kind) {
@@ -131,9 +152,35 @@ void print_expr(strbuf_t *sb, const ast_expr_t *e, bool compact)
         }
         sb_put(sb, ")", 1);
         break;
+    case AST_BOOL: {
+        int p = cond_prec(e);
+        if (e->op == TK_NOT) {
+            sb_puts(sb, "not ");
+            print_operand(sb, e->lhs, compact, cond_prec(e->lhs), 3);
+            break;
+        }
+        /* A chain of and or or (one node): an or inside an and needs its
+         * parentheses, nothing else does. */
+        for (const ast_expr_t *a = e->args->head; a; a = a->next) {
+            if (a != e->args->head)
+                sb_puts(sb, e->op == TK_OR ? " or " : " and ");
+            print_operand(sb, a, compact, cond_prec(a), p);
+        }
+        break;
+    }
     case AST_COND:
         print_expr(sb, e->lhs, compact);
         sb_put(sb, " ", 1);
+        if (e->op == TK_IN) {
+            sb_puts(sb, e->negated ? "not in (" : "in (");
+            for (const ast_expr_t *a = e->args->head; a; a = a->next) {
+                if (a != e->args->head)
+                    sb_puts(sb, ", ");
+                print_expr(sb, a, compact);
+            }
+            sb_put(sb, ")", 1);
+            break;
+        }
         sb_puts(sb, query_token_name(e->op));
         sb_put(sb, " ", 1);
         print_expr(sb, e->rhs, compact);
@@ -175,7 +222,13 @@ void ast_print(strbuf_t *sb, const ast_query_t *q)
             break;
         case AST_WHERE:
             sb_puts(sb, "where ");
-            print_list(sb, c->list, " and ");
+            for (const ast_expr_t *e = c->list->head; e; e = e->next) {
+                if (e != c->list->head)
+                    sb_puts(sb, " and ");
+                /* One of several conditions joined by and: an or in it
+                 * needs its parentheses. */
+                print_operand(sb, e, false, cond_prec(e), c->list->n > 1 ? 2 : 1);
+            }
             break;
         case AST_SET:
             sb_puts(sb, "set ");
@@ -253,6 +306,33 @@ static void explain_value(strbuf_t *sb, const plan_value_t *v)
     }
 }
 
+static void explain_cond(strbuf_t *sb, const plan_cond_t *c)
+{
+    if (c->n_kids) {
+        sb_printf(sb, "%s(", plan_op_name(c->op));
+        for (size_t i = 0; i < c->n_kids; i++) {
+            if (i)
+                sb_puts(sb, ", ");
+            explain_cond(sb, c->kids[i]);
+        }
+        sb_puts(sb, ")");
+        return;
+    }
+    explain_value(sb, c->lhs);
+    sb_printf(sb, " %s%s ", plan_op_name(c->op), c->numeric ? "(numeric)" : "");
+    if (c->op == PLAN_OP_IN || c->op == PLAN_OP_NOT_IN) {
+        sb_puts(sb, "[");
+        for (size_t i = 0; i < c->n_list; i++) {
+            if (i)
+                sb_puts(sb, ", ");
+            explain_value(sb, c->list[i]);
+        }
+        sb_puts(sb, "]");
+        return;
+    }
+    explain_value(sb, c->rhs);
+}
+
 void plan_explain(strbuf_t *sb, const plan_t *p)
 {
     for (size_t i = 0; i < p->n_select; i++) {
@@ -268,11 +348,8 @@ void plan_explain(strbuf_t *sb, const plan_t *p)
     sb_printf(sb, "logformat: %s%s\n", p->logformat->name,
               p->logformat_given ? "" : " (implied)");
     for (size_t i = 0; i < p->n_where; i++) {
-        const plan_cond_t *c = &p->where[i];
         sb_printf(sb, "where %zu: ", i);
-        explain_value(sb, c->lhs);
-        sb_printf(sb, " %s%s ", plan_op_name(c->op), c->numeric ? "(numeric)" : "");
-        explain_value(sb, c->rhs);
+        explain_cond(sb, &p->where[i]);
         sb_puts(sb, "\n");
     }
     for (size_t i = 0; i < p->n_set; i++) {

@@ -371,12 +371,11 @@ static int check_arity(resolve_ctx_t *rc, const ast_expr_t *e, const resolve_fn_
                        fn->max_args, fn->max_args == 1 ? "" : "s", n, fn->usage);
 }
 
-static int regex_check(resolve_ctx_t *rc, plan_value_t *v, const ast_expr_t *pat,
-                       const ast_expr_t *grp)
+int resolve_pattern(resolve_ctx_t *rc, const ast_expr_t *pat, const char *what, uint32_t *ncap)
 {
     if (pat->kind != AST_STRING)
         return parse_error(rc->pc, ERR_QUERY, pat->off,
-                           "the pattern of regex() must be a \"quoted\" string");
+                           "the pattern of %s must be a \"quoted\" string", what);
     int errcode;
     PCRE2_SIZE erroff;
     pcre2_code *re = pcre2_compile((PCRE2_SPTR)pat->text, pat->text_len, PCRE2_UTF,
@@ -390,12 +389,24 @@ static int regex_check(resolve_ctx_t *rc, plan_value_t *v, const ast_expr_t *pat
     if (!re) {
         PCRE2_UCHAR buf[256];
         pcre2_get_error_message(errcode, buf, sizeof buf);
-        return parse_error(rc->pc, ERR_PATTERN, pat->off + 1 + (uint32_t)erroff,
-                           "invalid regex in regex(): %s", (const char *)buf);
+        /* The offset is in the decoded pattern: the caret is exact for a
+         * pattern without escapes, and near it otherwise. */
+        uint32_t at = pat->off + 1 + (uint32_t)erroff;
+        return parse_error(rc->pc, ERR_PATTERN, at < pat->off + pat->len ? at : pat->off,
+                           "invalid regex in %s: %s", what, (const char *)buf);
     }
-    uint32_t ncap = 0;
-    pcre2_pattern_info(re, PCRE2_INFO_CAPTURECOUNT, &ncap);
+    *ncap = 0;
+    pcre2_pattern_info(re, PCRE2_INFO_CAPTURECOUNT, ncap);
     pcre2_code_free(re);
+    return 0;
+}
+
+static int regex_check(resolve_ctx_t *rc, plan_value_t *v, const ast_expr_t *pat,
+                       const ast_expr_t *grp)
+{
+    uint32_t ncap;
+    if (resolve_pattern(rc, pat, "regex()", &ncap) < 0)
+        return -1;
     v->regex = pat->text;
     v->regex_group = ncap > 0 ? 1 : 0;
     if (grp) {

@@ -62,6 +62,11 @@ plan_value_t *resolve_value(resolve_ctx_t *rc, const ast_expr_t *e,
  * numbers name fields too. */
 plan_value_t *resolve_field_named(resolve_ctx_t *rc, const ast_expr_t *e);
 
+/* Checks that pat is a "quoted" PCRE2 pattern that compiles (errors name
+ * `what`, "regex()" or "matches", and point into the pattern); *ncap is its
+ * number of capture groups. */
+int resolve_pattern(resolve_ctx_t *rc, const ast_expr_t *pat, const char *what, uint32_t *ncap);
+
 int resolve_vars_put(resolve_ctx_t *rc, resolve_vars_t *v, const char *key, int val);
 int resolve_vars_get(const resolve_vars_t *v, const char *key);
 

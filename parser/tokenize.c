@@ -52,6 +52,9 @@ static const struct keyword {
     {"lacks", 5, TK_LACKS},       {"hasprefix", 9, TK_HASPREFIX},
     {"nhasprefix", 10, TK_NHASPREFIX}, {"hassuffix", 9, TK_HASSUFFIX},
     {"nhassuffix", 10, TK_NHASSUFFIX},
+    {"or", 2, TK_OR},             {"not", 3, TK_NOT},
+    {"in", 2, TK_IN},             {"matches", 7, TK_MATCHES},
+    {"nmatches", 8, TK_NMATCHES},
 };
 
 static const struct keyword operators[] = {
@@ -208,6 +211,11 @@ const char *query_token_name(int type)
     case TK_LIMIT: return "limit";
     case TK_OUTFILE: return "outfile";
     case TK_LOGFORMAT: return "logformat";
+    case TK_OR: return "or";
+    case TK_NOT: return "not";
+    case TK_IN: return "in";
+    case TK_MATCHES: return "matches";
+    case TK_NMATCHES: return "nmatches";
     case TK_BY: return "by";
     case TK_AND: return "and";
     case TK_APPEND: return "append";

@@ -35,8 +35,11 @@ typedef struct eval {
                                    (count($line)), no values needed */
     uint64_t *nonnum;           /* per select item: values a numeric
                                    aggregate skipped as no number */
-    ev_node_t **where_lhs;      /* compiled where operands */
+    ev_node_t **where_lhs;      /* compiled where operands (DTail's comparisons) */
     ev_node_t **where_rhs;
+    struct ev_cond **where_tree;/* per where condition: the compiled or, not,
+                                   in or matches (cond.c), NULL for a
+                                   comparison */
     ev_node_t **set;            /* compiled set right-hand sides */
     const sv_t **set_cols;      /* current batch's set-variable columns */
     ev_node_t **group;          /* compiled group-by parts */

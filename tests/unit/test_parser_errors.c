@@ -235,8 +235,8 @@ static void test_caret_rendering(void **state)
     /* Multi-line queries: only the offending line, caret in its column. */
     assert_rendered("from S\nselect a\nwhere b ~ c",
                     "unknown operator '~' in where clause (expected == != < <= > >= eq ne "
-                    "contains ncontains lacks hasprefix nhasprefix hassuffix nhassuffix) "
-                    "(at byte 24)\n"
+                    "contains ncontains lacks hasprefix nhasprefix hassuffix nhassuffix "
+                    "matches nmatches in) (at byte 24)\n"
                     "where b ~ c\n"
                     "        ^");
     /* Tabs keep their width; UTF-8 characters count as one column. */

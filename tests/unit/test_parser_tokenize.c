@@ -62,6 +62,10 @@ static void test_keywords_case_insensitive(void **state)
         {"nhassuffix", TK_NHASSUFFIX},
         /* append is only a keyword in lower case (DTail compares exactly) */
         {"append", TK_APPEND}, {"APPEND", TK_ID}, {"Append", TK_ID},
+        /* the extensions: or, not, in, matches and nmatches are words of
+         * their own that fall back to names */
+        {"or", TK_OR}, {"Or", TK_OR}, {"not", TK_NOT}, {"in", TK_IN}, {"IN", TK_IN},
+        {"matches", TK_MATCHES}, {"nmatches", TK_NMATCHES}, {"inn", TK_ID}, {"ors", TK_ID},
         /* not keywords */
         {"selects", TK_ID}, {"count", TK_ID}, {"desc", TK_ID}, {"s", TK_ID},
     };
