@@ -32,7 +32,7 @@ static int walk(field_report_t *r, const plan_value_t *v, err_t *e)
         return 0;
     if (v->kind == PLAN_V_FIELD)
         return v->src == PLAN_SRC_DYNAMIC && !v->or_literal ? add_field(r, v->text, e) : 0;
-    if (v->kind == PLAN_V_CALL)
+    if (v->kind == PLAN_V_CALL || v->kind == PLAN_V_ARITH)
         for (size_t i = 0; i < v->nargs; i++)
             if (walk(r, v->args[i], e) < 0)
                 return -1;

@@ -122,6 +122,16 @@ ast_expr_t *ast_term(parse_ctx_t *ctx, const token_t *tok)
         if (rc == 0)
             rc = decode_string(ctx, e, tok->off);
         break;
+    case TK_STAR: case TK_STARF:
+        /* The field `*`. Its byte in the split copy may have been cut off
+         * the word before it (a*): the text is the literal. */
+        e = node_new(ctx, AST_FIELD);
+        rc = e ? 0 : -1;
+        if (e) {
+            e->text = "*";
+            e->text_len = 1;
+        }
+        break;
     case TK_BQUOTED:
         e = node_new(ctx, AST_FIELD);
         if (e)
@@ -176,12 +186,17 @@ bool ast_op_is_string(int op)
     }
 }
 
-static bool in_condition_clause(const parse_ctx_t *ctx)
+int ast_arith_prec(int op)
 {
-    return ctx->clause == TK_WHERE;
+    return op == TK_STAR || op == TK_SLASH ? 2 : 1;
 }
 
-/* A where condition: the operator must be a comparison or string
+static bool in_condition_clause(const parse_ctx_t *ctx)
+{
+    return ctx->clause == TK_WHERE || ctx->clause == TK_HAVING;
+}
+
+/* A where or having condition: the operator must be a comparison or string
  * operator, a numeric comparison cannot take a quoted string (DTail:
  * "Expected bareword at 'where' clause's lValue"), and matches takes a
  * "quoted" pattern. */
@@ -307,7 +322,7 @@ ast_expr_t *ast_in(parse_ctx_t *ctx, ast_expr_t *lhs, const token_t *not_tok,
 
 static uint32_t depth_of(const ast_expr_t *e)
 {
-    return e->kind == AST_BOOL ? e->depth : 0;
+    return e->kind == AST_ARITH || e->kind == AST_BOOL ? e->depth : 0;
 }
 
 /* Raises e's depth to d; -1 (reported) past AST_MAX_DEPTH. */
@@ -319,13 +334,33 @@ static int deepen_to(parse_ctx_t *ctx, ast_expr_t *e, uint32_t d)
         return 0;
     return parse_error(ctx, ERR_QUERY, e->op_off,
                        "expression nested too deeply (more than %d operators inside each "
-                       "other; for many alternatives write x in (...))", AST_MAX_DEPTH);
+                       "other%s)", AST_MAX_DEPTH,
+                       e->kind == AST_BOOL ? "; for many alternatives write x in (...)" : "");
 }
 
 /* e's depth for an operand. */
 static int deepen(parse_ctx_t *ctx, ast_expr_t *e, const ast_expr_t *operand)
 {
     return deepen_to(ctx, e, depth_of(operand) + 1);
+}
+
+ast_expr_t *ast_arith(parse_ctx_t *ctx, ast_expr_t *lhs, const token_t *op, ast_expr_t *rhs)
+{
+    if (parse_failed(ctx))
+        return NULL;
+    const ast_expr_t *s = lhs->kind == AST_STRING ? lhs : rhs->kind == AST_STRING ? rhs : NULL;
+    if (s) {
+        parse_error(ctx, ERR_QUERY, s->off,
+                    "arithmetic '%s' on the quoted string \"%s\": it takes numbers, "
+                    "fields and aggregates", query_token_name(op->type), s->text);
+        return NULL;
+    }
+    ast_expr_t *e = op_node(ctx, AST_ARITH, lhs, op->type, op->off, 0, rhs, rhs->off + rhs->len);
+    if (!e || deepen(ctx, e, lhs) || deepen(ctx, e, rhs))
+        return NULL;
+    e->text = query_token_name(op->type);
+    e->text_len = 1;
+    return e;
 }
 
 /* Adds x to chain e (an and or or): x's own operands when it is the same
@@ -414,6 +449,7 @@ enum ast_slot ast_slot_of(int kw)
     case TK_WHERE: return AST_WHERE;
     case TK_SET: return AST_SET;
     case TK_GROUP: return AST_GROUP;
+    case TK_HAVING: return AST_HAVING;
     case TK_ORDER: case TK_RORDER: return AST_ORDER;
     case TK_INTERVAL: return AST_INTERVAL;
     case TK_LIMIT: return AST_LIMIT;
@@ -493,6 +529,11 @@ void ast_where(parse_ctx_t *ctx, const token_t *kw, ast_expr_t *cond)
 {
     if (parse_failed(ctx) || !parse_clause_may_end(ctx))
         return;
+    if (kw->type == TK_HAVING && !cond) {
+        parse_error(ctx, ERR_QUERY, kw->off + kw->len,
+                    "having needs a condition on the groups, e.g. having count($line) > 10");
+        return;
+    }
     /* The conditions joined by and at the top are the clause's list. */
     ast_list_t *list = cond && cond->kind == AST_BOOL && cond->op == TK_AND
                            ? cond->args : ast_list(ctx, ast_list(ctx, NULL, NULL), cond);

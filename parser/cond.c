@@ -1,9 +1,10 @@
-/* parser/cond.c: the conditions of where, from AST to plan.
+/* parser/cond.c: the conditions of where and having, from AST to plan.
  *
  * A clause is a list of conditions that must all hold (DTail's implicit
  * and); each is a comparison, a matches or in test, or an and, or, not of
  * conditions (a chain of one operator is one node with every operand, as
- * ast.c builds it: a or b or c is one or of three). */
+ * ast.c builds it: a or b or c is one or of three). where's operands are
+ * values per line, having's values after aggregation (select.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,9 @@
 
 typedef struct conds {
     resolve_ctx_t *rc;
+    plan_t *p;
+    bool having;                /* values after aggregation */
+    strbuf_t *sb;               /* scratch for names */
 } conds_t;
 
 static enum plan_op op_of(int tk)
@@ -38,6 +42,8 @@ static enum plan_op op_of(int tk)
 
 static plan_value_t *operand(conds_t *cs, const ast_expr_t *e)
 {
+    if (cs->having)
+        return plan_post_value(cs->rc, cs->p, e, cs->sb);
     return resolve_value(cs->rc, e, RESOLVE_WHERE);
 }
 
@@ -104,14 +110,15 @@ static int cond_build(conds_t *cs, const ast_expr_t *e, plan_cond_t *c)
     return c->rhs ? 0 : -1;
 }
 
-int plan_conds(resolve_ctx_t *rc, const ast_clause_t *c, const plan_cond_t **out, size_t *n)
+int plan_conds(resolve_ctx_t *rc, plan_t *p, const ast_clause_t *c, bool having, strbuf_t *sb,
+               const plan_cond_t **out, size_t *n)
 {
     if (!c || c->list->n == 0)
         return 0;
     plan_cond_t *w = arena_alloc(rc->pc->arena, c->list->n * sizeof *w);
     if (!w)
         return parse_nomem(rc->pc);
-    conds_t cs = {.rc = rc};
+    conds_t cs = {.rc = rc, .p = p, .having = having, .sb = sb};
     size_t i = 0;
     for (const ast_expr_t *e = c->list->head; e; e = e->next, i++)
         if (cond_build(&cs, e, &w[i]) < 0)

@@ -73,8 +73,9 @@ void parse_warn(parse_ctx_t *ctx, uint32_t off, const char *fmt, ...)
 
 static bool is_clause_keyword(int type)
 {
-    return type >= TK_SELECT && type <= TK_LOGFORMAT;
+    return type >= TK_SELECT && type <= TK_HAVING;
 }
+
 
 bool parse_clause_may_end(const parse_ctx_t *ctx)
 {
@@ -89,7 +90,7 @@ static long open_paren_before(const parse_ctx_t *ctx, size_t end)
     size_t depth = 0;
     for (size_t i = 0; i < end;) {
         int type;
-        size_t l = query_token(ctx->z, ctx->n, i, &type);
+        size_t l = query_token(ctx->z, ctx->n, i, QUERY_TOKEN_EXPR, &type);
         if (type == TK_LP) {
             if (depth < 64)
                 stack[depth] = (long)i;
@@ -110,8 +111,8 @@ static int extension_hint(parse_ctx_t *ctx, int major, const token_t *tok)
 {
     int prev = ctx->prev_type;
     bool value = major == TK_ID || major == TK_NUMBER || major == TK_STRING ||
-                 major == TK_BQUOTED;
-    if (prev == TK_IN && major != TK_LP) {
+                 major == TK_BQUOTED || major == TK_STAR || major == TK_STARF;
+    if (prev == TK_IN && major != TK_LP && major != TK_LPS) {
         parse_error(ctx, ERR_QUERY, tok->off, "in takes a list in parentheses: x in (\"a\", \"b\")");
         return 1;
     }
@@ -124,6 +125,11 @@ static int extension_hint(parse_ctx_t *ctx, int major, const token_t *tok)
     if (prev == TK_NOT) {
         parse_error(ctx, ERR_QUERY, tok->off, "incomplete %s condition: not needs a condition "
                     "after it", ctx->clause ? query_token_name(ctx->clause) : "where");
+        return 1;
+    }
+    if (prev == TK_PLUS || prev == TK_MINUS || prev == TK_STAR || prev == TK_SLASH) {
+        parse_error(ctx, ERR_QUERY, ctx->prev_off, "incomplete arithmetic: '%s' needs a value "
+                    "after it", query_token_name(prev));
         return 1;
     }
     return 0;
@@ -164,7 +170,7 @@ void parse_syntax_error(parse_ctx_t *ctx, int major, const token_t *tok)
                     cl ? " in " : "", cl ? cl : "");
         return;
     }
-    if (major == TK_LP) {
+    if (major == TK_LP || major == TK_LPS) {
         parse_error(ctx, ERR_QUERY, tok->off,
                     "unexpected '(': a call is written name(arguments)");
         return;
@@ -200,7 +206,7 @@ void parse_syntax_error(parse_ctx_t *ctx, int major, const token_t *tok)
     uint32_t kw_off = 0, kw_len = 0;
     for (size_t i = ctx->clause_off; i < tok->off;) {
         int type;
-        size_t l = query_token(ctx->z, ctx->n, i, &type);
+        size_t l = query_token(ctx->z, ctx->n, i, query_token_flags(ctx->clause), &type);
         if (type == TK_ID && l < 16) {
             char word[16];
             for (size_t k = 0; k < l; k++) {
@@ -251,28 +257,43 @@ static void run_parser(parse_ctx_t *ctx, void *engine)
 {
     const char *z = ctx->z;
     size_t n = ctx->n;
+    bool comma = false;   /* a comma since the last token */
     for (size_t i = 0; i < n;) {
         int type;
-        size_t l = query_token(z, n, i, &type);
+        size_t l = query_token(z, n, i, query_token_flags(ctx->clause), &type);
         if (type == TK_SPACE) {
+            comma |= memchr(z + i, ',', l) != NULL;
             i += l;
             continue;
         }
+        /* After a comma an item ends: `a, (b)` is two items, not the call
+         * a(b), and `a, * 2` two, not a product (the canonical form writes
+         * items with ", ", so it reads back as it was). */
+        int fed = type;
+        if (comma && type == TK_LP)
+            fed = TK_LPS;
+        else if (comma && type == TK_STAR)
+            fed = TK_STARF;
+        comma = false;
         if (type == TK_ILLEGAL) {
             illegal_token(ctx, i, l);
             return;
         }
         /* Terminate the token's text in the split copy: the byte after a
-         * word is a separator, quote or parenthesis (or the end); the last
-         * byte of a string or `name` is its closing quote. */
+         * word is a separator, quote, parenthesis or operator (or the end);
+         * the last byte of a string or `name` is its closing quote. No text
+         * is read of operators and clause keywords: a keyword can end at a
+         * byte that starts the next word (`from/x`: / ends a word where
+         * `from` is read, and is part of one in the from clause). */
         if (type == TK_STRING || type == TK_BQUOTED)
             ctx->split[i + l - 1] = '\0';
-        else if (type != TK_LP && type != TK_RP && i + l < n)
+        else if (type != TK_LP && type != TK_RP && type != TK_PLUS && type != TK_MINUS &&
+                 type != TK_STAR && type != TK_SLASH && !is_clause_keyword(type) && i + l < n)
             ctx->split[i + l] = '\0';
-        token_t t = { type, (uint32_t)i, (uint32_t)l };
+        token_t t = { fed, (uint32_t)i, (uint32_t)l };
         ctx->last_off = t.off;
-        ctx->lookahead = type;
-        QueryParse(engine, type, t);
+        ctx->lookahead = fed;
+        QueryParse(engine, fed, t);
         if (parse_failed(ctx))
             return;
         /* Updated after the keyword is fed: reductions of the previous

@@ -83,10 +83,21 @@ void parse_stack_overflow(parse_ctx_t *ctx);
 
 /* ------------------------------------------------------------ tokenize.c */
 
+/* Flags of query_token. */
+#define QUERY_TOKEN_EXPR 1u   /* a clause of expressions (select, where, set,
+                                 group, order, having): the arithmetic
+                                 operators are tokens; elsewhere (from,
+                                 outfile, ...) a path such as /tmp/a*.csv
+                                 is one word */
+
 /* Cuts the token that starts at z[i] (i < n). Returns its length (>= 1) and
  * stores its TK_* type in *type: TK_SPACE for separators (whitespace and
  * commas), TK_ILLEGAL for an unterminated "string" or `name`, or a NUL. */
-size_t query_token(const char *z, size_t n, size_t i, int *type);
+size_t query_token(const char *z, size_t n, size_t i, unsigned flags, int *type);
+/* The query_token flags for the words of the clause `clause` (TK_*, 0
+ * before the first). */
+unsigned query_token_flags(int clause);
+
 /* Keyword or operator code of a bareword, or TK_ID / TK_NUMBER. */
 int query_word_type(const char *z, size_t n);
 /* True if z[0..n) is a number as DTail's where/limit understand it. */

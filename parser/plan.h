@@ -29,6 +29,10 @@ enum plan_agg {
     PLAN_AGG_PERCENTAGE,   /* group sum / all groups' sums * 100 */
     PLAN_AGG_PERCENTILE,   /* DTail's rank of the group sum among all groups */
     PLAN_AGG_QUANTILE,     /* value quantile `quantile` (0..1), mergeable sketch */
+    PLAN_AGG_EXPR,         /* arithmetic over other items (value: its tree,
+                              PLAN_V_ITEM leaves), computed per group after
+                              the final merge (exec/agg/post.h); its state
+                              is sum-shaped and folds nothing */
 };
 
 /* Scalar functions usable in select, where, set and group by. */
@@ -44,6 +48,8 @@ enum plan_value_kind {
     PLAN_V_STRING,         /* string literal */
     PLAN_V_NUMBER,         /* numeric literal (text kept as written) */
     PLAN_V_CALL,           /* function of argument values */
+    PLAN_V_ARITH,          /* args[0] arith args[1], arith one of + - * / */
+    PLAN_V_ITEM,           /* after aggregation: the value of select item `item` */
 };
 
 /* Where a field's value comes from. */
@@ -74,9 +80,14 @@ struct plan_value {
     int64_t bucket_seconds;    /* PLAN_FN_BUCKET: bucket width in seconds (> 0) */
     const char *regex;         /* PLAN_FN_REGEX: the pcre2 pattern (validated) */
     int regex_group;           /* PLAN_FN_REGEX: capture group to return */
+    /* PLAN_V_ARITH (args and nargs 2 as for a call) */
+    char arith;                /* '+', '-', '*' or '/' */
+    /* PLAN_V_ITEM */
+    int item;                  /* index into plan.select */
 };
 
-/* One output column. */
+/* One select item: a column of the result (the first plan.n_columns), or
+ * an aggregate that only computed columns and having read. */
 typedef struct plan_select {
     enum plan_agg agg;
     const plan_value_t *value; /* what is aggregated: a field or a function */
@@ -112,8 +123,8 @@ enum plan_op {
     PLAN_OP_NOT,      /* not kids[0] */
 };
 
-/* One condition (a where clause is a list of them, all of which must
- * hold). Conditions have three values, as in SQL: a missing field, or
+/* One condition (a where or having clause is a list of them, all of which
+ * must hold). Conditions have three values, as in SQL: a missing field, or
  * a value that is no number in a numeric comparison, makes a comparison
  * unknown, which not leaves unknown, and only a true condition selects:
  * so a missing field fails even the negated operators (DTail). */
@@ -162,12 +173,20 @@ typedef struct plan_warning {
 } plan_warning_t;
 
 typedef struct plan {
-    const plan_select_t *select;   /* n_select >= 1 columns, in select order */
+    const plan_select_t *select;   /* n_select >= 1 items: the n_columns
+                                      columns in select order, then the
+                                      aggregates computed columns and having
+                                      read that are not columns themselves */
     size_t n_select;
+    size_t n_columns;              /* columns of the result (<= n_select) */
     const char *table;             /* from TABLE, upper-cased; NULL without from
                                       ("." for logformat csv without from) */
     const plan_cond_t *where;      /* n_where conditions, ANDed */
     size_t n_where;
+    const plan_cond_t *having;     /* n_having conditions over the groups,
+                                      ANDed (values PLAN_V_ITEM, numbers,
+                                      strings and arithmetic over them) */
+    size_t n_having;
     const plan_assign_t *set;      /* n_set assignments, in order */
     size_t n_set;
     const plan_value_t *const *group_by; /* n_group_by key parts; 0 = one group */

@@ -126,6 +126,11 @@ static void print_operand(strbuf_t *sb, const ast_expr_t *e, bool compact, int p
     }
 }
 
+static int arith_prec_of(const ast_expr_t *e)
+{
+    return e->kind == AST_ARITH ? ast_arith_prec(e->op) : 3;
+}
+
 void print_expr(strbuf_t *sb, const ast_expr_t *e, bool compact)
 {
     switch (e->kind) {
@@ -152,6 +157,15 @@ void print_expr(strbuf_t *sb, const ast_expr_t *e, bool compact)
         }
         sb_put(sb, ")", 1);
         break;
+    case AST_ARITH: {
+        int p = ast_arith_prec(e->op);
+        print_operand(sb, e->lhs, compact, arith_prec_of(e->lhs), p);
+        sb_puts(sb, compact ? "" : " ");
+        sb_puts(sb, query_token_name(e->op));
+        sb_puts(sb, compact ? "" : " ");
+        print_operand(sb, e->rhs, compact, arith_prec_of(e->rhs), p + 1);
+        break;
+    }
     case AST_BOOL: {
         int p = cond_prec(e);
         if (e->op == TK_NOT) {
@@ -190,7 +204,7 @@ void print_expr(strbuf_t *sb, const ast_expr_t *e, bool compact)
 
 void print_column_name(strbuf_t *sb, const ast_expr_t *e)
 {
-    if (e->kind == AST_CALL)
+    if (e->kind == AST_CALL || e->kind == AST_ARITH)
         print_expr(sb, e, true);
     else
         sb_put(sb, e->text, e->text_len);
@@ -220,8 +234,8 @@ void ast_print(strbuf_t *sb, const ast_query_t *q)
             sb_puts(sb, "select ");
             print_list(sb, c->list, ", ");
             break;
-        case AST_WHERE:
-            sb_puts(sb, "where ");
+        case AST_WHERE: case AST_HAVING:
+            sb_puts(sb, s == AST_WHERE ? "where " : "having ");
             for (const ast_expr_t *e = c->list->head; e; e = e->next) {
                 if (e != c->list->head)
                     sb_puts(sb, " and ");
@@ -289,6 +303,16 @@ static void explain_value(strbuf_t *sb, const plan_value_t *v)
     case PLAN_V_NUMBER:
         sb_printf(sb, "number(%.17g)", v->number);
         break;
+    case PLAN_V_ITEM:
+        sb_printf(sb, "item#%d", v->item);
+        break;
+    case PLAN_V_ARITH:
+        sb_printf(sb, "(");
+        explain_value(sb, v->args[0]);
+        sb_printf(sb, " %c ", v->arith);
+        explain_value(sb, v->args[1]);
+        sb_puts(sb, ")");
+        break;
     case PLAN_V_CALL:
         sb_puts(sb, plan_func_name(v->func));
         if (v->func == PLAN_FN_BUCKET)
@@ -342,7 +366,8 @@ void plan_explain(strbuf_t *sb, const plan_t *p)
             sb_printf(sb, "[%.17g]", s->quantile);
         sb_puts(sb, " ");
         explain_value(sb, s->value);
-        sb_printf(sb, " as \"%s\"%s\n", s->name, s->group_key ? " group-key" : "");
+        sb_printf(sb, " as \"%s\"%s%s\n", s->name, s->group_key ? " group-key" : "",
+                  i >= p->n_columns ? " hidden" : "");
     }
     sb_printf(sb, "from: %s\n", p->table ? p->table : "(none)");
     sb_printf(sb, "logformat: %s%s\n", p->logformat->name,
@@ -361,6 +386,11 @@ void plan_explain(strbuf_t *sb, const plan_t *p)
         sb_printf(sb, "group %zu: ", i);
         explain_value(sb, p->group_by[i]);
         sb_printf(sb, " as \"%s\"\n", p->group_names[i]);
+    }
+    for (size_t i = 0; i < p->n_having; i++) {
+        sb_printf(sb, "having %zu: ", i);
+        explain_cond(sb, &p->having[i]);
+        sb_puts(sb, "\n");
     }
     if (p->order_index >= 0)
         sb_printf(sb, "order: column %d %s\n", p->order_index,

@@ -68,6 +68,7 @@ static int item_float(const agg_spec_t *spec, const unsigned char *st, double *v
         return l->seq > 0;
     }
     case PLAN_AGG_LAST: case PLAN_AGG_QUANTILE:   /* no quantiles in DTail */
+    case PLAN_AGG_EXPR:                           /* not in a 4.1 client's query */
         return 0;
     }
     return 0;

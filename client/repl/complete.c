@@ -13,7 +13,7 @@
 
 const char *const repl_keywords[] = {
     "select", "from", "where", "set", "group", "by", "order", "rorder", "interval",
-    "limit", "outfile", "logformat", "and", "or", "not", "in", "append", "eq",
+    "limit", "outfile", "logformat", "having", "and", "or", "not", "in", "append", "eq",
     "ne", "contains", "ncontains", "lacks", "hasprefix", "nhasprefix", "hassuffix",
     "nhassuffix", "matches", "nmatches", NULL,
 };

@@ -1,7 +1,7 @@
 /* compare.h: the comparisons of where and having, and their three values.
  *
  * One definition for the where stage (per line, exec/agg/eval.c and
- * cond.c) and for having (per group, exec/sink/post.c). Inline: the where
+ * cond.c) and for having (per group, exec/agg/post.c). Inline: the where
  * stage calls them once per row. A condition is true, false or unknown (a
  * missing value, or no number in a numeric comparison); encoded so that
  * and is the minimum, or the maximum and not 2 - v. */

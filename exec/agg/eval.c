@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "base/grow.h"
+#include "base/numfmt_short.h"
 #include "exec/agg/compare.h"
 #include "exec/agg/eval_int.h"
 #include "exec/agg/number.h"
@@ -82,6 +83,21 @@ long eval_compile(eval_t *ev, const plan_value_t *v, err_t *e)
 {
     long id;
     switch (v->kind) {
+    case PLAN_V_ARITH: {
+        long a = eval_compile(ev, v->args[0], e);
+        long b = a < 0 ? -1 : eval_compile(ev, v->args[1], e);
+        if (b < 0)
+            return -1;
+        id = new_node(ev, EV_ARITH);
+        if (id >= 0) {
+            ev->nodes[id].arg = (size_t)a;
+            ev->nodes[id].arg2 = (size_t)b;
+            ev->nodes[id].arith = v->arith;
+        }
+        break;
+    }
+    case PLAN_V_ITEM:   /* a value after aggregation: never per line */
+        return err_set(e, ERR_QUERY, "a value after aggregation in a per-line expression");
     case PLAN_V_FIELD:
         if (v->src == PLAN_SRC_SET) {
             id = new_node(ev, EV_SETCOL);
@@ -150,7 +166,7 @@ static ev_node_t **resolve_ids(eval_t *ev, long *ids, size_t n)
     ev_node_t **p = calloc(n ? n : 1, sizeof *p);
     if (p)
         for (size_t i = 0; i < n; i++)
-            p[i] = &ev->nodes[ids[i]];
+            p[i] = ids[i] >= 0 ? &ev->nodes[ids[i]] : NULL;
     return p;
 }
 
@@ -167,8 +183,12 @@ int eval_init(eval_t *ev, const plan_t *plan, err_t *e)
     ev->where_tree = calloc(plan->n_where ? plan->n_where : 1, sizeof *ev->where_tree);
     if (!ev->where_tree)
         rc = err_set(e, ERR_NOMEM, "out of memory");
-    for (size_t i = 0; i < plan->n_select && rc == 0; i++)
-        rc = (ids[k++] = eval_compile(ev, plan->select[i].value, e)) < 0 ? -1 : 0;
+    for (size_t i = 0; i < plan->n_select && rc == 0; i++, k++) {
+        ids[k] = -1;   /* an arithmetic column is computed after the merge */
+        if (plan->select[i].agg != PLAN_AGG_EXPR &&
+            (ids[k] = eval_compile(ev, plan->select[i].value, e)) < 0)
+            rc = -1;
+    }
     for (size_t i = 0; i < plan->n_where && rc == 0; i++) {
         if (!plan_cond_is_simple(&plan->where[i])) {
             ids[k] = ids[k + 1] = -1;
@@ -214,7 +234,7 @@ int eval_init(eval_t *ev, const plan_t *plan, err_t *e)
     ev->count_rows = calloc(plan->n_select ? plan->n_select : 1, sizeof *ev->count_rows);
     ev->nonnum = calloc(plan->n_select ? plan->n_select : 1, sizeof *ev->nonnum);
     for (size_t i = 0; ev->count_rows && ev->select && i < plan->n_select; i++)
-        ev->count_rows[i] = plan->select[i].agg == PLAN_AGG_COUNT &&
+        ev->count_rows[i] = plan->select[i].agg == PLAN_AGG_COUNT && ev->select[i] &&
                             ev->select[i]->kind == EV_COL &&
                             strcmp(ev->fields[ev->select[i]->col], "$line") == 0;
     ev->set_cols = calloc(plan->n_set ? plan->n_set : 1, sizeof *ev->set_cols);
@@ -351,9 +371,55 @@ static long bucket_format(const char *x, size_t len, int64_t w, char *out)
 
 /* ---- evaluation -------------------------------------------------------- */
 
+/* v as the shortest text that reads back as the same double (Go's 'f' -1),
+ * in the scratch area; missing when out of memory. A function of its own:
+ * its buffer is not on the stack of each level of nested arithmetic. */
+static __attribute__((noinline)) sv_t number_text(eval_t *ev, double v)
+{
+    char buf[NUMFMT_SHORT_MAX];
+    int len = numfmt_shortest(buf, sizeof buf, v);
+    char *o = len > 0 ? scratch_alloc(ev->scratch, (size_t)len) : NULL;
+    if (!o)
+        return (sv_t){NULL, SV_MISSING};
+    memcpy(o, buf, (size_t)len);
+    return (sv_t){o, (uint32_t)len};
+}
+
+/* a arith b, as text (number_text); a missing or non-numeric operand, or
+ * a division by zero (counted), is a missing value. */
+static void arith_eval(eval_t *ev, ev_node_t *n, const uint32_t *rows, size_t nr)
+{
+    const sv_t *a = eval_node(ev, &ev->nodes[n->arg], rows, nr);
+    const sv_t *b = eval_node(ev, &ev->nodes[n->arg2], rows, nr);
+    for (size_t i = 0; i < nr; i++) {
+        uint32_t r = rows[i];
+        double x, y, v;
+        n->out[r] = (sv_t){NULL, SV_MISSING};
+        if (a[r].len == SV_MISSING || b[r].len == SV_MISSING ||
+            !num_parse(a[r].p, a[r].len, &x) || !num_parse(b[r].p, b[r].len, &y))
+            continue;
+        switch (n->arith) {
+        case '+': v = x + y; break;
+        case '-': v = x - y; break;
+        case '*': v = x * y; break;
+        default:
+            if (y == 0) {
+                ev->n_divzero++;
+                continue;
+            }
+            v = x / y;
+            break;
+        }
+        n->out[r] = number_text(ev, v);
+    }
+}
+
 const sv_t *eval_node(eval_t *ev, ev_node_t *n, const uint32_t *rows, size_t nr)
 {
     switch (n->kind) {
+    case EV_ARITH:
+        arith_eval(ev, n, rows, nr);
+        return n->out;
     case EV_COL:
         return ev->cols[n->col];
     case EV_SETCOL:
@@ -580,6 +646,8 @@ size_t eval_batch(eval_t *ev, agg_table_t *table, uint32_t *rows, size_t nr, con
     const bool all_rows = rows[nr - 1] == nr - 1;
     bool have_seqs = false;
     for (size_t s = 0; s < ev->plan->n_select; s++) {
+        if (!ev->select[s])   /* an arithmetic column: computed after the merge */
+            continue;
         if (ev->count_rows[s]) {
             agg_table_count(table, s, ev->gid, nr);
             continue;

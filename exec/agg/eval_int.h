@@ -18,6 +18,7 @@ enum ev_kind {
     EV_MASK,        /* maskdigits(x) */
     EV_BUCKET,      /* bucket(t, width) */
     EV_REGEX,       /* regex(x, pattern, group) */
+    EV_ARITH,       /* arg arith arg2: + - * / of two numbers */
 };
 
 struct ev_node {
@@ -26,7 +27,9 @@ struct ev_node {
     sv_t konst;                 /* EV_CONST value; EV_OR_LITERAL fallback */
     double number;              /* EV_CONST: numeric value if is_number */
     int is_number;              /* EV_CONST parsed as a number */
-    size_t arg;                 /* first argument node index (functions) */
+    size_t arg;                 /* first argument node index (functions, arithmetic) */
+    size_t arg2;                /* EV_ARITH: second operand's node index */
+    char arith;                 /* EV_ARITH: '+', '-', '*' or '/' */
     int64_t bucket_seconds;     /* EV_BUCKET width */
     pcre2_code *re;             /* EV_REGEX pattern */
     pcre2_match_data *md;       /* EV_REGEX match data (this thread's) */

@@ -326,6 +326,8 @@ size_t agg_table_update(agg_table_t *t, size_t spec, const uint32_t *gid, const 
             t->heap_bytes += ((size_t)(*sk)->pos.n + (*sk)->neg.n - buckets) * sizeof(uint64_t);
         }
         break;
+    case PLAN_AGG_EXPR:   /* computed after the merge (exec/agg/post.h) */
+        break;
     }
     return bad;
 }

@@ -95,7 +95,7 @@ static char *unique_name(char *const *names, size_t n, const char *name)
 static int schema_build(const plan_t *plan, schema_t *s, err_t *e)
 {
     memset(s, 0, sizeof *s);
-    s->n_cols = RUN_COLS + plan->n_select;
+    s->n_cols = RUN_COLS + plan->n_columns;
     s->names = calloc(s->n_cols, sizeof *s->names);
     s->types = calloc(s->n_cols, sizeof *s->types);
     if (!s->names || !s->types)
@@ -104,7 +104,7 @@ static int schema_build(const plan_t *plan, schema_t *s, err_t *e)
     s->types[0] = SQLITE_COL_INTEGER;
     s->names[1] = sqlite3_mprintf("run_time");
     s->types[1] = SQLITE_COL_TEXT;
-    for (size_t i = 0; i < plan->n_select; i++) {
+    for (size_t i = 0; i < plan->n_columns; i++) {
         s->names[RUN_COLS + i] = unique_name(s->names, RUN_COLS + i, plan->select[i].name);
         s->types[RUN_COLS + i] = sqlite_out_col_type(plan->select[i].agg);
         if (!s->names[RUN_COLS + i])

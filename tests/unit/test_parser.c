@@ -739,6 +739,7 @@ static void test_1000_terms_under_1ms(void **state)
 static void test_deep_nesting(void **state)
 {
     (void)state;
+    query_t *unused = NULL;
     size_t depth = 5000;
     char *text = malloc(depth * 8 + 64);
     assert_non_null(text);
@@ -758,6 +759,36 @@ static void test_deep_nesting(void **state)
 
     /* Moderate nesting is fine. */
     assert_round_trip("from S select md5sum(maskdigits(md5sum(maskdigits(md5sum(x)))))");
+
+    /* Arithmetic and conditions nest at most AST_MAX_DEPTH deep (every pass
+     * over them recurses, also on a client thread's small stack); a chain
+     * of and or of or is one level, however long. */
+    char *big = malloc(1 << 20);
+    assert_non_null(big);
+    static const struct { const char *head, *open, *close, *tail; } deep[] = {
+        {"select a where a > ", "a + ", "", "1"},
+        {"select a where ", "not ", "", "a > 1"},
+        {"select a where ", "not (a > 1 or ", ")", "b > 1"},
+        {"select ", "(sum(a) - ", ")", "1"},
+    };
+    for (size_t k = 0; k < sizeof deep / sizeof deep[0]; k++) {
+        n = (size_t)sprintf(big, "%s", deep[k].head);
+        for (int i = 0; i < AST_MAX_DEPTH + 5; i++)
+            n += (size_t)sprintf(big + n, "%s", deep[k].open);
+        n += (size_t)sprintf(big + n, "%s", deep[k].tail);
+        for (int i = 0; i < AST_MAX_DEPTH + 5; i++)
+            n += (size_t)sprintf(big + n, "%s", deep[k].close);
+        assert_int_equal(query_parse(big, strlen(big), NULL, &unused, &e), -1);
+        if (!strstr(e.msg, "nested too deeply"))
+            fail_msg("%s...: %s", deep[k].open, e.msg);
+    }
+    n = (size_t)sprintf(big, "select a where a > 1");
+    for (int i = 0; i < 20000; i++)
+        n += (size_t)sprintf(big + n, " and a%d eq \"x\"", i);
+    query_t *chain = parse(big);
+    assert_int_equal(query_plan(chain)->n_where, 20001);
+    query_free(chain);
+    free(big);
 }
 
 int main(void)
