@@ -69,6 +69,7 @@ void outfile_partial_text(const outfile_info_t *info, char *buf, size_t cap)
 typedef struct csv_stream {
     result_csv_t w;             /* the file */
     size_t n_groups;            /* groups merged so far */
+    uint64_t n_divzero;         /* divisions by zero so far */
 } csv_stream_t;
 
 static int csv_chunk(const result_t *r, void *arg, err_t *e)
@@ -77,11 +78,12 @@ static int csv_chunk(const result_t *r, void *arg, err_t *e)
     csv_stream_t *cs = arg;
     result_csv_put(&cs->w, r);
     cs->n_groups = r->n_groups;
+    cs->n_divzero = r->n_divzero;
     return 0;
 }
 
 static int write_spilled_csv(const plan_t *plan, spill_t *sp, const char *query, size_t *n_groups,
-                             err_t *e)
+                             uint64_t *n_divzero, err_t *e)
 {
     csv_stream_t cs = {.n_groups = 0};
     if (result_csv_open(&cs.w, plan->outfile, plan->outfile_append, query, e) < 0)
@@ -95,18 +97,23 @@ static int write_spilled_csv(const plan_t *plan, spill_t *sp, const char *query,
         rc = -1;
     }
     *n_groups = cs.n_groups;
+    if (n_divzero)
+        *n_divzero = cs.n_divzero;
     return rc;
 }
 
 int outfile_write_merged(const plan_t *plan, const agg_table_t *t, spill_t *sp,
-                         const outfile_info_t *info, size_t *n_groups, err_t *e)
+                         const outfile_info_t *info, size_t *n_groups, uint64_t *n_divzero,
+                         err_t *e)
 {
     if (sp && plan->outfile_format != PLAN_OUT_SQLITE)
-        return write_spilled_csv(plan, sp, info->query, n_groups, e);
+        return write_spilled_csv(plan, sp, info->query, n_groups, n_divzero, e);
     long long limit = plan->limit_given ? plan->limit : -1;
     result_t r = {0};
     int rc = sp ? spill_result_build(plan, sp, limit, &r, e) : result_build(plan, t, limit, &r, e);
     *n_groups = r.n_groups;
+    if (n_divzero)
+        *n_divzero = r.n_divzero;
     if (rc == 0)
         rc = outfile_write(plan, &r, info, e);
     result_free(&r);

@@ -16,6 +16,7 @@
 #include <pcre2.h>
 
 #include "exec/agg/eval.h"
+#include "exec/fieldreport.h"
 #include "exec/sink/result.h"
 #include "parser/parser.h"
 #include "tests/support/rng.h"
@@ -723,6 +724,45 @@ static void test_arith_columns_and_having(void **state)
     qfix_close(&f);
 }
 
+/* Divisions by zero per line travel in the field report (version 2, only
+ * when there are any: a report without is version 1, as older builds
+ * write and read it), add up when merged, and are warned about. */
+static void test_field_report_divzero(void **state)
+{
+    (void)state;
+    query_t *q;
+    err_t e;
+    const char *text = "select sum($r) set $r = a / b logformat generickv";
+    assert_int_equal(query_parse(text, strlen(text), NULL, &q, &e), 0);
+    field_report_t from, into;
+    assert_int_equal(field_report_init(&from, query_plan(q), &e), 0);
+    assert_int_equal(field_report_init(&into, query_plan(q), &e), 0);
+    size_t len;
+    unsigned char *blob = field_report_encode(&from, &len);
+    assert_non_null(blob);
+    assert_int_equal(blob[4], 1);
+    assert_int_equal(field_report_merge_encoded(&into, blob, len, &e), 0);
+    free(blob);
+    from.divzero = 3;
+    blob = field_report_encode(&from, &len);
+    assert_int_equal(blob[4], 2);
+    assert_int_equal(field_report_merge_encoded(&into, blob, len, &e), 0);
+    assert_int_equal(field_report_merge_encoded(&into, blob, len, &e), 0);
+    assert_int_equal(into.divzero, 6);
+    blob[4] = 3;
+    assert_int_equal(field_report_merge_encoded(&into, blob, len, &e), -1);
+    free(blob);
+    char buf[512] = "";
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    assert_non_null(f);
+    field_report_warn(&into, query_plan(q), "dmap", f);
+    fclose(f);
+    assert_non_null(strstr(buf, "dmap: warning: 6 divisions by zero:"));
+    field_report_free(&from);
+    field_report_free(&into);
+    query_free(q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -740,6 +780,7 @@ int main(void)
         cmocka_unit_test(test_where_random_trees),
         cmocka_unit_test(test_arith_per_line),
         cmocka_unit_test(test_arith_columns_and_having),
+        cmocka_unit_test(test_field_report_divzero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
