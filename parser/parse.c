@@ -382,6 +382,30 @@ int query_parse(const char *text, size_t len, const query_opts_t *opts,
     return 0;
 }
 
+bool query_looks_like(const char *text)
+{
+    size_t n = strlen(text), i = strspn(text, " \t\r\n\v\f,");
+    int type;
+    if (i >= n)
+        return false;
+    size_t l = query_token(text, n, i, 0, &type);
+    if (type != TK_ID && !is_clause_keyword(type))
+        return false;
+    if (i + l >= n || strspn(text + i + l, " \t\r\n\v\f,(") == 0)
+        return false;   /* one word: a file name */
+    if (is_clause_keyword(type))
+        return true;
+    char word[16];
+    if (l >= sizeof word)
+        return false;
+    for (size_t k = 0; k < l; k++) {
+        char c = text[i + k];
+        word[k] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
+    }
+    word[l] = '\0';
+    return resolve_suggest(word, query_clause_words) != NULL;
+}
+
 void query_free(query_t *q)
 {
     if (!q)

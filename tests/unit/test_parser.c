@@ -791,6 +791,25 @@ static void test_deep_nesting(void **state)
     free(big);
 }
 
+/* dmap takes an argument holding "select " as its query (DTail's rule);
+ * one that misspells it is recognised, so that its parse error is shown
+ * rather than "no query". A file name is not. */
+static void test_query_looks_like(void **state)
+{
+    (void)state;
+    assert_true(query_looks_like("selct count($line) from STATS"));
+    assert_true(query_looks_like("SELCT count($line)"));
+    assert_true(query_looks_like("from STATS slect count($line)"));
+    assert_true(query_looks_like("  where a > 1"));
+    assert_true(query_looks_like("slect(a)"));
+    assert_false(query_looks_like("selct"));
+    assert_false(query_looks_like("app.log"));
+    assert_false(query_looks_like("/var/log/app.log"));
+    assert_false(query_looks_like("sleep 1"));
+    assert_false(query_looks_like("my file.log"));
+    assert_false(query_looks_like(""));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -820,6 +839,7 @@ int main(void)
         cmocka_unit_test(test_not_nul_terminated),
         cmocka_unit_test(test_1000_terms_under_1ms),
         cmocka_unit_test(test_deep_nesting),
+        cmocka_unit_test(test_query_looks_like),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
