@@ -103,6 +103,7 @@ static int decode_string(parse_ctx_t *ctx, ast_expr_t *e, uint32_t q)
             out[k++] = c;   /* the next byte is copied as it is */
             continue;
         }
+        parse_note_ext(ctx, at, "a string escape");
     }
     out[k] = '\0';
     e->text_len = k;
@@ -204,6 +205,7 @@ static void check_where_cond(parse_ctx_t *ctx, const ast_expr_t *c)
 {
     const char *cl = query_token_name(ctx->clause);
     if (c->op == TK_MATCHES || c->op == TK_NMATCHES) {
+        parse_note_ext(ctx, c->op_off, c->op == TK_MATCHES ? "matches" : "nmatches");
         if (c->rhs->kind != AST_STRING)
             parse_error(ctx, ERR_QUERY, c->rhs->off,
                         "%s takes a \"quoted\" regular expression, e.g. "
@@ -298,6 +300,7 @@ ast_expr_t *ast_in(parse_ctx_t *ctx, ast_expr_t *lhs, const token_t *not_tok,
                     not_tok ? "not in" : "in");
         return NULL;
     }
+    parse_note_ext(ctx, op->off, not_tok ? "not in" : "in");
     if (list->n == 0) {
         parse_error(ctx, ERR_QUERY, rp->off,
                     "empty list after %s: write %s (\"a\", \"b\")",
@@ -355,6 +358,7 @@ ast_expr_t *ast_arith(parse_ctx_t *ctx, ast_expr_t *lhs, const token_t *op, ast_
                     "fields and aggregates", query_token_name(op->type), s->text);
         return NULL;
     }
+    parse_note_ext(ctx, op->off, "arithmetic");
     ast_expr_t *e = op_node(ctx, AST_ARITH, lhs, op->type, op->off, 0, rhs, rhs->off + rhs->len);
     if (!e || deepen(ctx, e, lhs) || deepen(ctx, e, rhs))
         return NULL;
@@ -397,6 +401,8 @@ ast_expr_t *ast_bool(parse_ctx_t *ctx, ast_expr_t *lhs, const token_t *op, ast_e
     if (parse_failed(ctx))
         return NULL;
     int kind = !op ? TK_AND : op->type;
+    if (kind == TK_OR || kind == TK_NOT)
+        parse_note_ext(ctx, op->off, query_token_name(kind));
     if (kind == TK_NOT) {
         ast_expr_t *e = op_node(ctx, AST_BOOL, lhs, kind, op->off, 0, NULL, lhs->off + lhs->len);
         if (!e || deepen(ctx, e, lhs) < 0)
@@ -436,6 +442,8 @@ ast_expr_t *ast_paren(parse_ctx_t *ctx, const token_t *lp, ast_expr_t *e, const 
 {
     if (parse_failed(ctx))
         return NULL;
+    if (e->kind == AST_BOOL || e->kind == AST_COND)
+        parse_note_ext(ctx, lp->off, "parentheses");
     e->off = lp->off;
     e->len = rp->off + rp->len - lp->off;
     return e;
@@ -529,10 +537,13 @@ void ast_where(parse_ctx_t *ctx, const token_t *kw, ast_expr_t *cond)
 {
     if (parse_failed(ctx) || !parse_clause_may_end(ctx))
         return;
-    if (kw->type == TK_HAVING && !cond) {
-        parse_error(ctx, ERR_QUERY, kw->off + kw->len,
-                    "having needs a condition on the groups, e.g. having count($line) > 10");
-        return;
+    if (kw->type == TK_HAVING) {
+        parse_note_ext(ctx, kw->off, "having");
+        if (!cond) {
+            parse_error(ctx, ERR_QUERY, kw->off + kw->len,
+                        "having needs a condition on the groups, e.g. having count($line) > 10");
+            return;
+        }
     }
     /* The conditions joined by and at the top are the clause's list. */
     ast_list_t *list = cond && cond->kind == AST_BOOL && cond->op == TK_AND

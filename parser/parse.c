@@ -76,6 +76,13 @@ static bool is_clause_keyword(int type)
     return type >= TK_SELECT && type <= TK_HAVING;
 }
 
+void parse_note_ext(parse_ctx_t *ctx, uint32_t off, const char *what)
+{
+    if (!ctx->ext || off < ctx->ext_off) {   /* the first in the text */
+        ctx->ext = what;
+        ctx->ext_off = off;
+    }
+}
 
 bool parse_clause_may_end(const parse_ctx_t *ctx)
 {
@@ -380,6 +387,15 @@ int query_parse(const char *text, size_t len, const query_opts_t *opts,
     q->arena = arena;   /* from here on the arena is reached through q */
     *out = q;
     return 0;
+}
+
+int query_check_dtail_dialect(const plan_t *plan, const char *why, err_t *err)
+{
+    if (!plan->ext)
+        return 0;
+    return err_set_at(err, ERR_QUERY, plan->ext_offset,
+                      "the query uses %s, which DTail's own query language does not have: %s",
+                      plan->ext, why);
 }
 
 bool query_looks_like(const char *text)

@@ -52,6 +52,9 @@ typedef struct parse_ctx {
     parse_warn_t *warn_head;  /* warnings, oldest first */
     parse_warn_t *warn_tail;  /* last warning, for O(1) append */
     uint32_t n_warn;          /* number of warnings */
+    const char *ext;          /* the first construct DTail's dialect does not
+                                 have ("or", "having", ...), NULL for none */
+    uint32_t ext_off;         /* its offset */
 } parse_ctx_t;
 
 /* True once an error has been recorded: every constructor then does nothing
@@ -97,7 +100,9 @@ size_t query_token(const char *z, size_t n, size_t i, unsigned flags, int *type)
 /* The query_token flags for the words of the clause `clause` (TK_*, 0
  * before the first). */
 unsigned query_token_flags(int clause);
-
+/* Records the first construct outside DTail's dialect (for the servers
+ * and clients that speak DTail's protocol, which must refuse it). */
+void parse_note_ext(parse_ctx_t *ctx, uint32_t off, const char *what);
 /* Keyword or operator code of a bareword, or TK_ID / TK_NUMBER. */
 int query_word_type(const char *z, size_t n);
 /* True if z[0..n) is a number as DTail's where/limit understand it. */

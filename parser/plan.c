@@ -308,6 +308,8 @@ int plan_build(parse_ctx_t *pc, const ast_query_t *q, const char *default_fmt,
         plan_order(&rc, p, q, &sb, &names) == 0 && plan_numbers(&rc, p, q) == 0 &&
         plan_outfile(&rc, p, q) == 0 && plan_warnings(pc, p) == 0)
         rc_ = 0;
+    p->ext = pc->ext;
+    p->ext_offset = pc->ext_off;
     if (sb.oom)
         rc_ = parse_nomem(pc);
     sb_free(&sb);

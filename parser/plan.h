@@ -205,6 +205,12 @@ typedef struct plan {
     bool logformat_given;          /* logformat clause present */
     const plan_warning_t *warnings;/* non-fatal remarks, in query order */
     size_t n_warnings;
+    const char *ext;               /* the first construct DTail's own dialect
+                                      lacks or reads otherwise ("or",
+                                      "having", "arithmetic", ...), which a
+                                      DTail 4.1 peer cannot be sent; NULL
+                                      when the query is DTail's dialect */
+    uint32_t ext_offset;           /* its byte offset */
 } plan_t;
 
 const char *plan_agg_name(enum plan_agg agg);

@@ -485,6 +485,13 @@ static int start_query(answer_t *a, const wire_request_t *rq, err_t *e)
     if (query_parse(rq->query, strlen(rq->query), NULL, &a->query, e) < 0)
         return -1;
     const plan_t *plan = query_plan(a->query);
+    err_t de;
+    if (query_check_dtail_dialect(plan, "a DTail 4.1 server cannot run it (ask servers of "
+                                        "this build)", &de) < 0) {
+        char buf[2048];
+        query_error_format(rq->query, strlen(rq->query), &de, buf, sizeof buf);
+        return err_set(e, ERR_USAGE, "invalid query: %s", buf);
+    }
     a->specs = calloc(plan->n_select ? plan->n_select : 1, sizeof *a->specs);
     if (!a->specs)
         return err_set(e, ERR_NOMEM, "out of memory");

@@ -119,6 +119,45 @@ static void test_reference_queries_round_trip(void **state)
         assert_round_trip(good_queries[i]);
 }
 
+/* A query in DTail's dialect records no extension (the Go DTail peers get
+ * it as it is); each extension names itself at its first place. */
+static void test_dtail_dialect(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof good_queries / sizeof good_queries[0]; i++) {
+        query_t *q = parse(good_queries[i]);
+        if (query_plan(q)->ext)
+            fail_msg("%s: extension %s", good_queries[i], query_plan(q)->ext);
+        query_free(q);
+    }
+    static const struct { const char *q; const char *ext; unsigned off; } cases[] = {
+        {"select a where a > 1 or b > 1", "or", 21},
+        {"select a where not a > 1", "not", 15},
+        {"select a where (a > 1) b > 1", "parentheses", 15},
+        {"select a where a in (1)", "in", 17},
+        {"select a where a not in (1)", "not in", 17},
+        {"select a where a matches \"x\"", "matches", 17},
+        {"select a where a nmatches \"x\"", "nmatches", 17},
+        {"select a group by a having count($line) > 1", "having", 20},
+        {"select sum(a)/2", "arithmetic", 13},
+        {"select a set $x = a * 2", "arithmetic", 20},
+        {"select a where a eq \"x\\\"y\"", "a string escape", 22},
+        {"select a where a eq \"\\x41\" or b > 1", "a string escape", 21},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        query_t *q = parse(cases[i].q);
+        const plan_t *p = query_plan(q);
+        if (!p->ext || strcmp(p->ext, cases[i].ext) != 0 || p->ext_offset != cases[i].off)
+            fail_msg("%s: extension %s at %u, want %s at %u", cases[i].q,
+                     p->ext ? p->ext : "(none)", p->ext_offset, cases[i].ext, cases[i].off);
+        err_t e;
+        assert_int_equal(query_check_dtail_dialect(p, "why", &e), -1);
+        assert_non_null(strstr(e.msg, cases[i].ext));
+        assert_int_equal(e.offset, cases[i].off);
+        query_free(q);
+    }
+}
+
 /* --------------------------------------------------------------- select */
 
 static void test_select_items(void **state)
@@ -814,6 +853,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_queries_round_trip),
+        cmocka_unit_test(test_dtail_dialect),
         cmocka_unit_test(test_select_items),
         cmocka_unit_test(test_select_all_aggregates),
         cmocka_unit_test(test_select_backticks_and_quotes),
