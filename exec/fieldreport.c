@@ -10,7 +10,9 @@
 #include "wire/codec.h"
 
 #define FR_MAGIC "DTFR"
-#define FR_VERSION 1
+/* 2 adds a u64 of divisions by zero at the end; a report without any is
+ * written as 1, the bytes every build reads. */
+#define FR_VERSION 2
 
 static int add_field(field_report_t *r, const char *name, err_t *e)
 {
@@ -32,11 +34,22 @@ static int walk(field_report_t *r, const plan_value_t *v, err_t *e)
         return 0;
     if (v->kind == PLAN_V_FIELD)
         return v->src == PLAN_SRC_DYNAMIC && !v->or_literal ? add_field(r, v->text, e) : 0;
-    if (v->kind == PLAN_V_CALL)
+    if (v->kind == PLAN_V_CALL || v->kind == PLAN_V_ARITH)
         for (size_t i = 0; i < v->nargs; i++)
             if (walk(r, v->args[i], e) < 0)
                 return -1;
     return 0;
+}
+
+/* The bareword fields of condition c's values. */
+static int walk_cond(field_report_t *r, const plan_cond_t *c, err_t *e)
+{
+    for (size_t i = 0; i < c->n_kids; i++)
+        if (walk_cond(r, c->kids[i], e) < 0)
+            return -1;
+    if (walk(r, c->lhs, e) < 0)
+        return -1;
+    return walk(r, c->rhs, e);
 }
 
 int field_report_init(field_report_t *r, const plan_t *plan, err_t *e)
@@ -46,8 +59,7 @@ int field_report_init(field_report_t *r, const plan_t *plan, err_t *e)
     for (size_t i = 0; rc == 0 && i < plan->n_select; i++)
         rc = walk(r, plan->select[i].value, e);
     for (size_t i = 0; rc == 0 && i < plan->n_where; i++)
-        if ((rc = walk(r, plan->where[i].lhs, e)) == 0)
-            rc = walk(r, plan->where[i].rhs, e);
+        rc = walk_cond(r, &plan->where[i], e);
     for (size_t i = 0; rc == 0 && i < plan->n_set; i++)
         rc = walk(r, plan->set[i].rhs, e);
     for (size_t i = 0; rc == 0 && i < plan->n_group_by; i++)
@@ -109,13 +121,14 @@ void field_report_merge(field_report_t *into, const field_report_t *from)
     for (size_t i = 0; i < from->n_names; i++)
         field_report_add_name(into, from->names[i], strlen(from->names[i]));
     into->lines_parsed += from->lines_parsed;
+    into->divzero += from->divzero;
     into->unknown |= from->unknown;
 }
 
 /* ---- encoding: "DTFR", u8 version, u64 lines parsed, u32 fields and per
  * field a u32-length name and a u8 seen, u32 items and a u64 per item,
- * u32 names and each a u32-length name; integers little-endian
- * (wire/codec.h). ---- */
+ * u32 names and each a u32-length name; version 2: then a u64 of divisions
+ * by zero; integers little-endian (wire/codec.h). ---- */
 
 static void put_str(agg_bytes_t *w, const char *s)
 {
@@ -125,7 +138,7 @@ static void put_str(agg_bytes_t *w, const char *s)
 unsigned char *field_report_encode(const field_report_t *r, size_t *len)
 {
     agg_bytes_t w = {0};
-    uint8_t version = FR_VERSION;
+    uint8_t version = r->divzero ? FR_VERSION : 1;
     wire_put_bytes(&w, FR_MAGIC, 4);
     wire_put_u8(&w, version);
     wire_put_le64(&w, r->lines_parsed);
@@ -140,6 +153,8 @@ unsigned char *field_report_encode(const field_report_t *r, size_t *len)
     wire_put_le32(&w, (uint32_t)r->n_names);
     for (size_t i = 0; i < r->n_names; i++)
         put_str(&w, r->names[i]);
+    if (version >= 2)
+        wire_put_le64(&w, r->divzero);
     if (w.failed) {
         free(w.p);
         return NULL;
@@ -187,7 +202,7 @@ int field_report_merge_encoded(field_report_t *r, const unsigned char *p, size_t
     cur_t c = {p, p + len, 0};
     if (len < 5 || memcmp(p, FR_MAGIC, 4) != 0)
         return err_set(e, ERR_INPUT, "field report: bad magic");
-    if (p[4] != FR_VERSION)
+    if (p[4] < 1 || p[4] > FR_VERSION)
         return err_set(e, ERR_INPUT, "field report: unsupported version %u", p[4]);
     c.p += 5;
     field_report_t from;
@@ -220,9 +235,11 @@ int field_report_merge_encoded(field_report_t *r, const unsigned char *p, size_t
         if (!c.bad)
             field_report_add_name(r, s, n);
     }
+    uint64_t divzero = p[4] >= 2 ? get_u64(&c) : 0;
     if (c.bad)
         return err_set(e, ERR_INPUT, "field report: truncated");
     r->lines_parsed += from.lines_parsed;
+    r->divzero += divzero;
     return 0;
 }
 
@@ -231,6 +248,7 @@ static bool numeric_agg(enum plan_agg agg)
     return agg != PLAN_AGG_COUNT && agg != PLAN_AGG_LAST && agg != PLAN_AGG_LEN &&
            agg != PLAN_AGG_COUNT_DISTINCT && agg != PLAN_AGG_TOP;
 }
+
 
 /* Whether select item i aggregates a bareword no parsed line had. */
 static bool item_unseen(const field_report_t *r, const plan_t *plan, size_t i)
@@ -285,6 +303,12 @@ int field_report_warn(const field_report_t *r, const plan_t *plan, const char *p
         term_fprintf(f, "%s: warning: field '%s': %llu %s\n", prog, label,
                 (unsigned long long)r->nonnum[i],
                 r->nonnum[i] == 1 ? "value was not a number" : "values were not numbers");
+        n++;
+    }
+    if (r->divzero) {
+        term_fprintf(f, "%s: warning: %llu division%s by zero: %s\n", prog,
+                     (unsigned long long)r->divzero, r->divzero == 1 ? "" : "s",
+                     "each left its value missing (an empty cell in a column)");
         n++;
     }
     return n;

@@ -36,6 +36,10 @@ typedef struct field_report {
                                 (owned), from sampled lines */
     size_t n_names;          /* entries in names */
     uint64_t lines_parsed;   /* lines the log format accepted */
+    uint64_t divzero;        /* divisions by zero: per line (where, set,
+                                aggregate arguments, group by) and, added
+                                by the client, in arithmetic columns and
+                                having (exec/agg/post.h) */
     bool unknown;            /* some part of the run sent no report (an
                                 older server): presence is not known */
 } field_report_t;
@@ -63,8 +67,8 @@ void field_report_mark_null(const field_report_t *r, const plan_t *plan, agg_spe
 
 /* Writes the warnings ("PROG: warning: ...", one a line) to f: every field
  * no parsed line had, with the closest name that did appear, and every
- * field whose values were not numbers to a numeric aggregate. Returns the
- * warnings written. */
+ * field whose values were not numbers to a numeric aggregate, and the
+ * divisions by zero. Returns the warnings written. */
 int field_report_warn(const field_report_t *r, const plan_t *plan, const char *prog, FILE *f);
 
 #endif

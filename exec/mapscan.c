@@ -753,6 +753,7 @@ int mapscan_fields(const mapscan_t *ms, field_report_t *out, err_t *e)
     for (int i = 0; i < ms->o.n_threads; i++) {
         const map_worker_t *w = &ms->workers[i];
         out->lines_parsed += w->stats.lines_parsed;
+        out->divzero += w->ev.n_divzero;
         for (size_t s = 0; s < out->n_items; s++)
             out->nonnum[s] += w->ev.nonnum[s];
         for (uint32_t l = 0; unseen && l < w->n_sample; l++)

@@ -55,16 +55,31 @@
 
 /* Token numbering. Clause keywords first: they are never field names (use
 ** backticks: `from`). Then the words DTail does not reserve: they fall back
-** to ID wherever a keyword meaning makes no sense, so `by`, `and`, `append`
-** and the string operators still work as field names. */
-%token SELECT FROM WHERE SET GROUP ORDER RORDER INTERVAL LIMIT OUTFILE LOGFORMAT.
+** to ID wherever a keyword meaning makes no sense, so `by`, `and`, `or`,
+** `not`, `in`, `append` and the string operators still work as field names.
+** HAVING is the one clause keyword DTail did not have. */
+%token SELECT FROM WHERE SET GROUP ORDER RORDER INTERVAL LIMIT OUTFILE LOGFORMAT HAVING.
 %token ID NUMBER STRING BQUOTED.
 %fallback ID BY AND APPEND
              EQS NES CONTAINS NCONTAINS LACKS
-             HASPREFIX NHASPREFIX HASSUFFIX NHASSUFFIX.
-%token EQ NE LT LE GT GE ASSIGN LP RP.
+             HASPREFIX NHASPREFIX HASSUFFIX NHASSUFFIX
+             OR NOT IN MATCHES NMATCHES.
+%token EQ NE LT LE GT GE ASSIGN LP RP PLUS MINUS STAR SLASH.
+/* '(' and '*' after a comma (parser/parse.c): the comma ends an item, so
+** the next one starts, never a call `name (...)` or a product `a * b`. */
+%token LPS STARF.
 /* Produced by the tokenizer, never fed to the parser. */
 %token SPACE ILLEGAL.
+
+/* Arithmetic binds as usual. LOWEST is the precedence of the rules that
+** end an item where the next token could either continue it or start the
+** next item: `select a * b` multiplies (STAR is also the field `*`),
+** `where a > b (c)` calls b (write `and` before a group after a bareword),
+** `where a > b * 2` multiplies the right-hand side. */
+%left LOWEST.
+%left PLUS MINUS.
+%left STAR SLASH.
+%left LP.
 
 /* ---------------------------------------------------------------- query */
 
@@ -95,8 +110,13 @@ clause ::= OUTFILE(K) APPEND(A) term(P).  { ast_outfile(ctx, &K, &A, &P); }
 clause ::= OUTFILE(K) APPEND(A).          { ast_outfile(ctx, &K, &A, NULL); }
 clause ::= OUTFILE(K).                    { ast_outfile(ctx, &K, NULL, NULL); }
 
-/* where COND { [and] COND }: an empty where is accepted, as in DTail. */
-clause ::= WHERE(K) conds(L).      { ast_clause(ctx, &K, L); }
+/* where [CONDITION]: an empty where is accepted, as in DTail. having
+** CONDITION: the same condition over the groups (ast_where says that an
+** empty having needs one). */
+clause ::= WHERE(K).               { ast_where(ctx, &K, NULL); }
+clause ::= WHERE(K) orexpr(E).     { ast_where(ctx, &K, E); }
+clause ::= HAVING(K).              { ast_where(ctx, &K, NULL); }
+clause ::= HAVING(K) orexpr(E).    { ast_where(ctx, &K, E); }
 
 /* set $VAR = RHS { $VAR = RHS } */
 clause ::= SET(K) assigns(L).      { ast_clause(ctx, &K, L); }
@@ -116,26 +136,56 @@ optby ::= BY.
 
 %type exprs {ast_list_t*}
 %destructor exprs { ast_discard(ctx, $$); }
-exprs(A) ::= .                 { A = ast_list(ctx, NULL, NULL); }
-exprs(A) ::= exprs(L) expr(E). { A = ast_list(ctx, L, E); }
+exprs(A) ::= .                          { A = ast_list(ctx, NULL, NULL); }
+exprs(A) ::= exprs(L) expr(E). [LOWEST] { A = ast_list(ctx, L, E); }
 
+/* A value: a word, a call, `*` (the field of that name where a value is
+** expected), or arithmetic over values. ast_arith checks the operands. */
 %type expr {ast_expr_t*}
 %destructor expr { ast_discard(ctx, $$); }
 expr(A) ::= term(T).                      { A = ast_term(ctx, &T); }
+expr(A) ::= STAR(T).                      { A = ast_term(ctx, &T); }
+expr(A) ::= STARF(T).                     { A = ast_term(ctx, &T); }
 expr(A) ::= ID(N) LP exprs(L) RP(R).      { A = ast_call(ctx, &N, L, &R); }
+expr(A) ::= lp(L) expr(E) RP(R).          { A = ast_paren(ctx, &L, E, &R); }
+
+/* A '(' that opens a group (any but a call's). */
+lp(A) ::= LP(T).   { A = T; }
+lp(A) ::= LPS(T).  { A = T; }
+expr(A) ::= expr(L) PLUS(O) expr(R).      { A = ast_arith(ctx, L, &O, R); }
+expr(A) ::= expr(L) MINUS(O) expr(R).     { A = ast_arith(ctx, L, &O, R); }
+expr(A) ::= expr(L) STAR(O) expr(R).      { A = ast_arith(ctx, L, &O, R); }
+expr(A) ::= expr(L) SLASH(O) expr(R).     { A = ast_arith(ctx, L, &O, R); }
 
 /* One word. The token keeps its lexical type (a fallback keyword keeps its
 ** own), which is how ast_term tells a quoted string from a bareword. */
-term(A) ::= ID(T).       { A = T; }
+term(A) ::= ID(T). [LOWEST] { A = T; }
 term(A) ::= NUMBER(T).   { A = T; }
 term(A) ::= STRING(T).   { A = T; }
 term(A) ::= BQUOTED(T).  { A = T; }
 
-%type conds {ast_list_t*}
-%destructor conds { ast_discard(ctx, $$); }
-conds(A) ::= .                        { A = ast_list(ctx, NULL, NULL); }
-conds(A) ::= conds(L) cond(C).        { A = ast_list(ctx, L, C); }
-conds(A) ::= conds(L) AND cond(C).    { A = ast_list(ctx, L, C); }
+/* Conditions of where and having: `and` binds tighter than `or`, and two
+** conditions side by side are joined by `and` (DTail's implicit and).
+** `or` is right-recursive so that it is shifted, never looked up after a
+** default reduction: there, a fallback word (`or` falls back to ID) would
+** be read as the start of the next condition. a or (b or c) means the
+** same as (a or b) or c, and the planner flattens both. */
+%type orexpr {ast_expr_t*}
+%destructor orexpr { ast_discard(ctx, $$); }
+orexpr(A) ::= andexpr(E).                   { A = E; }
+orexpr(A) ::= andexpr(L) OR(O) orexpr(R).   { A = ast_bool(ctx, L, &O, R); }
+
+%type andexpr {ast_expr_t*}
+%destructor andexpr { ast_discard(ctx, $$); }
+andexpr(A) ::= unary(E).                    { A = E; }
+andexpr(A) ::= andexpr(L) unary(R).         { A = ast_bool(ctx, L, NULL, R); }
+andexpr(A) ::= andexpr(L) AND(O) unary(R).  { A = ast_bool(ctx, L, &O, R); }
+
+%type unary {ast_expr_t*}
+%destructor unary { ast_discard(ctx, $$); }
+unary(A) ::= NOT(O) unary(E).               { A = ast_bool(ctx, E, &O, NULL); }
+unary(A) ::= lp(L) orexpr(E) RP(R).         { A = ast_paren(ctx, &L, E, &R); }
+unary(A) ::= cond(C).                       { A = C; }
 
 %type assigns {ast_list_t*}
 %destructor assigns { ast_discard(ctx, $$); }
@@ -143,10 +193,14 @@ assigns(A) ::= .                      { A = ast_list(ctx, NULL, NULL); }
 assigns(A) ::= assigns(L) cond(C).    { A = ast_list(ctx, L, C); }
 
 /* LHS OP RHS. Any word is accepted as OP here; ast_cond checks it against
-** the clause (comparison or string operator for where, '=' for set). */
+** the clause (comparison or string operator for where and having, '=' for
+** set). LHS [not] in (LIST): a list of literals. */
 %type cond {ast_expr_t*}
 %destructor cond { ast_discard(ctx, $$); }
-cond(A) ::= expr(L) op(O) expr(R).    { A = ast_cond(ctx, L, &O, R); }
+cond(A) ::= expr(L) op(O) expr(R). [LOWEST]   { A = ast_cond(ctx, L, &O, R); }
+cond(A) ::= expr(L) IN(O) lp exprs(V) RP(R).  { A = ast_in(ctx, L, NULL, &O, V, &R); }
+cond(A) ::= expr(L) NOT(N) IN(O) lp exprs(V) RP(R).
+                                              { A = ast_in(ctx, L, &N, &O, V, &R); }
 
 op(A) ::= EQ(T).      { A = T; }
 op(A) ::= NE(T).      { A = T; }
@@ -164,6 +218,8 @@ op(A) ::= HASPREFIX(T).  { A = T; }
 op(A) ::= NHASPREFIX(T). { A = T; }
 op(A) ::= HASSUFFIX(T).  { A = T; }
 op(A) ::= NHASSUFFIX(T). { A = T; }
+op(A) ::= MATCHES(T).    { A = T; }
+op(A) ::= NMATCHES(T).   { A = T; }
 op(A) ::= ID(T).         { A = T; }
 op(A) ::= NUMBER(T).     { A = T; }
 op(A) ::= STRING(T).     { A = T; }

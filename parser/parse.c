@@ -73,7 +73,15 @@ void parse_warn(parse_ctx_t *ctx, uint32_t off, const char *fmt, ...)
 
 static bool is_clause_keyword(int type)
 {
-    return type >= TK_SELECT && type <= TK_LOGFORMAT;
+    return type >= TK_SELECT && type <= TK_HAVING;
+}
+
+void parse_note_ext(parse_ctx_t *ctx, uint32_t off, const char *what)
+{
+    if (!ctx->ext || off < ctx->ext_off) {   /* the first in the text */
+        ctx->ext = what;
+        ctx->ext_off = off;
+    }
 }
 
 bool parse_clause_may_end(const parse_ctx_t *ctx)
@@ -89,7 +97,7 @@ static long open_paren_before(const parse_ctx_t *ctx, size_t end)
     size_t depth = 0;
     for (size_t i = 0; i < end;) {
         int type;
-        size_t l = query_token(ctx->z, ctx->n, i, &type);
+        size_t l = query_token(ctx->z, ctx->n, i, QUERY_TOKEN_EXPR, &type);
         if (type == TK_LP) {
             if (depth < 64)
                 stack[depth] = (long)i;
@@ -104,6 +112,36 @@ static long open_paren_before(const parse_ctx_t *ctx, size_t end)
     return depth <= 64 ? stack[depth - 1] : stack[63];
 }
 
+/* What a token the grammar did not expect after the previous one most
+ * likely means, for the words of the extensions; 1 when reported. */
+static int extension_hint(parse_ctx_t *ctx, int major, const token_t *tok)
+{
+    int prev = ctx->prev_type;
+    bool value = major == TK_ID || major == TK_NUMBER || major == TK_STRING ||
+                 major == TK_BQUOTED || major == TK_STAR || major == TK_STARF;
+    if (prev == TK_IN && major != TK_LP && major != TK_LPS) {
+        parse_error(ctx, ERR_QUERY, tok->off, "in takes a list in parentheses: x in (\"a\", \"b\")");
+        return 1;
+    }
+    if (prev == TK_NOT && value) {   /* a value, not, a value */
+        parse_error(ctx, ERR_QUERY, ctx->prev_off,
+                    "'not' between two values must be 'not in (...)'; to negate a condition, "
+                    "write not before it: not a eq \"x\"");
+        return 1;
+    }
+    if (prev == TK_NOT) {
+        parse_error(ctx, ERR_QUERY, tok->off, "incomplete %s condition: not needs a condition "
+                    "after it", ctx->clause ? query_token_name(ctx->clause) : "where");
+        return 1;
+    }
+    if (prev == TK_PLUS || prev == TK_MINUS || prev == TK_STAR || prev == TK_SLASH) {
+        parse_error(ctx, ERR_QUERY, ctx->prev_off, "incomplete arithmetic: '%s' needs a value "
+                    "after it", query_token_name(prev));
+        return 1;
+    }
+    return 0;
+}
+
 /* The %syntax_error hook: explain the unexpected token in terms of the
  * clause being read. */
 void parse_syntax_error(parse_ctx_t *ctx, int major, const token_t *tok)
@@ -111,6 +149,8 @@ void parse_syntax_error(parse_ctx_t *ctx, int major, const token_t *tok)
     const char *txt = ctx->z + tok->off;
     int tl = tok->len > 60 ? 60 : (int)tok->len;
     const char *cl = ctx->clause ? query_token_name(ctx->clause) : NULL;
+    if (extension_hint(ctx, major, tok))
+        return;
 
     if (major == 0 || major == TK_RP || is_clause_keyword(major)) {
         long lp = open_paren_before(ctx, tok->off);
@@ -137,7 +177,7 @@ void parse_syntax_error(parse_ctx_t *ctx, int major, const token_t *tok)
                     cl ? " in " : "", cl ? cl : "");
         return;
     }
-    if (major == TK_LP) {
+    if (major == TK_LP || major == TK_LPS) {
         parse_error(ctx, ERR_QUERY, tok->off,
                     "unexpected '(': a call is written name(arguments)");
         return;
@@ -173,7 +213,7 @@ void parse_syntax_error(parse_ctx_t *ctx, int major, const token_t *tok)
     uint32_t kw_off = 0, kw_len = 0;
     for (size_t i = ctx->clause_off; i < tok->off;) {
         int type;
-        size_t l = query_token(ctx->z, ctx->n, i, &type);
+        size_t l = query_token(ctx->z, ctx->n, i, query_token_flags(ctx->clause), &type);
         if (type == TK_ID && l < 16) {
             char word[16];
             for (size_t k = 0; k < l; k++) {
@@ -224,28 +264,43 @@ static void run_parser(parse_ctx_t *ctx, void *engine)
 {
     const char *z = ctx->z;
     size_t n = ctx->n;
+    bool comma = false;   /* a comma since the last token */
     for (size_t i = 0; i < n;) {
         int type;
-        size_t l = query_token(z, n, i, &type);
+        size_t l = query_token(z, n, i, query_token_flags(ctx->clause), &type);
         if (type == TK_SPACE) {
+            comma |= memchr(z + i, ',', l) != NULL;
             i += l;
             continue;
         }
+        /* After a comma an item ends: `a, (b)` is two items, not the call
+         * a(b), and `a, * 2` two, not a product (the canonical form writes
+         * items with ", ", so it reads back as it was). */
+        int fed = type;
+        if (comma && type == TK_LP)
+            fed = TK_LPS;
+        else if (comma && type == TK_STAR)
+            fed = TK_STARF;
+        comma = false;
         if (type == TK_ILLEGAL) {
             illegal_token(ctx, i, l);
             return;
         }
         /* Terminate the token's text in the split copy: the byte after a
-         * word is a separator, quote or parenthesis (or the end); the last
-         * byte of a string or `name` is its closing quote. */
+         * word is a separator, quote, parenthesis or operator (or the end);
+         * the last byte of a string or `name` is its closing quote. No text
+         * is read of operators and clause keywords: a keyword can end at a
+         * byte that starts the next word (`from/x`: / ends a word where
+         * `from` is read, and is part of one in the from clause). */
         if (type == TK_STRING || type == TK_BQUOTED)
             ctx->split[i + l - 1] = '\0';
-        else if (type != TK_LP && type != TK_RP && i + l < n)
+        else if (type != TK_LP && type != TK_RP && type != TK_PLUS && type != TK_MINUS &&
+                 type != TK_STAR && type != TK_SLASH && !is_clause_keyword(type) && i + l < n)
             ctx->split[i + l] = '\0';
-        token_t t = { type, (uint32_t)i, (uint32_t)l };
+        token_t t = { fed, (uint32_t)i, (uint32_t)l };
         ctx->last_off = t.off;
-        ctx->lookahead = type;
-        QueryParse(engine, type, t);
+        ctx->lookahead = fed;
+        QueryParse(engine, fed, t);
         if (parse_failed(ctx))
             return;
         /* Updated after the keyword is fed: reductions of the previous
@@ -255,6 +310,8 @@ static void run_parser(parse_ctx_t *ctx, void *engine)
             ctx->clause_off = t.off;
         }
         ctx->prev_end = t.off + t.len;
+        ctx->prev_type = type;
+        ctx->prev_off = t.off;
         i += l;
     }
     token_t end = { 0, (uint32_t)n, 0 };
@@ -330,6 +387,39 @@ int query_parse(const char *text, size_t len, const query_opts_t *opts,
     q->arena = arena;   /* from here on the arena is reached through q */
     *out = q;
     return 0;
+}
+
+int query_check_dtail_dialect(const plan_t *plan, const char *why, err_t *err)
+{
+    if (!plan->ext)
+        return 0;
+    return err_set_at(err, ERR_QUERY, plan->ext_offset,
+                      "the query uses %s, which DTail's own query language does not have: %s",
+                      plan->ext, why);
+}
+
+bool query_looks_like(const char *text)
+{
+    size_t n = strlen(text), i = strspn(text, " \t\r\n\v\f,");
+    int type;
+    if (i >= n)
+        return false;
+    size_t l = query_token(text, n, i, 0, &type);
+    if (type != TK_ID && !is_clause_keyword(type))
+        return false;
+    if (i + l >= n || strspn(text + i + l, " \t\r\n\v\f,(") == 0)
+        return false;   /* one word: a file name */
+    if (is_clause_keyword(type))
+        return true;
+    char word[16];
+    if (l >= sizeof word)
+        return false;
+    for (size_t k = 0; k < l; k++) {
+        char c = text[i + k];
+        word[k] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
+    }
+    word[l] = '\0';
+    return resolve_suggest(word, query_clause_words) != NULL;
 }
 
 void query_free(query_t *q)

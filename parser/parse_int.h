@@ -47,9 +47,14 @@ typedef struct parse_ctx {
     int lookahead;            /* TK_* of the token being fed (0 at the end) */
     uint32_t prev_end;        /* offset just past the token fed before it */
     uint32_t last_off;        /* offset of the previous token fed */
+    int prev_type;            /* TK_* of the token fed before the current one */
+    uint32_t prev_off;        /* ... its offset */
     parse_warn_t *warn_head;  /* warnings, oldest first */
     parse_warn_t *warn_tail;  /* last warning, for O(1) append */
     uint32_t n_warn;          /* number of warnings */
+    const char *ext;          /* the first construct DTail's dialect does not
+                                 have ("or", "having", ...), NULL for none */
+    uint32_t ext_off;         /* its offset */
 } parse_ctx_t;
 
 /* True once an error has been recorded: every constructor then does nothing
@@ -81,10 +86,23 @@ void parse_stack_overflow(parse_ctx_t *ctx);
 
 /* ------------------------------------------------------------ tokenize.c */
 
+/* Flags of query_token. */
+#define QUERY_TOKEN_EXPR 1u   /* a clause of expressions (select, where, set,
+                                 group, order, having): the arithmetic
+                                 operators are tokens; elsewhere (from,
+                                 outfile, ...) a path such as /tmp/a*.csv
+                                 is one word */
+
 /* Cuts the token that starts at z[i] (i < n). Returns its length (>= 1) and
  * stores its TK_* type in *type: TK_SPACE for separators (whitespace and
  * commas), TK_ILLEGAL for an unterminated "string" or `name`, or a NUL. */
-size_t query_token(const char *z, size_t n, size_t i, int *type);
+size_t query_token(const char *z, size_t n, size_t i, unsigned flags, int *type);
+/* The query_token flags for the words of the clause `clause` (TK_*, 0
+ * before the first). */
+unsigned query_token_flags(int clause);
+/* Records the first construct outside DTail's dialect (for the servers
+ * and clients that speak DTail's protocol, which must refuse it). */
+void parse_note_ext(parse_ctx_t *ctx, uint32_t off, const char *what);
 /* Keyword or operator code of a bareword, or TK_ID / TK_NUMBER. */
 int query_word_type(const char *z, size_t n);
 /* True if z[0..n) is a number as DTail's where/limit understand it. */

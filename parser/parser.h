@@ -18,6 +18,7 @@
 #ifndef DTAIL_PARSER_PARSER_H
 #define DTAIL_PARSER_PARSER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/err.h"
@@ -66,6 +67,18 @@ const char *query_explain(query_t *q);
  * text needs (like snprintf); buf is always NUL-terminated when cap > 0. */
 size_t query_error_format(const char *text, size_t len, const err_t *err,
                           char *buf, size_t cap);
+
+/* For a peer that speaks DTail 4.1 (a Go dserver, or a Go client of
+ * ours): 0 when plan is DTail's own dialect, else -1 with *err (ERR_QUERY,
+ * at plan->ext_offset) naming the extension, which such a peer would not
+ * understand or would read otherwise; `why` ends the message. */
+int query_check_dtail_dialect(const plan_t *plan, const char *why, err_t *err);
+
+/* Whether text reads as an attempt at a query: two words or more, the first
+ * a clause keyword or a near miss of one (`selct count($line)`). dmap takes
+ * the first argument holding "select " as its query, as DTail does; one
+ * that misspells it is shown its parse error instead of "no query". */
+bool query_looks_like(const char *text);
 
 /* The candidate in cands (NULL-terminated) closest to word by edit distance,
  * or NULL when none is close enough to be a plausible typo. */

@@ -11,15 +11,13 @@
 #include <string.h>
 
 #include "parser/plan_int.h"
-#include "parser/print.h"
-#include "parser/resolve.h"
 #include "query.h"
 
 const char *plan_agg_name(enum plan_agg agg)
 {
     static const char *const names[] = {
         "last", "count", "sum", "min", "max", "avg", "len", "percentage",
-        "percentile", "quantile", "count_distinct", "top",
+        "percentile", "quantile", "count_distinct", "top", "expr",
     };
     return (unsigned)agg < sizeof names / sizeof names[0] ? names[agg] : "?";
 }
@@ -34,42 +32,10 @@ const char *plan_op_name(enum plan_op op)
 {
     static const char *const names[] = {
         "==", "!=", "<", "<=", ">", ">=", "eq", "ne", "contains", "ncontains",
-        "hasprefix", "nhasprefix", "hassuffix", "nhassuffix",
+        "hasprefix", "nhasprefix", "hassuffix", "nhassuffix", "matches", "nmatches",
+        "in", "not in", "and", "or", "not",
     };
     return (unsigned)op < sizeof names / sizeof names[0] ? names[op] : "?";
-}
-
-static enum plan_op op_of(int tk)
-{
-    switch (tk) {
-    case TK_EQ: return PLAN_OP_EQ;
-    case TK_NE: return PLAN_OP_NE;
-    case TK_LT: return PLAN_OP_LT;
-    case TK_LE: return PLAN_OP_LE;
-    case TK_GT: return PLAN_OP_GT;
-    case TK_GE: return PLAN_OP_GE;
-    case TK_EQS: return PLAN_OP_STR_EQ;
-    case TK_NES: return PLAN_OP_STR_NE;
-    case TK_CONTAINS: return PLAN_OP_CONTAINS;
-    case TK_NCONTAINS: case TK_LACKS: return PLAN_OP_NCONTAINS;
-    case TK_HASPREFIX: return PLAN_OP_HASPREFIX;
-    case TK_NHASPREFIX: return PLAN_OP_NHASPREFIX;
-    case TK_HASSUFFIX: return PLAN_OP_HASSUFFIX;
-    default: return PLAN_OP_NHASSUFFIX;
-    }
-}
-
-/* Builds the column name of a select item or group field into the arena. */
-static const char *column_name(resolve_ctx_t *rc, strbuf_t *sb, const ast_expr_t *e)
-{
-    sb->len = 0;
-    if (sb->p)
-        sb->p[0] = '\0';
-    print_column_name(sb, e);
-    const char *s = sb_to_arena(sb, rc->pc->arena);
-    if (!s)
-        parse_nomem(rc->pc);
-    return s;
 }
 
 static int plan_logformat(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q,
@@ -127,28 +93,10 @@ static int plan_from(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q)
     return 0;
 }
 
-static int plan_where(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q)
+static int plan_where(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q, strbuf_t *sb)
 {
-    const ast_clause_t *c = q->slot[AST_WHERE];
-    if (!c || c->list->n == 0)
-        return 0;
-    plan_cond_t *w = arena_alloc(rc->pc->arena, c->list->n * sizeof *w);
-    if (!w)
-        return parse_nomem(rc->pc);
     rc->set_visible = false;
-    size_t i = 0;
-    for (const ast_expr_t *e = c->list->head; e; e = e->next, i++) {
-        w[i].op = op_of(e->op);
-        w[i].numeric = ast_op_is_numeric(e->op);
-        w[i].offset = e->op_off;
-        w[i].lhs = resolve_value(rc, e->lhs, RESOLVE_WHERE);
-        w[i].rhs = w[i].lhs ? resolve_value(rc, e->rhs, RESOLVE_WHERE) : NULL;
-        if (!w[i].rhs)
-            return -1;
-    }
-    p->where = w;
-    p->n_where = i;
-    return 0;
+    return plan_conds(rc, p, q->slot[AST_WHERE], false, sb, &p->where, &p->n_where);
 }
 
 static int plan_set(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q)
@@ -174,71 +122,6 @@ static int plan_set(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q)
     return 0;
 }
 
-/* One select item: agg(field), quantile(field, q), pNN(field), a function
- * or a plain field (last). */
-static int plan_select_item(resolve_ctx_t *rc, plan_select_t *s, const ast_expr_t *e)
-{
-    s->offset = e->off;
-    s->agg = PLAN_AGG_LAST;
-    double q = 0;
-    const resolve_fn_t *fn = e->kind == AST_CALL ? resolve_fn_find(e->text, &q) : NULL;
-    if (fn && fn->aggregate) {
-        const ast_expr_t *arg = resolve_agg_args(rc, fn, q, e, s);
-        if (!arg)
-            return -1;
-        s->value = resolve_field_named(rc, arg);
-    } else {
-        s->value = resolve_field_named(rc, e);
-    }
-    return s->value ? 0 : -1;
-}
-
-/* A bareword item that is a near miss of a clause keyword (`select a wher
- * x > 1` selects a, wher and x...) is legal but almost certainly a typo. */
-static void warn_misspelt_keyword(resolve_ctx_t *rc, const ast_expr_t *e, const char *in)
-{
-    if (e->kind != AST_FIELD || e->quote || e->text_len < 4 || e->text_len > 12)
-        return;
-    char low[16];
-    for (size_t i = 0; i <= e->text_len; i++) {
-        char c = e->text[i];
-        low[i] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
-    }
-    const char *kw = resolve_suggest(low, query_clause_words);
-    if (kw)
-        parse_warn(rc->pc, e->off, "'%s' in %s looks like a misspelt %s", e->text, in, kw);
-}
-
-static int plan_select(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q,
-                       strbuf_t *sb, resolve_vars_t *names)
-{
-    const ast_clause_t *c = q->slot[AST_SELECT];
-    if (!c)
-        return parse_error(rc->pc, ERR_QUERY, (uint32_t)rc->pc->n,
-                           "the query has no select clause (e.g. select count($line))");
-    names->hint = c->list->n;
-    plan_select_t *sel = arena_alloc(rc->pc->arena, c->list->n * sizeof *sel);
-    if (!sel)
-        return parse_nomem(rc->pc);
-    size_t i = 0;
-    for (const ast_expr_t *e = c->list->head; e; e = e->next, i++) {
-        if (plan_select_item(rc, &sel[i], e))
-            return -1;
-        warn_misspelt_keyword(rc, e, "select");
-        sel[i].name = column_name(rc, sb, e);
-        if (!sel[i].name)
-            return -1;
-        if (resolve_vars_get(names, sel[i].name) >= 0) {
-            parse_warn(rc->pc, e->off, "column %s is selected twice", sel[i].name);
-        } else if (resolve_vars_put(rc, names, sel[i].name, (int)i)) {
-            return -1;
-        }
-    }
-    p->select = sel;
-    p->n_select = i;
-    return 0;
-}
-
 static int plan_group(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q,
                       strbuf_t *sb, const resolve_vars_t *names)
 {
@@ -253,8 +136,8 @@ static int plan_group(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q,
     size_t i = 0;
     for (const ast_expr_t *e = c->list->head; e; e = e->next, i++) {
         g[i] = resolve_field_named(rc, e);
-        warn_misspelt_keyword(rc, e, "group by");
-        gn[i] = g[i] ? column_name(rc, sb, e) : NULL;
+        plan_warn_misspelt(rc, e, "group by");
+        gn[i] = g[i] ? plan_column_name(rc, sb, e) : NULL;
         if (!gn[i])
             return -1;
         int k = resolve_vars_get(names, gn[i]);
@@ -275,7 +158,7 @@ static int plan_order(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q,
     if (!c)
         return 0;
     const ast_expr_t *e = c->list->head;
-    const char *name = column_name(rc, sb, e);
+    const char *name = plan_column_name(rc, sb, e);
     if (!name)
         return -1;
     int k = resolve_vars_get(names, name);
@@ -283,7 +166,7 @@ static int plan_order(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q,
         /* List what could have been meant. */
         strbuf_t cols;
         sb_init(&cols);
-        for (size_t i = 0; i < p->n_select && cols.len < 400; i++)
+        for (size_t i = 0; i < p->n_columns && cols.len < 400; i++)
             sb_printf(&cols, "%s%s", i ? ", " : "", p->select[i].name);
         parse_error(rc->pc, ERR_QUERY, e->off,
                     "%s by %s: the column must be in the select clause (selected: %s)",
@@ -418,12 +301,15 @@ int plan_build(parse_ctx_t *pc, const ast_query_t *q, const char *default_fmt,
     sb_init(&sb);
     int rc_ = -1;
     if (plan_logformat(&rc, p, q, default_fmt) == 0 && plan_from(&rc, p, q) == 0 &&
-        plan_where(&rc, p, q) == 0 && plan_set(&rc, p, q) == 0 &&
+        plan_where(&rc, p, q, &sb) == 0 && plan_set(&rc, p, q) == 0 &&
         plan_select(&rc, p, q, &sb, &names) == 0 &&
         plan_group(&rc, p, q, &sb, &names) == 0 &&
+        plan_conds(&rc, p, q->slot[AST_HAVING], true, &sb, &p->having, &p->n_having) == 0 &&
         plan_order(&rc, p, q, &sb, &names) == 0 && plan_numbers(&rc, p, q) == 0 &&
         plan_outfile(&rc, p, q) == 0 && plan_warnings(pc, p) == 0)
         rc_ = 0;
+    p->ext = pc->ext;
+    p->ext_offset = pc->ext_off;
     if (sb.oom)
         rc_ = parse_nomem(pc);
     sb_free(&sb);

@@ -33,6 +33,10 @@ enum plan_agg {
     PLAN_AGG_COUNT_DISTINCT, /* count(distinct f): distinct values, exact up to a
                                 bound, then a HyperLogLog sketch */
     PLAN_AGG_TOP,          /* top(f, k): the k most frequent values with counts */
+    PLAN_AGG_EXPR,         /* arithmetic over other items (value: its tree,
+                              PLAN_V_ITEM leaves), computed per group after
+                              the final merge (exec/agg/post.h); its state
+                              is sum-shaped and folds nothing */
 };
 
 #define PLAN_TOP_K_MAX 1000   /* the largest k of top(f, k) */
@@ -50,6 +54,8 @@ enum plan_value_kind {
     PLAN_V_STRING,         /* string literal */
     PLAN_V_NUMBER,         /* numeric literal (text kept as written) */
     PLAN_V_CALL,           /* function of argument values */
+    PLAN_V_ARITH,          /* args[0] arith args[1], arith one of + - * / */
+    PLAN_V_ITEM,           /* after aggregation: the value of select item `item` */
 };
 
 /* Where a field's value comes from. */
@@ -80,9 +86,14 @@ struct plan_value {
     int64_t bucket_seconds;    /* PLAN_FN_BUCKET: bucket width in seconds (> 0) */
     const char *regex;         /* PLAN_FN_REGEX: the pcre2 pattern (validated) */
     int regex_group;           /* PLAN_FN_REGEX: capture group to return */
+    /* PLAN_V_ARITH (args and nargs 2 as for a call) */
+    char arith;                /* '+', '-', '*' or '/' */
+    /* PLAN_V_ITEM */
+    int item;                  /* index into plan.select */
 };
 
-/* One output column. */
+/* One select item: a column of the result (the first plan.n_columns), or
+ * an aggregate that only computed columns and having read. */
 typedef struct plan_select {
     enum plan_agg agg;
     const plan_value_t *value; /* what is aggregated: a field or a function */
@@ -110,18 +121,41 @@ enum plan_op {
     PLAN_OP_NHASPREFIX,
     PLAN_OP_HASSUFFIX,
     PLAN_OP_NHASSUFFIX,
+    PLAN_OP_MATCHES,  /* lhs matches the regex `regex` */
+    PLAN_OP_NMATCHES, /* ... does not */
+    PLAN_OP_IN,       /* lhs eq one of list */
+    PLAN_OP_NOT_IN,   /* lhs ne every one of list */
+    PLAN_OP_AND,      /* every one of kids */
+    PLAN_OP_OR,       /* one of kids */
+    PLAN_OP_NOT,      /* not kids[0] */
 };
 
-/* One where condition; all must hold. A missing field makes the condition
- * false, even for the negated operators (DTail). */
-typedef struct plan_cond {
+/* One condition (a where or having clause is a list of them, all of which
+ * must hold). Conditions have three values, as in SQL: a missing field, or
+ * a value that is no number in a numeric comparison, makes a comparison
+ * unknown, which not leaves unknown, and only a true condition selects:
+ * so a missing field fails even the negated operators (DTail). */
+typedef struct plan_cond plan_cond_t;
+struct plan_cond {
     enum plan_op op;
     bool numeric;              /* float comparison (op <= PLAN_OP_GE); a
                                   non-numeric field value makes it false */
-    const plan_value_t *lhs;
-    const plan_value_t *rhs;
+    const plan_value_t *lhs;   /* comparisons, matches, in */
+    const plan_value_t *rhs;   /* comparisons */
+    const plan_value_t *const *list; /* in, not in: n_list literals */
+    size_t n_list;
+    const char *regex;         /* matches, nmatches: the pcre2 pattern (validated) */
+    const plan_cond_t *const *kids; /* and, or, not: n_kids conditions */
+    size_t n_kids;
     uint32_t offset;           /* byte offset of the operator */
-} plan_cond_t;
+};
+
+/* Whether c is one of DTail's comparisons (==, eq, contains ...): the
+ * where stage's fast path. */
+static inline bool plan_cond_is_simple(const plan_cond_t *c)
+{
+    return c->op <= PLAN_OP_NHASSUFFIX;
+}
 
 /* One set assignment, evaluated in order after where. */
 typedef struct plan_assign {
@@ -146,12 +180,20 @@ typedef struct plan_warning {
 } plan_warning_t;
 
 typedef struct plan {
-    const plan_select_t *select;   /* n_select >= 1 columns, in select order */
+    const plan_select_t *select;   /* n_select >= 1 items: the n_columns
+                                      columns in select order, then the
+                                      aggregates computed columns and having
+                                      read that are not columns themselves */
     size_t n_select;
+    size_t n_columns;              /* columns of the result (<= n_select) */
     const char *table;             /* from TABLE, upper-cased; NULL without from
                                       ("." for logformat csv without from) */
     const plan_cond_t *where;      /* n_where conditions, ANDed */
     size_t n_where;
+    const plan_cond_t *having;     /* n_having conditions over the groups,
+                                      ANDed (values PLAN_V_ITEM, numbers,
+                                      strings and arithmetic over them) */
+    size_t n_having;
     const plan_assign_t *set;      /* n_set assignments, in order */
     size_t n_set;
     const plan_value_t *const *group_by; /* n_group_by key parts; 0 = one group */
@@ -170,6 +212,12 @@ typedef struct plan {
     bool logformat_given;          /* logformat clause present */
     const plan_warning_t *warnings;/* non-fatal remarks, in query order */
     size_t n_warnings;
+    const char *ext;               /* the first construct DTail's own dialect
+                                      lacks or reads otherwise ("or",
+                                      "having", "arithmetic", ...), which a
+                                      DTail 4.1 peer cannot be sent; NULL
+                                      when the query is DTail's dialect */
+    uint32_t ext_offset;           /* its byte offset */
 } plan_t;
 
 const char *plan_agg_name(enum plan_agg agg);

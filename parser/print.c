@@ -77,6 +77,60 @@ char *sb_to_arena(const strbuf_t *sb, arena_t *a)
 
 /* ------------------------------------------------------------- printer */
 
+/* A string's text between its quotes, escaped so that it reads back the
+ * same: \" and the control bytes always, a backslash only where it would
+ * start an escape (so a regex's \d stays \d). */
+static void print_string(strbuf_t *sb, const char *s, size_t n)
+{
+    sb_put(sb, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        unsigned char next = i + 1 < n ? (unsigned char)s[i + 1] : 0;
+        /* A backslash before what prints as an escape, or a byte that
+         * would make one with it, is escaped itself. */
+        bool escape_next = !next || strchr("\"\\tnx", next) || next < 0x20 || next == 0x7f;
+        if (c == '"')
+            sb_put(sb, "\\\"", 2);
+        else if (c == '\\' && escape_next)
+            sb_put(sb, "\\\\", 2);
+        else if (c == '\t')
+            sb_put(sb, "\\t", 2);
+        else if (c == '\n')
+            sb_put(sb, "\\n", 2);
+        else if (c < 0x20 || c == 0x7f)
+            sb_printf(sb, "\\x%02x", c);
+        else
+            sb_put(sb, s + i, 1);
+    }
+    sb_put(sb, "\"", 1);
+}
+
+/* Binding strength of a condition: or 1, and 2, anything else 3. */
+static int cond_prec(const ast_expr_t *e)
+{
+    if (e->kind != AST_BOOL)
+        return 3;
+    return e->op == TK_OR ? 1 : e->op == TK_AND ? 2 : 3;
+}
+
+/* e in parentheses when it binds less than `need` (or as much, on the
+ * right of a left-associative operator), so the tree reads back as it is. */
+static void print_operand(strbuf_t *sb, const ast_expr_t *e, bool compact, int prec, int need)
+{
+    if (prec < need) {
+        sb_put(sb, "(", 1);
+        print_expr(sb, e, compact);
+        sb_put(sb, ")", 1);
+    } else {
+        print_expr(sb, e, compact);
+    }
+}
+
+static int arith_prec_of(const ast_expr_t *e)
+{
+    return e->kind == AST_ARITH ? ast_arith_prec(e->op) : 3;
+}
+
 void print_expr(strbuf_t *sb, const ast_expr_t *e, bool compact)
 {
     switch (e->kind) {
@@ -88,9 +142,7 @@ void print_expr(strbuf_t *sb, const ast_expr_t *e, bool compact)
             sb_put(sb, "`", 1);
         break;
     case AST_STRING:
-        sb_put(sb, "\"", 1);
-        sb_put(sb, e->text, e->text_len);
-        sb_put(sb, "\"", 1);
+        print_string(sb, e->text, e->text_len);
         break;
     case AST_NUMBER:
         sb_put(sb, e->text, e->text_len);
@@ -105,9 +157,44 @@ void print_expr(strbuf_t *sb, const ast_expr_t *e, bool compact)
         }
         sb_put(sb, ")", 1);
         break;
+    case AST_ARITH: {
+        int p = ast_arith_prec(e->op);
+        print_operand(sb, e->lhs, compact, arith_prec_of(e->lhs), p);
+        sb_puts(sb, compact ? "" : " ");
+        sb_puts(sb, query_token_name(e->op));
+        sb_puts(sb, compact ? "" : " ");
+        print_operand(sb, e->rhs, compact, arith_prec_of(e->rhs), p + 1);
+        break;
+    }
+    case AST_BOOL: {
+        int p = cond_prec(e);
+        if (e->op == TK_NOT) {
+            sb_puts(sb, "not ");
+            print_operand(sb, e->lhs, compact, cond_prec(e->lhs), 3);
+            break;
+        }
+        /* A chain of and or or (one node): an or inside an and needs its
+         * parentheses, nothing else does. */
+        for (const ast_expr_t *a = e->args->head; a; a = a->next) {
+            if (a != e->args->head)
+                sb_puts(sb, e->op == TK_OR ? " or " : " and ");
+            print_operand(sb, a, compact, cond_prec(a), p);
+        }
+        break;
+    }
     case AST_COND:
         print_expr(sb, e->lhs, compact);
         sb_put(sb, " ", 1);
+        if (e->op == TK_IN) {
+            sb_puts(sb, e->negated ? "not in (" : "in (");
+            for (const ast_expr_t *a = e->args->head; a; a = a->next) {
+                if (a != e->args->head)
+                    sb_puts(sb, ", ");
+                print_expr(sb, a, compact);
+            }
+            sb_put(sb, ")", 1);
+            break;
+        }
         sb_puts(sb, query_token_name(e->op));
         sb_put(sb, " ", 1);
         print_expr(sb, e->rhs, compact);
@@ -117,7 +204,7 @@ void print_expr(strbuf_t *sb, const ast_expr_t *e, bool compact)
 
 void print_column_name(strbuf_t *sb, const ast_expr_t *e)
 {
-    if (e->kind == AST_CALL)
+    if (e->kind == AST_CALL || e->kind == AST_ARITH)
         print_expr(sb, e, true);
     else
         sb_put(sb, e->text, e->text_len);
@@ -147,9 +234,15 @@ void ast_print(strbuf_t *sb, const ast_query_t *q)
             sb_puts(sb, "select ");
             print_list(sb, c->list, ", ");
             break;
-        case AST_WHERE:
-            sb_puts(sb, "where ");
-            print_list(sb, c->list, " and ");
+        case AST_WHERE: case AST_HAVING:
+            sb_puts(sb, s == AST_WHERE ? "where " : "having ");
+            for (const ast_expr_t *e = c->list->head; e; e = e->next) {
+                if (e != c->list->head)
+                    sb_puts(sb, " and ");
+                /* One of several conditions joined by and: an or in it
+                 * needs its parentheses. */
+                print_operand(sb, e, false, cond_prec(e), c->list->n > 1 ? 2 : 1);
+            }
             break;
         case AST_SET:
             sb_puts(sb, "set ");
@@ -210,6 +303,16 @@ static void explain_value(strbuf_t *sb, const plan_value_t *v)
     case PLAN_V_NUMBER:
         sb_printf(sb, "number(%.17g)", v->number);
         break;
+    case PLAN_V_ITEM:
+        sb_printf(sb, "item#%d", v->item);
+        break;
+    case PLAN_V_ARITH:
+        sb_printf(sb, "(");
+        explain_value(sb, v->args[0]);
+        sb_printf(sb, " %c ", v->arith);
+        explain_value(sb, v->args[1]);
+        sb_puts(sb, ")");
+        break;
     case PLAN_V_CALL:
         sb_puts(sb, plan_func_name(v->func));
         if (v->func == PLAN_FN_BUCKET)
@@ -227,6 +330,33 @@ static void explain_value(strbuf_t *sb, const plan_value_t *v)
     }
 }
 
+static void explain_cond(strbuf_t *sb, const plan_cond_t *c)
+{
+    if (c->n_kids) {
+        sb_printf(sb, "%s(", plan_op_name(c->op));
+        for (size_t i = 0; i < c->n_kids; i++) {
+            if (i)
+                sb_puts(sb, ", ");
+            explain_cond(sb, c->kids[i]);
+        }
+        sb_puts(sb, ")");
+        return;
+    }
+    explain_value(sb, c->lhs);
+    sb_printf(sb, " %s%s ", plan_op_name(c->op), c->numeric ? "(numeric)" : "");
+    if (c->op == PLAN_OP_IN || c->op == PLAN_OP_NOT_IN) {
+        sb_puts(sb, "[");
+        for (size_t i = 0; i < c->n_list; i++) {
+            if (i)
+                sb_puts(sb, ", ");
+            explain_value(sb, c->list[i]);
+        }
+        sb_puts(sb, "]");
+        return;
+    }
+    explain_value(sb, c->rhs);
+}
+
 void plan_explain(strbuf_t *sb, const plan_t *p)
 {
     for (size_t i = 0; i < p->n_select; i++) {
@@ -238,17 +368,15 @@ void plan_explain(strbuf_t *sb, const plan_t *p)
             sb_printf(sb, "[%u]", s->top_k);
         sb_puts(sb, " ");
         explain_value(sb, s->value);
-        sb_printf(sb, " as \"%s\"%s\n", s->name, s->group_key ? " group-key" : "");
+        sb_printf(sb, " as \"%s\"%s%s\n", s->name, s->group_key ? " group-key" : "",
+                  i >= p->n_columns ? " hidden" : "");
     }
     sb_printf(sb, "from: %s\n", p->table ? p->table : "(none)");
     sb_printf(sb, "logformat: %s%s\n", p->logformat->name,
               p->logformat_given ? "" : " (implied)");
     for (size_t i = 0; i < p->n_where; i++) {
-        const plan_cond_t *c = &p->where[i];
         sb_printf(sb, "where %zu: ", i);
-        explain_value(sb, c->lhs);
-        sb_printf(sb, " %s%s ", plan_op_name(c->op), c->numeric ? "(numeric)" : "");
-        explain_value(sb, c->rhs);
+        explain_cond(sb, &p->where[i]);
         sb_puts(sb, "\n");
     }
     for (size_t i = 0; i < p->n_set; i++) {
@@ -260,6 +388,11 @@ void plan_explain(strbuf_t *sb, const plan_t *p)
         sb_printf(sb, "group %zu: ", i);
         explain_value(sb, p->group_by[i]);
         sb_printf(sb, " as \"%s\"\n", p->group_names[i]);
+    }
+    for (size_t i = 0; i < p->n_having; i++) {
+        sb_printf(sb, "having %zu: ", i);
+        explain_cond(sb, &p->having[i]);
+        sb_puts(sb, "\n");
     }
     if (p->order_index >= 0)
         sb_printf(sb, "order: column %d %s\n", p->order_index,

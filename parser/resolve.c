@@ -222,8 +222,8 @@ int resolve_vars_put(resolve_ctx_t *rc, resolve_vars_t *v, const char *key, int 
 
 /* ------------------------------------------------------------- fields */
 
-static plan_value_t *value_new(resolve_ctx_t *rc, enum plan_value_kind kind,
-                               const ast_expr_t *e)
+plan_value_t *resolve_value_new(resolve_ctx_t *rc, enum plan_value_kind kind,
+                                const ast_expr_t *e)
 {
     plan_value_t *v = arena_alloc(rc->pc->arena, sizeof *v);
     if (!v) {
@@ -289,7 +289,7 @@ static int unknown_variable(resolve_ctx_t *rc, const ast_expr_t *e,
 static plan_value_t *field_value(resolve_ctx_t *rc, const ast_expr_t *e,
                                  bool literal_name, enum resolve_where where)
 {
-    plan_value_t *v = value_new(rc, PLAN_V_FIELD, e);
+    plan_value_t *v = resolve_value_new(rc, PLAN_V_FIELD, e);
     if (!v)
         return NULL;
     const char *name = e->text;
@@ -358,6 +358,12 @@ static int unknown_function(resolve_ctx_t *rc, const ast_expr_t *e)
                            "unknown function '%s': names of aggregates and functions "
                            "are lower case; did you mean %s?", e->text, low);
     const char *s = resolve_suggest(e->text, fn_names());
+    /* `x*2-1(...)`, `1-count($line)`: - and + inside a word are part of it. */
+    const char *pm = strpbrk(e->text, "+-");
+    if (!s && pm && pm[1])
+        return parse_error(rc->pc, ERR_QUERY, e->off,
+                           "unknown aggregate or function '%s': '%c' inside a word is part of "
+                           "it; write a %c b, with spaces, for arithmetic", e->text, *pm, *pm);
     return parse_error(rc->pc, ERR_QUERY, e->off,
                        "unknown aggregate or function '%s'%s%s%s", e->text,
                        s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
@@ -423,12 +429,11 @@ static int check_arity(resolve_ctx_t *rc, const ast_expr_t *e, const resolve_fn_
                        fn->max_args, fn->max_args == 1 ? "" : "s", n, fn->usage);
 }
 
-static int regex_check(resolve_ctx_t *rc, plan_value_t *v, const ast_expr_t *pat,
-                       const ast_expr_t *grp)
+int resolve_pattern(resolve_ctx_t *rc, const ast_expr_t *pat, const char *what, uint32_t *ncap)
 {
     if (pat->kind != AST_STRING)
         return parse_error(rc->pc, ERR_QUERY, pat->off,
-                           "the pattern of regex() must be a \"quoted\" string");
+                           "the pattern of %s must be a \"quoted\" string", what);
     int errcode;
     PCRE2_SIZE erroff;
     pcre2_code *re = pcre2_compile((PCRE2_SPTR)pat->text, pat->text_len, PCRE2_UTF,
@@ -442,12 +447,24 @@ static int regex_check(resolve_ctx_t *rc, plan_value_t *v, const ast_expr_t *pat
     if (!re) {
         PCRE2_UCHAR buf[256];
         pcre2_get_error_message(errcode, buf, sizeof buf);
-        return parse_error(rc->pc, ERR_PATTERN, pat->off + 1 + (uint32_t)erroff,
-                           "invalid regex in regex(): %s", (const char *)buf);
+        /* The offset is in the decoded pattern: the caret is exact for a
+         * pattern without escapes, and near it otherwise. */
+        uint32_t at = pat->off + 1 + (uint32_t)erroff;
+        return parse_error(rc->pc, ERR_PATTERN, at < pat->off + pat->len ? at : pat->off,
+                           "invalid regex in %s: %s", what, (const char *)buf);
     }
-    uint32_t ncap = 0;
-    pcre2_pattern_info(re, PCRE2_INFO_CAPTURECOUNT, &ncap);
+    *ncap = 0;
+    pcre2_pattern_info(re, PCRE2_INFO_CAPTURECOUNT, ncap);
     pcre2_code_free(re);
+    return 0;
+}
+
+static int regex_check(resolve_ctx_t *rc, plan_value_t *v, const ast_expr_t *pat,
+                       const ast_expr_t *grp)
+{
+    uint32_t ncap;
+    if (resolve_pattern(rc, pat, "regex()", &ncap) < 0)
+        return -1;
     v->regex = pat->text;
     v->regex_group = ncap > 0 ? 1 : 0;
     if (grp) {
@@ -475,15 +492,17 @@ static plan_value_t *call_value(resolve_ctx_t *rc, const ast_expr_t *e,
     }
     if (fn->aggregate) {
         parse_error(rc->pc, ERR_QUERY, e->off,
-                    "aggregate %s() can only be a select item, not %s", e->text,
+                    "aggregate %s() can only be a select item, not %s%s", e->text,
                     where == RESOLVE_WHERE ? "part of where"
                     : where == RESOLVE_SET ? "part of set"
-                    : "inside another aggregate, function or group by");
+                    : "inside another aggregate, function or group by",
+                    where == RESOLVE_WHERE ? " (having tests the groups: having "
+                                             "count($line) > 10)" : "");
         return NULL;
     }
     if (check_arity(rc, e, fn))
         return NULL;
-    plan_value_t *v = value_new(rc, PLAN_V_CALL, e);
+    plan_value_t *v = resolve_value_new(rc, PLAN_V_CALL, e);
     if (!v)
         return NULL;
     v->func = fn->func;
@@ -507,7 +526,7 @@ static plan_value_t *call_value(resolve_ctx_t *rc, const ast_expr_t *e,
             return NULL;
         }
         v->bucket_seconds = secs;
-        plan_value_t *wv = value_new(rc, PLAN_V_NUMBER, w);
+        plan_value_t *wv = resolve_value_new(rc, PLAN_V_NUMBER, w);
         if (!wv)
             return NULL;
         wv->number = (double)secs;
@@ -520,7 +539,7 @@ static plan_value_t *call_value(resolve_ctx_t *rc, const ast_expr_t *e,
             return NULL;
         for (size_t i = 1; i < v->nargs; i++) {
             a = a->next;
-            v->args[i] = value_new(rc, a->kind == AST_STRING ? PLAN_V_STRING
+            v->args[i] = resolve_value_new(rc, a->kind == AST_STRING ? PLAN_V_STRING
                                                              : PLAN_V_NUMBER, a);
             if (!v->args[i])
                 return NULL;
@@ -540,18 +559,56 @@ plan_value_t *resolve_value(resolve_ctx_t *rc, const ast_expr_t *e,
     case AST_FIELD:
         return field_value(rc, e, e->quote != 0, where);
     case AST_STRING:
-        return value_new(rc, PLAN_V_STRING, e);
+        return resolve_value_new(rc, PLAN_V_STRING, e);
     case AST_NUMBER:
-        v = value_new(rc, PLAN_V_NUMBER, e);
+        v = resolve_value_new(rc, PLAN_V_NUMBER, e);
         if (v)
             v->number = strtod(e->text, NULL);
         return v;
     case AST_CALL:
         return call_value(rc, e, where);
+    case AST_ARITH:
+        return resolve_arith(rc, e, where, NULL, NULL);
     default:
         parse_error(rc->pc, ERR_QUERY, e->off, "a condition cannot be used as a value");
         return NULL;
     }
+}
+
+plan_value_t *resolve_arith(resolve_ctx_t *rc, const ast_expr_t *e, enum resolve_where where,
+                            resolve_operand_fn operand, void *arg)
+{
+    plan_value_t *v = resolve_value_new(rc, PLAN_V_ARITH, e);
+    if (!v)
+        return NULL;
+    v->text = e->text;
+    v->len = 1;
+    v->arith = e->text[0];
+    v->offset = e->op_off;
+    v->nargs = 2;
+    v->args = arena_alloc(rc->pc->arena, 2 * sizeof *v->args);
+    if (!v->args) {
+        parse_nomem(rc->pc);
+        return NULL;
+    }
+    const ast_expr_t *ops[2] = {e->lhs, e->rhs};
+    for (int i = 0; i < 2; i++) {
+        /* `x*2-1`: the word 2-1 would be a field name, as `1002-071949` is;
+         * as a number's operand it is a subtraction written without spaces. */
+        const ast_expr_t *w = ops[i];
+        const char *pm = w->kind == AST_FIELD && !w->quote && w->text[0] >= '0' &&
+                                 w->text[0] <= '9' ? strpbrk(w->text, "+-") : NULL;
+        if (pm) {
+            parse_error(rc->pc, ERR_QUERY, w->off,
+                        "'%s' is one word, a field name: write %.*s %c %s, with spaces, for "
+                        "arithmetic", w->text, (int)(pm - w->text), w->text, *pm, pm + 1);
+            return NULL;
+        }
+        v->args[i] = operand ? operand(rc, ops[i], arg) : resolve_value(rc, ops[i], where);
+        if (!v->args[i])
+            return NULL;
+    }
+    return v;
 }
 
 plan_value_t *resolve_field_named(resolve_ctx_t *rc, const ast_expr_t *e)
@@ -563,7 +620,7 @@ plan_value_t *resolve_field_named(resolve_ctx_t *rc, const ast_expr_t *e)
         return field_value(rc, e, true, RESOLVE_SELECT);
     case AST_NUMBER: {
         /* DTail reads `select 5` as the field named "5". */
-        plan_value_t *v = value_new(rc, PLAN_V_FIELD, e);
+        plan_value_t *v = resolve_value_new(rc, PLAN_V_FIELD, e);
         if (v)
             v->src = PLAN_SRC_DYNAMIC;
         return v;

@@ -38,6 +38,7 @@ typedef struct resolve_ctx {
     resolve_vars_t vars;            /* set variables visible right now */
     bool set_visible;               /* false while resolving where */
     bool warned_generic;            /* one "no named fields" warning is enough */
+    size_t select_cap;              /* items plan.select has room for */
 } resolve_ctx_t;
 
 /* Function and aggregate registry. */
@@ -62,13 +63,27 @@ const resolve_fn_t *resolve_fn_find(const char *name, double *quantile);
 const ast_expr_t *resolve_agg_args(resolve_ctx_t *rc, const resolve_fn_t *fn, double q,
                                    const ast_expr_t *e, plan_select_t *s);
 
-/* Resolves one operand (FIELD, STRING, NUMBER or CALL node). Returns NULL
- * with an error recorded on failure. */
+/* Resolves one operand (FIELD, STRING, NUMBER, CALL or ARITH node).
+ * Returns NULL with an error recorded on failure. */
 plan_value_t *resolve_value(resolve_ctx_t *rc, const ast_expr_t *e,
                             enum resolve_where where);
+/* A value node of kind for AST node e (text, offset), in the arena. */
+plan_value_t *resolve_value_new(resolve_ctx_t *rc, enum plan_value_kind kind,
+                                const ast_expr_t *e);
+/* Resolves an operand of arithmetic after aggregation (select.c). */
+typedef plan_value_t *(*resolve_operand_fn)(resolve_ctx_t *rc, const ast_expr_t *e, void *arg);
+/* The PLAN_V_ARITH of AST_ARITH e: its operands resolved by operand(rc, op,
+ * arg), or per line as `where` says when operand is NULL. */
+plan_value_t *resolve_arith(resolve_ctx_t *rc, const ast_expr_t *e, enum resolve_where where,
+                            resolve_operand_fn operand, void *arg);
 /* Resolves a field name used as a column (select/group by): strings and
  * numbers name fields too. */
 plan_value_t *resolve_field_named(resolve_ctx_t *rc, const ast_expr_t *e);
+
+/* Checks that pat is a "quoted" PCRE2 pattern that compiles (errors name
+ * `what`, "regex()" or "matches", and point into the pattern); *ncap is its
+ * number of capture groups. */
+int resolve_pattern(resolve_ctx_t *rc, const ast_expr_t *pat, const char *what, uint32_t *ncap);
 
 int resolve_vars_put(resolve_ctx_t *rc, resolve_vars_t *v, const char *key, int val);
 int resolve_vars_get(const resolve_vars_t *v, const char *key);

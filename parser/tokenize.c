@@ -1,11 +1,14 @@
 /* parser/tokenize.c: cuts query text into tokens.
  *
  * DTail's rules (dtail-behaviour.md §2.1): commas are separators like
- * whitespace; a "quoted" string runs to the next double quote and has no
- * escapes; a `backticked` name is a literal field name; keywords and string
- * operators are case-insensitive; `append` is recognised only in lower case.
- * We additionally cut '(' and ')' as tokens of their own, so that
- * `count( $line )` reads like `count($line)`.
+ * whitespace; a `backticked` name is a literal field name; keywords and
+ * string operators are case-insensitive; `append` is recognised only in
+ * lower case. We additionally cut '(' and ')' as tokens of their own, so
+ * that `count( $line )` reads like `count($line)`; a "quoted" string may
+ * hold \" (ast.c decodes its escapes); and in the clauses that hold
+ * expressions (QUERY_TOKEN_EXPR) the arithmetic operators are tokens:
+ * '*' and '/' always, '+' and '-' as words of their own or right after a
+ * ')' (`sum(a)-1`), so that `user-agent`, `1002-071949` and `-1` stay words.
  *
  * Tokens are {offset,len} views into the text. The lexer switches on a
  * 256-entry class table, as SQLite's sqlite3GetToken does: one load per byte
@@ -23,14 +26,19 @@ enum {
     CC_LP,         /* ( */
     CC_RP,         /* ) */
     CC_NUL,        /* a NUL byte is never valid in a query */
+    CC_OP,         /* '*' or '/' in a clause of expressions: a token */
 };
 
-static const unsigned char cclass[256] = {
-    [0] = CC_NUL,
-    ['\t'] = CC_SPACE, ['\n'] = CC_SPACE, ['\v'] = CC_SPACE, ['\f'] = CC_SPACE,
-    ['\r'] = CC_SPACE, [' '] = CC_SPACE, [','] = CC_SPACE,
-    ['"'] = CC_QUOTE, ['`'] = CC_BACKTICK, ['('] = CC_LP, [')'] = CC_RP,
-};
+#define CCLASS_COMMON \
+    [0] = CC_NUL, \
+    ['\t'] = CC_SPACE, ['\n'] = CC_SPACE, ['\v'] = CC_SPACE, ['\f'] = CC_SPACE, \
+    ['\r'] = CC_SPACE, [' '] = CC_SPACE, [','] = CC_SPACE, \
+    ['"'] = CC_QUOTE, ['`'] = CC_BACKTICK, ['('] = CC_LP, [')'] = CC_RP
+
+/* The classes of the words of one-word clauses (from, outfile, ...), and of
+ * the clauses of expressions. */
+static const unsigned char cclass[256] = { CCLASS_COMMON };
+static const unsigned char cclass_expr[256] = { CCLASS_COMMON, ['*'] = CC_OP, ['/'] = CC_OP };
 
 /* Words with a meaning of their own. All are matched case-insensitively
  * except `append`, which DTail only recognises in lower case. */
@@ -52,6 +60,9 @@ static const struct keyword {
     {"lacks", 5, TK_LACKS},       {"hasprefix", 9, TK_HASPREFIX},
     {"nhasprefix", 10, TK_NHASPREFIX}, {"hassuffix", 9, TK_HASSUFFIX},
     {"nhassuffix", 10, TK_NHASSUFFIX},
+    {"having", 6, TK_HAVING},     {"or", 2, TK_OR},
+    {"not", 3, TK_NOT},           {"in", 2, TK_IN},
+    {"matches", 7, TK_MATCHES},   {"nmatches", 8, TK_NMATCHES},
 };
 
 static const struct keyword operators[] = {
@@ -124,23 +135,38 @@ int query_word_type(const char *z, size_t n)
     return TK_ID;
 }
 
-size_t query_token(const char *z, size_t n, size_t i, int *type)
+/* The end of the "string" that starts at z[i]: the index of its closing
+ * quote, or n when it has none. A backslash escapes the byte after it. */
+static size_t string_end(const char *z, size_t n, size_t i)
+{
+    for (size_t j = i + 1; j < n; j++) {
+        if (z[j] == '\\')
+            j++;
+        else if (z[j] == '"')
+            return j;
+    }
+    return n;
+}
+
+size_t query_token(const char *z, size_t n, size_t i, unsigned flags, int *type)
 {
     size_t j = i;
-    switch (cclass[(unsigned char)z[i]]) {
+    const int expr = (flags & QUERY_TOKEN_EXPR) != 0;
+    const unsigned char *cls = expr ? cclass_expr : cclass;
+    switch (cls[(unsigned char)z[i]]) {
     case CC_SPACE:
-        while (j < n && cclass[(unsigned char)z[j]] == CC_SPACE)
+        while (j < n && cls[(unsigned char)z[j]] == CC_SPACE)
             j++;
         *type = TK_SPACE;
         return j - i;
     case CC_QUOTE: {
-        const char *q = memchr(z + i + 1, '"', n - i - 1);
-        if (!q) {
+        size_t q = string_end(z, n, i);
+        if (q >= n) {
             *type = TK_ILLEGAL;
             return n - i;
         }
         *type = TK_STRING;
-        return (size_t)(q - (z + i)) + 1;
+        return q - i + 1;
     }
     case CC_BACKTICK: {
         const char *q = memchr(z + i + 1, '`', n - i - 1);
@@ -161,23 +187,32 @@ size_t query_token(const char *z, size_t n, size_t i, int *type)
     case CC_NUL:
         *type = TK_ILLEGAL;
         return 1;
+    case CC_OP:
+        *type = z[i] == '*' ? TK_STAR : TK_SLASH;
+        return 1;
     default:
+        if (expr && (z[i] == '+' || z[i] == '-') && i > 0 && z[i - 1] == ')') {
+            *type = z[i] == '+' ? TK_PLUS : TK_MINUS;
+            return 1;
+        }
         /* A backtick inside a word is an ordinary byte, as in DTail. */
         j++;
         while (j < n) {
-            unsigned char cc = cclass[(unsigned char)z[j]];
+            unsigned char cc = cls[(unsigned char)z[j]];
             if (cc != CC_WORD && cc != CC_BACKTICK)
                 break;
             j++;
         }
         *type = query_word_type(z + i, j - i);
+        if (expr && j - i == 1 && (z[i] == '+' || z[i] == '-'))
+            *type = z[i] == '+' ? TK_PLUS : TK_MINUS;
         return j - i;
     }
 }
 
 const char *const query_clause_words[] = {
     "select", "from", "where", "set", "group", "order", "rorder", "interval",
-    "limit", "outfile", "logformat", NULL,
+    "limit", "outfile", "logformat", "having", NULL,
 };
 
 const char *query_token_name(int type)
@@ -195,6 +230,12 @@ const char *query_token_name(int type)
     case TK_LIMIT: return "limit";
     case TK_OUTFILE: return "outfile";
     case TK_LOGFORMAT: return "logformat";
+    case TK_HAVING: return "having";
+    case TK_OR: return "or";
+    case TK_NOT: return "not";
+    case TK_IN: return "in";
+    case TK_MATCHES: return "matches";
+    case TK_NMATCHES: return "nmatches";
     case TK_BY: return "by";
     case TK_AND: return "and";
     case TK_APPEND: return "append";
@@ -214,11 +255,25 @@ const char *query_token_name(int type)
     case TK_GT: return ">";
     case TK_GE: return ">=";
     case TK_ASSIGN: return "=";
-    case TK_LP: return "(";
+    case TK_LP: case TK_LPS: return "(";
     case TK_RP: return ")";
+    case TK_PLUS: return "+";
+    case TK_MINUS: return "-";
+    case TK_STAR: case TK_STARF: return "*";
+    case TK_SLASH: return "/";
     case TK_NUMBER: return "number";
     case TK_STRING: return "string";
     case TK_BQUOTED: return "`name`";
     default: return "word";
+    }
+}
+
+unsigned query_token_flags(int clause)
+{
+    switch (clause) {
+    case TK_FROM: case TK_INTERVAL: case TK_LIMIT: case TK_LOGFORMAT: case TK_OUTFILE:
+        return 0;
+    default:
+        return QUERY_TOKEN_EXPR;
     }
 }

@@ -524,6 +524,24 @@ static int put_map_table(void *ctx, const plan_t *plan, const agg_table_t *t, in
     return session_dt41_table(m->ss, plan, t, m->have_latest ? &m->latest : NULL);
 }
 
+/* A query of a DTail 4.1 client that this build reads otherwise than DTail
+ * does (arithmetic, or, having, escapes): refused, said (1), not run. */
+static int refuse_extension(session_t *ss, const exec_request_t *rq)
+{
+    query_t *q;
+    err_t e, de;
+    if (query_parse(rq->query, strlen(rq->query), NULL, &q, &e) < 0)
+        return 0;   /* session_run_map says what is wrong */
+    int rc = query_check_dtail_dialect(query_plan(q), "this server reads it otherwise than the "
+                                                      "DTail 4.1 client that sent it", &de);
+    query_free(q);
+    if (rc == 0)
+        return 0;
+    char buf[4096];
+    query_error_format(rq->query, strlen(rq->query), &de, buf, sizeof buf);
+    return session_send_end(ss, WIRE_END_FAILED, buf) < 0 ? -1 : 1;
+}
+
 /* A map over whole files: deltas every interval, the last at the end. */
 static int run_map_request(dt41_t *d, const exec_request_t *rq, err_t *e)
 {
@@ -559,6 +577,9 @@ static int run_request(dt41_t *d, const exec_request_t *rq, err_t *e)
         atomic_fetch_add(&ss->env->counters->requests, 1);
     wire_request_t wq;   /* as the tail's LINES frames would ask: none here */
     memset(&wq, 0, sizeof wq);
+    int refused = rq->query && *rq->query ? refuse_extension(ss, rq) : 0;
+    if (refused != 0)
+        return refused < 0 ? err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg) : 0;
     stream_busy(ss->s, 1);
     int rc = rq->kind == EXEC_TAIL ? session_run_tail(ss, &wq, rq, e)
              : rq->kind == EXEC_MAP ? run_map_request(d, rq, e)

@@ -69,6 +69,7 @@ static int item_float(const agg_spec_t *spec, const unsigned char *st, double *v
     }
     case PLAN_AGG_LAST: case PLAN_AGG_QUANTILE:   /* no quantiles in DTail */
     case PLAN_AGG_COUNT_DISTINCT: case PLAN_AGG_TOP:   /* nor these (put_map_table says so) */
+    case PLAN_AGG_EXPR:                           /* not in a 4.1 client's query */
         return 0;
     }
     return 0;

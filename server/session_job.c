@@ -161,7 +161,7 @@ static int map_final(void *ctx, mapscan_t *ms, const plan_t *plan)
     size_t n_groups = 0;
     if (mapscan_spilled(ms) && !sp) {
         write_failed(jr, &e);
-    } else if (outfile_write_merged(plan, &ms->result, sp, &info, &n_groups, &e) < 0) {
+    } else if (outfile_write_merged(plan, &ms->result, sp, &info, &n_groups, NULL, &e) < 0) {
         write_failed(jr, &e);
     } else {
         jr->res->writes++;
@@ -192,7 +192,7 @@ static void on_interval(void *ctx, const plan_t *plan, const agg_table_t *t, int
     size_t n_groups = 0;
     err_t e;
     err_clear(&e);
-    if (outfile_write_merged(plan, t, NULL, &info, &n_groups, &e) < 0) {
+    if (outfile_write_merged(plan, t, NULL, &info, &n_groups, NULL, &e) < 0) {
         write_failed(jr, &e);
         return;
     }

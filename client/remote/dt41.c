@@ -547,6 +547,13 @@ static int start_query(answer_t *a, const wire_request_t *rq, err_t *e)
             return err_set(e, ERR_QUERY, "%s: DTail 4.1 has no %s, so a Go dserver cannot "
                            "compute it (ask dservers of DTail in C)", plan->select[i].name,
                            plan->select[i].agg == PLAN_AGG_TOP ? "top()" : "count(distinct)");
+    err_t de;
+    if (query_check_dtail_dialect(plan, "a DTail 4.1 server cannot run it (ask servers of "
+                                        "this build)", &de) < 0) {
+        char buf[2048];
+        query_error_format(rq->query, strlen(rq->query), &de, buf, sizeof buf);
+        return err_set(e, ERR_USAGE, "invalid query: %s", buf);
+    }
     a->specs = calloc(plan->n_select ? plan->n_select : 1, sizeof *a->specs);
     if (!a->specs)
         return err_set(e, ERR_NOMEM, "out of memory");

@@ -118,6 +118,7 @@ int dt41_fold(dt41_fold_t *f, const dt41_agg_t *a, err_t *e)
         }
         case PLAN_AGG_QUANTILE:   /* DTail has none: a Go dserver refuses the query */
         case PLAN_AGG_COUNT_DISTINCT: case PLAN_AGG_TOP:   /* refused before (dt41.c) */
+        case PLAN_AGG_EXPR:       /* computed after the merge; never sent to Go */
             break;
         }
     }

@@ -268,6 +268,7 @@ static void print_table(remote_map_t *rm, const agg_table_t *t, spill_t *sp, int
     if (final) {
         table_printer_note_limit(&rm->tp, r.n_groups);
         table_printer_note_approx_result(plan, &r);
+        rm->fields.divzero += r.n_divzero;
     }
     result_free(&r);
 }
@@ -338,7 +339,11 @@ static void write_outfile(remote_map_t *rm, const outfile_info_t *given)
     clock_gettime(CLOCK_REALTIME, &info.end);
     size_t n_groups;
     info.approx = calloc(plan->n_select ? plan->n_select : 1, sizeof *info.approx);
-    if (outfile_write_merged(plan, &rm->acc.table, rm->acc.spill, &info, &n_groups, &e) < 0)
+    uint64_t n_divzero = 0;
+    int rc = outfile_write_merged(plan, &rm->acc.table, rm->acc.spill, &info, &n_groups,
+                                  &n_divzero, &e);
+    rm->fields.divzero += n_divzero;
+    if (rc < 0)
         client_report(rm->rs, &e);
     else {
         LOG_INFO("%s to outfile|%s", plan->outfile_append ? "Appended" : "Wrote", plan->outfile);

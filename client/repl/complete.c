@@ -13,8 +13,9 @@
 
 const char *const repl_keywords[] = {
     "select", "from", "where", "set", "group", "by", "order", "rorder", "interval",
-    "limit", "outfile", "logformat", "and", "append", "eq", "ne", "contains",
-    "ncontains", "lacks", "hasprefix", "nhasprefix", "hassuffix", "nhassuffix", NULL,
+    "limit", "outfile", "logformat", "having", "and", "or", "not", "in", "append", "eq",
+    "ne", "contains", "ncontains", "lacks", "hasprefix", "nhasprefix", "hassuffix",
+    "nhassuffix", "matches", "nmatches", NULL,
 };
 
 const char *const repl_functions[] = {

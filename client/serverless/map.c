@@ -75,6 +75,14 @@ int dmap_client_main(int argc, char **argv)
         cli_free(&o);
         return client_usage_error("dmap", &e);
     }
+    /* One that misspells it (`selct count($line)`), and is no file, gets
+     * its parse error ("did you mean select?") rather than "no query". */
+    for (int i = 0; !query && !o.query_file && i < o.n_positional; i++) {
+        if (query_looks_like(o.positional[i]) && access(o.positional[i], F_OK) != 0) {
+            query = o.positional[i];
+            query_pos = i;
+        }
+    }
     if (interactive_check(&o, remote_wanted(&o), &e) < 0) {
         cli_free(&o);
         return client_usage_error("dmap", &e);

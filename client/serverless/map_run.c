@@ -30,6 +30,8 @@ typedef struct dmap_state {
     outfile_input_t *inputs;    /* per target read so far: what became of it
                                    (NULL when out of memory: none recorded) */
     size_t n_inputs;            /* targets tried */
+    uint64_t divzero;           /* divisions by zero of the final result's
+                                   arithmetic columns and having */
 } dmap_state_t;
 
 /* Rows stdout shows. */
@@ -62,6 +64,8 @@ static void show_result(dmap_state_t *rs, result_t *r, int final)
         table_printer_note_limit(&rs->tp, r->n_groups);
         table_printer_note_approx_result(rs->job->plan->map, r);
     }
+    if (final)
+        rs->divzero += r->n_divzero;
     result_free(r);
 }
 
@@ -71,17 +75,21 @@ static void print_interim(const agg_table_t *snap, void *arg)
     print_table(arg, snap, 0);
 }
 
-static void print_summary(dmap_state_t *rs, const map_stats_t *st, size_t n_groups, double seconds)
+/* divzero: the run's divisions by zero, per line and in the result. */
+static void print_summary(dmap_state_t *rs, const map_stats_t *st, size_t n_groups,
+                          uint64_t divzero, double seconds)
 {
     int quiet = rs->job->quiet;
     if (!quiet && log_level >= LOG_WARN) {
-        char table[300] = "";
+        char table[300] = "", div[64] = "";
         if (rs->ms.has_filter)
             snprintf(table, sizeof table, " (%s)", rs->ms.filter.pattern);
+        if (divzero)
+            snprintf(div, sizeof div, ", %llu divided by zero", (unsigned long long)divzero);
         fprintf(stderr, "dmap: %llu lines read, %llu matched%s, %llu parsed, %llu not for this "
-                        "format, %llu unparsed, %llu selected, %zu groups, %.3f s\n",
+                        "format, %llu unparsed, %llu selected, %zu groups%s, %.3f s\n",
                 st->lines_read, st->lines_matched, table, st->lines_parsed, st->lines_skipped,
-                st->lines_unparsed, st->lines_selected, n_groups, seconds);
+                st->lines_unparsed, st->lines_selected, n_groups, div, seconds);
     }
     if (st->lines_unparsed && log_level >= LOG_WARN && !quiet && log_level < LOG_DEBUG)
         fprintf(stderr, "dmap: %llu lines could not be parsed as log format %s "
@@ -101,7 +109,9 @@ static void write_outfile(dmap_state_t *rs, outfile_info_t info, spill_t *sp, si
     err_t e;
     err_clear(&e);
     info.approx = calloc(plan->n_select ? plan->n_select : 1, sizeof *info.approx);
-    int rc = outfile_write_merged(plan, &rs->ms.result, sp, &info, n_groups, &e);
+    uint64_t n_divzero = 0;
+    int rc = outfile_write_merged(plan, &rs->ms.result, sp, &info, n_groups, &n_divzero, &e);
+    rs->divzero += n_divzero;
     if (rc < 0)
         client_report(rs->run, &e);
     else
@@ -202,8 +212,10 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
             print_spilled(&rs, sp, &n_groups);
         else if (!lost)
             print_table(&rs, &rs.ms.result, 1);
-        print_summary(&rs, &st, n_groups, (double)(t1.tv_sec - t0.tv_sec) +
-                                              (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+        if (have_fr)
+            fr.divzero += rs.divzero;
+        print_summary(&rs, &st, n_groups, have_fr ? fr.divzero : rs.divzero,
+                      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
         if (have_fr) {
             if (log_level >= LOG_WARN)
                 field_report_warn(&fr, plan, "dmap", stderr);

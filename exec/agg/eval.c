@@ -1,42 +1,18 @@
 /* eval.c: compiled expression nodes, where/set/group/select over batches. */
 #include "exec/agg/eval.h"
 
-#define PCRE2_CODE_UNIT_WIDTH 8
 #include <md5.h>
-#include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "base/grow.h"
+#include "base/numfmt_short.h"
+#include "exec/agg/compare.h"
+#include "exec/agg/eval_int.h"
 #include "exec/agg/number.h"
 #include "wire/codec.h"
-
-enum ev_kind {
-    EV_COL = 0,     /* an extractor column */
-    EV_SETCOL,      /* a set variable's column */
-    EV_CONST,       /* a literal */
-    EV_OR_LITERAL,  /* a field, or its own name when missing (set rhs) */
-    EV_MD5,         /* md5sum(x) */
-    EV_MASK,        /* maskdigits(x) */
-    EV_BUCKET,      /* bucket(t, width) */
-    EV_REGEX,       /* regex(x, pattern, group) */
-};
-
-struct ev_node {
-    enum ev_kind kind;          /* what the node computes */
-    int col;                    /* EV_COL/EV_OR_LITERAL: extractor column; EV_SETCOL: set index */
-    sv_t konst;                 /* EV_CONST value; EV_OR_LITERAL fallback */
-    double number;              /* EV_CONST: numeric value if is_number */
-    int is_number;              /* EV_CONST parsed as a number */
-    size_t arg;                 /* first argument node index (functions) */
-    int64_t bucket_seconds;     /* EV_BUCKET width */
-    pcre2_code *re;             /* EV_REGEX pattern */
-    pcre2_match_data *md;       /* EV_REGEX match data (this thread's) */
-    int group;                  /* EV_REGEX capture group */
-    sv_t *out;                  /* result column (computed nodes and consts) */
-};
 
 /* Scratch: linked blocks, reused batch after batch; pointers stay valid
  * until the next reset. */
@@ -103,10 +79,25 @@ static long new_node(eval_t *ev, enum ev_kind kind)
 
 /* Compiles v; returns its node index or -1. Nodes refer to each other by
  * index because the node array may move while compiling. */
-static long compile(eval_t *ev, const plan_value_t *v, err_t *e)
+long eval_compile(eval_t *ev, const plan_value_t *v, err_t *e)
 {
     long id;
     switch (v->kind) {
+    case PLAN_V_ARITH: {
+        long a = eval_compile(ev, v->args[0], e);
+        long b = a < 0 ? -1 : eval_compile(ev, v->args[1], e);
+        if (b < 0)
+            return -1;
+        id = new_node(ev, EV_ARITH);
+        if (id >= 0) {
+            ev->nodes[id].arg = (size_t)a;
+            ev->nodes[id].arg2 = (size_t)b;
+            ev->nodes[id].arith = v->arith;
+        }
+        break;
+    }
+    case PLAN_V_ITEM:   /* a value after aggregation: never per line */
+        return err_set(e, ERR_QUERY, "a value after aggregation in a per-line expression");
     case PLAN_V_FIELD:
         if (v->src == PLAN_SRC_SET) {
             id = new_node(ev, EV_SETCOL);
@@ -135,7 +126,7 @@ static long compile(eval_t *ev, const plan_value_t *v, err_t *e)
             [PLAN_FN_MD5SUM] = EV_MD5, [PLAN_FN_MASKDIGITS] = EV_MASK,
             [PLAN_FN_BUCKET] = EV_BUCKET, [PLAN_FN_REGEX] = EV_REGEX,
         };
-        long arg = v->nargs ? compile(ev, v->args[0], e) : -1;
+        long arg = v->nargs ? eval_compile(ev, v->args[0], e) : -1;
         if (arg < 0)
             return -1;
         id = new_node(ev, kinds[v->func]);
@@ -176,7 +167,7 @@ static ev_node_t **resolve_ids(eval_t *ev, long *ids, size_t n)
     ev_node_t **p = calloc(n ? n : 1, sizeof *p);
     if (p)
         for (size_t i = 0; i < n; i++)
-            p[i] = &ev->nodes[ids[i]];
+            p[i] = ids[i] >= 0 ? &ev->nodes[ids[i]] : NULL;
     return p;
 }
 
@@ -190,17 +181,30 @@ int eval_init(eval_t *ev, const plan_t *plan, err_t *e)
         return err_set(e, ERR_NOMEM, "out of memory");
     size_t k = 0;
     int rc = 0;
-    for (size_t i = 0; i < plan->n_select && rc == 0; i++)
-        rc = (ids[k++] = compile(ev, plan->select[i].value, e)) < 0 ? -1 : 0;
+    ev->where_tree = calloc(plan->n_where ? plan->n_where : 1, sizeof *ev->where_tree);
+    if (!ev->where_tree)
+        rc = err_set(e, ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < plan->n_select && rc == 0; i++, k++) {
+        ids[k] = -1;   /* an arithmetic column is computed after the merge */
+        if (plan->select[i].agg != PLAN_AGG_EXPR &&
+            (ids[k] = eval_compile(ev, plan->select[i].value, e)) < 0)
+            rc = -1;
+    }
     for (size_t i = 0; i < plan->n_where && rc == 0; i++) {
-        rc = (ids[k++] = compile(ev, plan->where[i].lhs, e)) < 0 ? -1 : 0;
+        if (!plan_cond_is_simple(&plan->where[i])) {
+            ids[k] = ids[k + 1] = -1;
+            k += 2;
+            rc = (ev->where_tree[i] = ev_cond_new(ev, &plan->where[i], e)) ? 0 : -1;
+            continue;
+        }
+        rc = (ids[k++] = eval_compile(ev, plan->where[i].lhs, e)) < 0 ? -1 : 0;
         if (rc == 0)
-            rc = (ids[k++] = compile(ev, plan->where[i].rhs, e)) < 0 ? -1 : 0;
+            rc = (ids[k++] = eval_compile(ev, plan->where[i].rhs, e)) < 0 ? -1 : 0;
     }
     for (size_t i = 0; i < plan->n_set && rc == 0; i++)
-        rc = (ids[k++] = compile(ev, plan->set[i].rhs, e)) < 0 ? -1 : 0;
+        rc = (ids[k++] = eval_compile(ev, plan->set[i].rhs, e)) < 0 ? -1 : 0;
     for (size_t i = 0; i < plan->n_group_by && rc == 0; i++)
-        rc = (ids[k++] = compile(ev, plan->group_by[i], e)) < 0 ? -1 : 0;
+        rc = (ids[k++] = eval_compile(ev, plan->group_by[i], e)) < 0 ? -1 : 0;
     if (rc < 0) {
         free(ids);
         eval_free(ev);
@@ -213,6 +217,11 @@ int eval_init(eval_t *ev, const plan_t *plan, err_t *e)
     ev->where_lhs = calloc(plan->n_where ? plan->n_where : 1, sizeof *ev->where_lhs);
     ev->where_rhs = calloc(plan->n_where ? plan->n_where : 1, sizeof *ev->where_rhs);
     for (size_t i = 0; ev->where_lhs && ev->where_rhs && i < plan->n_where; i++) {
+        if (ev->where_tree[i]) {
+            ev_cond_bind(ev, ev->where_tree[i]);
+            k += 2;
+            continue;
+        }
         ev->where_lhs[i] = &ev->nodes[ids[k++]];
         ev->where_rhs[i] = &ev->nodes[ids[k++]];
     }
@@ -226,7 +235,7 @@ int eval_init(eval_t *ev, const plan_t *plan, err_t *e)
     ev->count_rows = calloc(plan->n_select ? plan->n_select : 1, sizeof *ev->count_rows);
     ev->nonnum = calloc(plan->n_select ? plan->n_select : 1, sizeof *ev->nonnum);
     for (size_t i = 0; ev->count_rows && ev->select && i < plan->n_select; i++)
-        ev->count_rows[i] = plan->select[i].agg == PLAN_AGG_COUNT &&
+        ev->count_rows[i] = plan->select[i].agg == PLAN_AGG_COUNT && ev->select[i] &&
                             ev->select[i]->kind == EV_COL &&
                             strcmp(ev->fields[ev->select[i]->col], "$line") == 0;
     ev->set_cols = calloc(plan->n_set ? plan->n_set : 1, sizeof *ev->set_cols);
@@ -271,6 +280,9 @@ void eval_free(eval_t *ev)
     free(ev->nonnum);
     free(ev->where_lhs);
     free(ev->where_rhs);
+    for (size_t i = 0; ev->where_tree && ev->plan && i < ev->plan->n_where; i++)
+        ev_cond_free(ev->where_tree[i]);
+    free(ev->where_tree);
     free(ev->set);
     free(ev->set_cols);
     free(ev->group);
@@ -360,9 +372,55 @@ static long bucket_format(const char *x, size_t len, int64_t w, char *out)
 
 /* ---- evaluation -------------------------------------------------------- */
 
-static const sv_t *eval_node(eval_t *ev, ev_node_t *n, const uint32_t *rows, size_t nr)
+/* v as the shortest text that reads back as the same double (Go's 'f' -1),
+ * in the scratch area; missing when out of memory. A function of its own:
+ * its buffer is not on the stack of each level of nested arithmetic. */
+static __attribute__((noinline)) sv_t number_text(eval_t *ev, double v)
+{
+    char buf[NUMFMT_SHORT_MAX];
+    int len = numfmt_shortest(buf, sizeof buf, v);
+    char *o = len > 0 ? scratch_alloc(ev->scratch, (size_t)len) : NULL;
+    if (!o)
+        return (sv_t){NULL, SV_MISSING};
+    memcpy(o, buf, (size_t)len);
+    return (sv_t){o, (uint32_t)len};
+}
+
+/* a arith b, as text (number_text); a missing or non-numeric operand, or
+ * a division by zero (counted), is a missing value. */
+static void arith_eval(eval_t *ev, ev_node_t *n, const uint32_t *rows, size_t nr)
+{
+    const sv_t *a = eval_node(ev, &ev->nodes[n->arg], rows, nr);
+    const sv_t *b = eval_node(ev, &ev->nodes[n->arg2], rows, nr);
+    for (size_t i = 0; i < nr; i++) {
+        uint32_t r = rows[i];
+        double x, y, v;
+        n->out[r] = (sv_t){NULL, SV_MISSING};
+        if (a[r].len == SV_MISSING || b[r].len == SV_MISSING ||
+            !num_parse(a[r].p, a[r].len, &x) || !num_parse(b[r].p, b[r].len, &y))
+            continue;
+        switch (n->arith) {
+        case '+': v = x + y; break;
+        case '-': v = x - y; break;
+        case '*': v = x * y; break;
+        default:
+            if (y == 0) {
+                ev->n_divzero++;
+                continue;
+            }
+            v = x / y;
+            break;
+        }
+        n->out[r] = number_text(ev, v);
+    }
+}
+
+const sv_t *eval_node(eval_t *ev, ev_node_t *n, const uint32_t *rows, size_t nr)
 {
     switch (n->kind) {
+    case EV_ARITH:
+        arith_eval(ev, n, rows, nr);
+        return n->out;
     case EV_COL:
         return ev->cols[n->col];
     case EV_SETCOL:
@@ -441,37 +499,13 @@ static const sv_t *eval_node(eval_t *ev, ev_node_t *n, const uint32_t *rows, siz
     return n->out;
 }
 
-static int str_test(enum plan_op op, sv_t a, sv_t b)
-{
-    switch (op) {
-    case PLAN_OP_STR_EQ: return a.len == b.len && memcmp(a.p, b.p, a.len) == 0;
-    case PLAN_OP_STR_NE: return !(a.len == b.len && memcmp(a.p, b.p, a.len) == 0);
-    case PLAN_OP_CONTAINS: return b.len == 0 || (a.len >= b.len && memmem(a.p, a.len, b.p, b.len));
-    case PLAN_OP_NCONTAINS: return !(b.len == 0 || (a.len >= b.len && memmem(a.p, a.len, b.p, b.len)));
-    case PLAN_OP_HASPREFIX: return a.len >= b.len && memcmp(a.p, b.p, b.len) == 0;
-    case PLAN_OP_NHASPREFIX: return !(a.len >= b.len && memcmp(a.p, b.p, b.len) == 0);
-    case PLAN_OP_HASSUFFIX: return a.len >= b.len && memcmp(a.p + a.len - b.len, b.p, b.len) == 0;
-    case PLAN_OP_NHASSUFFIX: return !(a.len >= b.len && memcmp(a.p + a.len - b.len, b.p, b.len) == 0);
-    default: return 0;
-    }
-}
-
-static int num_test(enum plan_op op, double a, double b)
-{
-    switch (op) {
-    case PLAN_OP_EQ: return a == b;
-    case PLAN_OP_NE: return a != b;
-    case PLAN_OP_LT: return a < b;
-    case PLAN_OP_LE: return a <= b;
-    case PLAN_OP_GT: return a > b;
-    case PLAN_OP_GE: return a >= b;
-    default: return 0;
-    }
-}
-
 static size_t where_filter(eval_t *ev, uint32_t *rows, size_t nr)
 {
     for (size_t c = 0; c < ev->plan->n_where && nr; c++) {
+        if (ev->where_tree[c]) {   /* or, not, in, matches: cond.c */
+            nr = ev_cond_filter(ev, ev->where_tree[c], rows, nr);
+            continue;
+        }
         const plan_cond_t *cond = &ev->plan->where[c];
         ev_node_t *rn = ev->where_rhs[c];
         const sv_t *l = eval_node(ev, ev->where_lhs[c], rows, nr);
@@ -484,7 +518,7 @@ static size_t where_filter(eval_t *ev, uint32_t *rows, size_t nr)
                 double a, b = rn->number;
                 int keep = l[row].len != SV_MISSING && num_parse(l[row].p, l[row].len, &a) &&
                            (rconst || (r[row].len != SV_MISSING && num_parse(r[row].p, r[row].len, &b))) &&
-                           num_test(cond->op, a, b);
+                           cmp_num_test(cond->op, a, b);
                 rows[k] = row;
                 k += keep;
             }
@@ -492,7 +526,7 @@ static size_t where_filter(eval_t *ev, uint32_t *rows, size_t nr)
             for (size_t i = 0; i < nr; i++) {
                 uint32_t row = rows[i];
                 int keep = l[row].len != SV_MISSING && r[row].len != SV_MISSING &&
-                           str_test(cond->op, l[row], r[row]);
+                           cmp_str_test(cond->op, l[row], r[row]);
                 rows[k] = row;
                 k += keep;
             }
@@ -613,6 +647,8 @@ size_t eval_batch(eval_t *ev, agg_table_t *table, uint32_t *rows, size_t nr, con
     const bool all_rows = rows[nr - 1] == nr - 1;
     bool have_seqs = false;
     for (size_t s = 0; s < ev->plan->n_select; s++) {
+        if (!ev->select[s])   /* an arithmetic column: computed after the merge */
+            continue;
         if (ev->count_rows[s]) {
             agg_table_count(table, s, ev->gid, nr);
             continue;

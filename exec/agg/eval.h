@@ -30,13 +30,18 @@ typedef struct eval {
     size_t n_fields;            /* count */
     sv_t **cols;                /* extractor columns, EVAL_BATCH rows each */
     uint8_t status[EVAL_BATCH]; /* extractor status per row */
-    ev_node_t **select;         /* compiled select values */
+    ev_node_t **select;         /* compiled select values (NULL: an
+                                   arithmetic column, computed after the merge) */
     bool *count_rows;           /* per select item: a count of every row
                                    (count($line)), no values needed */
     uint64_t *nonnum;           /* per select item: values a numeric
                                    aggregate skipped as no number */
-    ev_node_t **where_lhs;      /* compiled where operands */
+    ev_node_t **where_lhs;      /* compiled where operands (DTail's comparisons) */
     ev_node_t **where_rhs;
+    struct ev_cond **where_tree;/* per where condition: the compiled or, not,
+                                   in or matches (cond.c), NULL for a
+                                   comparison */
+    uint64_t n_divzero;         /* divisions by zero per line (missing values) */
     ev_node_t **set;            /* compiled set right-hand sides */
     const sv_t **set_cols;      /* current batch's set-variable columns */
     ev_node_t **group;          /* compiled group-by parts */

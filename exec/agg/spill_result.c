@@ -2,6 +2,7 @@
 #include "exec/agg/spill_result.h"
 
 #include <sqlite3.h>
+#include "exec/agg/post.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +30,13 @@ static int rows_add_packed(result_rows_t *rb, const char *p, size_t len, size_t 
 }
 
 /* Hands the collected rows to emit as a result_t and empties rb. */
-static int rows_emit(result_rows_t *rb, const plan_t *plan, size_t n_groups, spill_emit_fn emit,
-                     void *arg, err_t *e)
+static int rows_emit(result_rows_t *rb, const plan_t *plan, size_t n_groups, uint64_t n_divzero,
+                     spill_emit_fn emit, void *arg, err_t *e)
 {
     result_t r;
     if (result_rows_take(rb, plan, n_groups, &r, e) < 0)
         return -1;
+    r.n_divzero = n_divzero;
     int rc = emit(&r, arg, e);
     result_free(&r);
     return rc;
@@ -76,14 +78,23 @@ typedef struct build {
     int emitted;                /* emit was called */
     spill_emit_fn emit;         /* receiver */
     void *arg;                  /* its argument */
+    agg_post_t post;            /* arithmetic columns and having */
+    int have_post;              /* ... the plan has them */
 } build_t;
+
+/* Whether the group just merged into b->acc is in the result (having),
+ * with its arithmetic columns computed. */
+static int group_kept(build_t *b)
+{
+    return !b->have_post || agg_post_group(&b->post, &b->acc, 0, b->ct);
+}
 
 static int flush_if_full(build_t *b, err_t *e)
 {
     if (b->rb.n_rows < b->chunk_rows)
         return 0;
     b->emitted = 1;
-    return rows_emit(&b->rb, b->plan, b->n_groups, b->emit, b->arg, e);
+    return rows_emit(&b->rb, b->plan, b->n_groups, b->post.n_divzero, b->emit, b->arg, e);
 }
 
 /* Without order by: the merge is already in result order. */
@@ -94,13 +105,15 @@ static int rows_in_key_order(build_t *b, err_t *e)
         return -1;
     int rc;
     for (;;) {
-        int want = b->n_groups < b->keep;
+        /* having decides which groups count: each is merged then. */
+        int want = b->n_groups < b->keep || b->have_post;
         rc = spill_iter_next(it, want ? &b->acc : NULL, e);
         if (rc <= 0)
             break;
-        b->n_groups++;
-        if (want && (result_rows_add(&b->rb, &b->acc, 0, b->ct) < 0 ||
-                     flush_if_full(b, e) < 0)) {
+        if (want && !group_kept(b))
+            continue;
+        if (b->n_groups++ < b->keep && (result_rows_add(&b->rb, b->plan, &b->acc, 0, b->ct) < 0 ||
+                                        flush_if_full(b, e) < 0)) {
             if (e->code == ERR_NONE)
                 err_set(e, ERR_NOMEM, "out of memory rendering spilled groups");
             rc = -1;
@@ -148,7 +161,9 @@ static int rows_by_value(build_t *b, err_t *e)
         return db_fail(b, e, st);
     int rc;
     while ((rc = spill_iter_next(it, &b->acc, e)) > 0) {
-        if (result_rows_add(&b->rb, &b->acc, 0, b->ct) < 0) {
+        if (!group_kept(b))
+            continue;
+        if (result_rows_add(&b->rb, b->plan, &b->acc, 0, b->ct) < 0) {
             rc = err_set(e, ERR_NOMEM, "out of memory rendering spilled groups");
             break;
         }
@@ -192,7 +207,7 @@ static int rows_by_value(build_t *b, err_t *e)
         size_t len = (size_t)sqlite3_column_bytes(st, 0);
         const unsigned char *ap = sqlite3_column_blob(st, 1);
         size_t alen = (size_t)sqlite3_column_bytes(st, 1);
-        if (rows_add_packed(&b->rb, p ? p : "", len, b->plan->n_select, ap, alen) < 0) {
+        if (rows_add_packed(&b->rb, p ? p : "", len, b->plan->n_columns, ap, alen) < 0) {
             err_set(e, ERR_NOMEM, "out of memory rendering spilled groups");
             return db_fail(b, e, st);
         }
@@ -218,12 +233,19 @@ int spill_result_each(const plan_t *plan, spill_t *sp, long long limit, size_t c
     b.ct = calloc(n_specs ? n_specs : 1, sizeof *b.ct);
     int rc = b.ct ? totals_compute(sp, &b.acc, b.ct, e)
                   : err_set(e, ERR_NOMEM, "out of memory");
+    b.have_post = agg_post_needed(plan);
+    if (rc == 0 && b.have_post && agg_post_init(&b.post, plan, e) < 0) {
+        b.have_post = 0;
+        rc = -1;
+    }
     if (rc == 0) {
         int ordered = plan->order_index >= 0 && (size_t)plan->order_index < n_specs;
         rc = ordered ? rows_by_value(&b, e) : rows_in_key_order(&b, e);
     }
     if (rc == 0 && (b.rb.n_rows || !b.emitted))
-        rc = rows_emit(&b.rb, plan, b.n_groups, emit, arg, e);
+        rc = rows_emit(&b.rb, plan, b.n_groups, b.post.n_divzero, emit, arg, e);
+    if (b.have_post)
+        agg_post_free(&b.post);
     result_rows_free(&b.rb);
     result_totals_free(b.ct, n_specs);
     agg_table_free(&b.acc);

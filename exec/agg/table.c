@@ -371,6 +371,8 @@ size_t agg_table_update(agg_table_t *t, size_t spec, const uint32_t *gid, const 
                 t->heap_bytes += topk_bytes(k) - before;
         }
         break;
+    case PLAN_AGG_EXPR:   /* computed after the merge (exec/agg/post.h) */
+        break;
     }
     return bad;
 }
@@ -685,7 +687,10 @@ int agg_table_merge_serialized(agg_table_t *t, const unsigned char *buf, size_t 
             ((sp.kind == PLAN_AGG_QUANTILE || sp.kind == PLAN_AGG_TOP) &&
              sp.quantile != agg_spec_param(&t->specs[s])))
             return wire_le_fail(&r, at, e, "select item %zu differs", s + 1);
-        if (version < WIRE_AGG_VERSION && sp.kind > PLAN_AGG_QUANTILE)
+        /* the kinds of version 3 (an arithmetic item is a sum-shaped
+         * state, readable in 2) */
+        if (version < WIRE_AGG_VERSION &&
+            (sp.kind == PLAN_AGG_COUNT_DISTINCT || sp.kind == PLAN_AGG_TOP))
             return wire_le_fail(&r, at, e, "select item %zu: kind %u needs version %d, the "
                                 "table is of version %u", s + 1, sp.kind, WIRE_AGG_VERSION,
                                 version);

@@ -32,8 +32,13 @@ static int query_init(exec_plan_t *p, const exec_request_t *rq, const exec_env_t
 {
     if (query_parse(rq->query, strlen(rq->query),
                     &(query_opts_t){.default_logformat = env->default_logformat}, &p->query,
-                    e) < 0)
+                    e) < 0) {
+        /* A bad regex() or matches pattern is the query's error, shown with
+         * the query and a caret (its offset is into the query). */
+        if (e->code == ERR_PATTERN)
+            e->code = ERR_QUERY;
         return -1;
+    }
     p->map = query_plan(p->query);
     mapscan_local_zone(p->zone.tz, sizeof p->zone.tz, p->zone.tzoff, sizeof p->zone.tzoff);
     /* A follow run keeps the request's deadline itself. */

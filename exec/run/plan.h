@@ -40,8 +40,9 @@ typedef struct exec_plan {
 /* The plan of request rq run in env. It points into itself: do not copy
  * it. A map's deadline starts now (a follow run keeps its own: a TAIL
  * plan has none). Fails with ERR_PATTERN for an invalid pattern, or
- * with the parser's ERR_QUERY (e->offset into rq->query:
- * exec_plan_error formats it), leaving nothing to free. */
+ * with ERR_QUERY for an invalid query, a bad regex in it included
+ * (e->offset into rq->query: exec_plan_error formats it), leaving
+ * nothing to free. */
 int exec_plan_init(exec_plan_t *p, const exec_request_t *rq, const exec_env_t *env, err_t *e);
 void exec_plan_free(exec_plan_t *p);
 

@@ -72,6 +72,7 @@ typedef struct csv_stream {
     result_csv_t w;             /* the file */
     size_t n_groups;            /* groups merged so far */
     size_t *approx;             /* outfile_info_t.approx */
+    uint64_t n_divzero;         /* divisions by zero so far */
 } csv_stream_t;
 
 static int csv_chunk(const result_t *r, void *arg, err_t *e)
@@ -82,11 +83,12 @@ static int csv_chunk(const result_t *r, void *arg, err_t *e)
     cs->n_groups = r->n_groups;
     if (cs->approx)
         result_approx_add(r, cs->approx);
+    cs->n_divzero = r->n_divzero;
     return 0;
 }
 
 static int write_spilled_csv(const plan_t *plan, spill_t *sp, const outfile_info_t *info,
-                             size_t *n_groups, err_t *e)
+                             size_t *n_groups, uint64_t *n_divzero, err_t *e)
 {
     csv_stream_t cs = {.n_groups = 0, .approx = info->approx};
     if (result_csv_open(&cs.w, plan->outfile, plan->outfile_append, info->query, e) < 0)
@@ -100,18 +102,23 @@ static int write_spilled_csv(const plan_t *plan, spill_t *sp, const outfile_info
         rc = -1;
     }
     *n_groups = cs.n_groups;
+    if (n_divzero)
+        *n_divzero = cs.n_divzero;
     return rc;
 }
 
 int outfile_write_merged(const plan_t *plan, const agg_table_t *t, spill_t *sp,
-                         const outfile_info_t *info, size_t *n_groups, err_t *e)
+                         const outfile_info_t *info, size_t *n_groups, uint64_t *n_divzero,
+                         err_t *e)
 {
     if (sp && plan->outfile_format != PLAN_OUT_SQLITE)
-        return write_spilled_csv(plan, sp, info, n_groups, e);
+        return write_spilled_csv(plan, sp, info, n_groups, n_divzero, e);
     long long limit = plan->limit_given ? plan->limit : -1;
     result_t r = {0};
     int rc = sp ? spill_result_build(plan, sp, limit, &r, e) : result_build(plan, t, limit, &r, e);
     *n_groups = r.n_groups;
+    if (n_divzero)
+        *n_divzero = r.n_divzero;
     if (rc == 0)
         rc = outfile_write(plan, &r, info, e);
     result_free(&r);

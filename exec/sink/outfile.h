@@ -78,8 +78,10 @@ int outfile_write(const plan_t *plan, const result_t *r, const outfile_info_t *i
  * spill holding it all (exec/agg/spill.h), to plan->outfile with the
  * plan's limit. A CSV from a spill streams chunk by chunk, so memory stays
  * bounded by a chunk, not by the groups (the same bytes as from a
- * table). *n_groups: the groups of the result. */
+ * table). *n_groups: the groups of the result; *n_divzero (unless NULL):
+ * its divisions by zero (result_t.n_divzero). */
 int outfile_write_merged(const plan_t *plan, const agg_table_t *t, spill_t *sp,
-                         const outfile_info_t *info, size_t *n_groups, err_t *e);
+                         const outfile_info_t *info, size_t *n_groups, uint64_t *n_divzero,
+                         err_t *e);
 
 #endif

@@ -17,6 +17,7 @@
 #include "base/term.h"
 #include "exec/agg/distinct.h"
 #include "exec/agg/quant.h"
+#include "exec/agg/post.h"
 #include "exec/agg/sketch.h"
 #include "exec/agg/topk.h"
 #include "exec/sink/lines.h"
@@ -172,7 +173,7 @@ static double percentile_rank(const col_totals_t *ct, double x)
 
 /* A rendered number: "%f", and for the non-finite values Go's text, as
  * DTail prints them (printf would write inf, -inf, nan or -nan). */
-static int format_real(char *buf, size_t cap, double v)
+int result_format_real(char *buf, size_t cap, double v)
 {
     if (isfinite(v))
         return numfmt_fixed6(buf, cap, v);
@@ -194,7 +195,9 @@ size_t result_cell_need(const agg_spec_t *spec, const unsigned char *st)
 int result_format_cell(char *buf, size_t cap, const agg_spec_t *spec, const unsigned char *st,
                        const col_totals_t *ct)
 {
-    if (spec->null_empty && agg_state_no_number(spec, st))
+    /* An arithmetic column without a value (a division by zero, an
+     * operand without a number) is always empty. */
+    if ((spec->null_empty || spec->agg == PLAN_AGG_EXPR) && agg_state_no_number(spec, st))
         return snprintf(buf, cap, "%s", "");
     switch (spec->agg) {
     case PLAN_AGG_COUNT: {
@@ -221,16 +224,22 @@ int result_format_cell(char *buf, size_t cap, const agg_spec_t *spec, const unsi
             buf[0] = '\0';   /* no value; or out of memory: an empty cell */
         return n < 0 ? 0 : n;
     }
-    case PLAN_AGG_PERCENTAGE: {
-        double v = agg_state_number(spec, st);
-        return format_real(buf, cap, ct->sum != 0 ? v / ct->sum * 100.0 : 0.0);
-    }
-    case PLAN_AGG_PERCENTILE: {
-        double v = agg_state_number(spec, st);
-        return format_real(buf, cap, isnan(v) ? v : percentile_rank(ct, v));
-    }
     default:
-        return format_real(buf, cap, agg_state_number(spec, st));
+        return result_format_real(buf, cap, result_item_number(spec, st, ct));
+    }
+}
+
+double result_item_number(const agg_spec_t *spec, const unsigned char *st,
+                          const col_totals_t *ct)
+{
+    double v = agg_state_number(spec, st);
+    switch (spec->agg) {
+    case PLAN_AGG_PERCENTAGE:
+        return ct->sum != 0 ? v / ct->sum * 100.0 : 0.0;
+    case PLAN_AGG_PERCENTILE:
+        return isnan(v) ? v : percentile_rank(ct, v);
+    default:
+        return v;
     }
 }
 
@@ -292,10 +301,10 @@ char *result_rows_cell(result_rows_t *rb, size_t need)
     return rb->text + rb->len;
 }
 
-int result_rows_add(result_rows_t *rb, const agg_table_t *t, size_t g,
+int result_rows_add(result_rows_t *rb, const plan_t *plan, const agg_table_t *t, size_t g,
                     const result_col_totals_t *ct)
 {
-    for (size_t c = 0; c < t->n_specs; c++) {
+    for (size_t c = 0; c < plan->n_columns && c < t->n_specs; c++) {
         const unsigned char *st = agg_table_state(t, g, c);
         size_t need = result_cell_need(&t->specs[c], st);
         char *at = result_rows_cell(rb, need);
@@ -313,16 +322,16 @@ int result_rows_take(result_rows_t *rb, const plan_t *plan, size_t n_groups, res
                      err_t *e)
 {
     memset(r, 0, sizeof *r);
-    r->n_cols = plan->n_select;
+    r->n_cols = plan->n_columns;
     r->n_rows = rb->n_rows;
     r->n_groups = n_groups;
-    r->headers = calloc(plan->n_select ? plan->n_select : 1, sizeof *r->headers);
+    r->headers = calloc(plan->n_columns ? plan->n_columns : 1, sizeof *r->headers);
     r->cells = calloc(rb->n_cells + 1, sizeof *r->cells);
     if (!r->headers || !r->cells) {
         result_free(r);
         return err_set(e, ERR_NOMEM, "out of memory rendering %zu groups", n_groups);
     }
-    for (size_t c = 0; c < plan->n_select; c++)
+    for (size_t c = 0; c < plan->n_columns; c++)
         r->headers[c] = plan->select[c].name;
     for (size_t k = 0; k < rb->n_cells; k++)
         r->cells[k] = rb->text + rb->offs[k];
@@ -362,26 +371,44 @@ void result_free(result_t *r)
 int result_build(const plan_t *plan, const agg_table_t *t, long long limit, result_t *r, err_t *e)
 {
     memset(r, 0, sizeof *r);
-    size_t ng = t->n_groups, nc = plan->n_select;
+    size_t ng = t->n_groups, nc = t->n_specs;
     char *keybuf = NULL;
     result_rows_t rb = {0};
+    agg_post_t post;
+    int have_post = agg_post_needed(plan);
+    if (have_post && agg_post_init(&post, plan, e) < 0)
+        return -1;
     row_ref_t *rows = calloc(ng ? ng : 1, sizeof *rows);
     col_totals_t *ct = calloc(nc ? nc : 1, sizeof *ct);
     if (!rows || !ct)
         goto nomem;
+    /* Totals over all groups for percentage and percentile (before having,
+     * as before the limit). */
+    if (result_needs_totals(t->specs, nc)) {
+        for (size_t g = 0; g < ng; g++)
+            if (result_totals_add(ct, t, g) < 0)
+                goto nomem;
+        result_totals_finish(ct, nc);
+    }
     keybuf = malloc(t->keys_len + ng + 1);
     if (!keybuf)
         goto nomem;
+    size_t kept = 0;
     for (size_t g = 0, off = 0; g < ng; g++) {
-        rows[g].group = g;
-        rows[g].key = result_group_key(t, g, keybuf + off, &rows[g].key_len);
-        off += rows[g].key_len + 1;
+        /* Arithmetic columns and having, once per group of the merged
+         * result, serverless or merged from servers alike. */
+        if (have_post && !agg_post_group(&post, (agg_table_t *)t, g, ct))
+            continue;
+        rows[kept].group = g;
+        rows[kept].key = result_group_key(t, g, keybuf + off, &rows[kept].key_len);
+        off += rows[kept].key_len + 1;
+        kept++;
     }
     int (*cmp)(const void *, const void *) = cmp_key;
     if (plan->order_index >= 0 && (size_t)plan->order_index < nc) {
         const agg_spec_t *spec = &t->specs[plan->order_index];
         int text = 0;
-        for (size_t i = 0; i < ng; i++) {
+        for (size_t i = 0; i < kept; i++) {
             const unsigned char *st = agg_table_state(t, rows[i].group, (size_t)plan->order_index);
             text |= agg_state_text(spec, st, &rows[i].text, &rows[i].text_len);
             rows[i].order = agg_state_number(spec, st);
@@ -391,32 +418,31 @@ int result_build(const plan_t *plan, const agg_table_t *t, long long limit, resu
         else
             cmp = plan->order_ascending ? cmp_asc : cmp_desc;
     }
-    size_t keep = limit >= 0 && (unsigned long long)limit < ng ? (size_t)limit : ng;
-    if (keep < ng / 4)
-        top_rows(rows, ng, keep, cmp);   /* a short table of many groups */
+    size_t keep = limit >= 0 && (unsigned long long)limit < kept ? (size_t)limit : kept;
+    if (keep < kept / 4)
+        top_rows(rows, kept, keep, cmp);   /* a short table of many groups */
     else
-        qsort(rows, ng, sizeof *rows, cmp);
-    /* Totals over all groups for percentage and percentile. */
-    if (result_needs_totals(t->specs, nc)) {
-        for (size_t g = 0; g < ng; g++)
-            if (result_totals_add(ct, t, g) < 0)
-                goto nomem;
-        result_totals_finish(ct, nc);
-    }
+        qsort(rows, kept, sizeof *rows, cmp);
     for (size_t i = 0; i < keep; i++)
-        if (result_rows_add(&rb, t, rows[i].group, ct) < 0)
+        if (result_rows_add(&rb, plan, t, rows[i].group, ct) < 0)
             goto nomem;
     free(keybuf);
     free(rows);
     result_totals_free(ct, nc);
-    int rc = result_rows_take(&rb, plan, ng, r, e);
+    int rc = result_rows_take(&rb, plan, kept, r, e);
     result_rows_free(&rb);
+    if (have_post) {
+        r->n_divzero = post.n_divzero;
+        agg_post_free(&post);
+    }
     return rc;
 nomem:
     free(keybuf);
     free(rows);
     result_totals_free(ct, nc);
     result_rows_free(&rb);
+    if (have_post)
+        agg_post_free(&post);
     return err_set(e, ERR_NOMEM, "out of memory rendering %zu groups", ng);
 }
 
@@ -735,7 +761,7 @@ static const char *approx_kind(enum plan_agg agg)
 int result_approx_text(const plan_t *plan, const size_t *rows, char *buf, size_t cap)
 {
     int len = 0;
-    for (size_t c = 0; c < plan->n_select && len >= 0 && (size_t)len < cap; c++) {
+    for (size_t c = 0; c < plan->n_columns && len >= 0 && (size_t)len < cap; c++) {
         if (!rows[c])
             continue;
         len += snprintf(buf + len, cap - (size_t)len, "%s%s is approximate in %zu row%s (%s)",

@@ -9,6 +9,7 @@
 #define DTAIL_EXEC_SINK_RESULT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 #include "base/outbuf.h"
@@ -18,9 +19,11 @@
 #include "parser/plan.h"
 
 typedef struct result {
-    size_t n_cols;          /* select items */
+    size_t n_cols;          /* columns (plan.n_columns) */
     size_t n_rows;          /* rows kept (after limit) */
-    size_t n_groups;        /* groups before the limit */
+    size_t n_groups;        /* groups before the limit (after having) */
+    uint64_t n_divzero;     /* divisions by zero in arithmetic columns and
+                               having, over those groups (empty cells) */
     const char **headers;   /* column names (borrowed from the plan) */
     char **cells;           /* n_rows * n_cols NUL-terminated strings */
     char *text;             /* storage behind cells */
@@ -63,9 +66,9 @@ typedef struct result_rows {
 /* Room for one cell of up to need bytes at the end (the caller fills it
  * and adds its length plus one to rb->len); NULL when out of memory. */
 char *result_rows_cell(result_rows_t *rb, size_t need);
-/* Renders group g of t as a row, with the columns' totals; -1 out of
- * memory. */
-int result_rows_add(result_rows_t *rb, const agg_table_t *t, size_t g,
+/* Renders group g of t as a row of plan's columns, with the columns'
+ * totals; -1 out of memory. */
+int result_rows_add(result_rows_t *rb, const plan_t *plan, const agg_table_t *t, size_t g,
                     const result_col_totals_t *ct);
 /* Moves the rows into r (headers from the plan, n_groups as given) and
  * empties rb, which keeps its cell offsets' allocation for more rows
@@ -80,6 +83,12 @@ void result_rows_free(result_rows_t *rb);
 int result_format_cell(char *buf, size_t cap, const agg_spec_t *spec, const unsigned char *st,
                        const result_col_totals_t *ct);
 size_t result_cell_need(const agg_spec_t *spec, const unsigned char *st);
+/* A number as a cell shows it: "%f", and +Inf, -Inf and NaN as DTail. */
+int result_format_real(char *buf, size_t cap, double v);
+/* The number a cell of a numeric item shows (percentage and percentile
+ * from the column's totals). */
+double result_item_number(const agg_spec_t *spec, const unsigned char *st,
+                          const result_col_totals_t *ct);
 
 /* The display key of group g of t: its length-prefixed parts joined by
  * ',' (DTail's group key), into out, which has room for the key's length
@@ -95,7 +104,9 @@ void result_approx_add(const result_t *r, size_t *rows);
  * length, 0 when no row is approximate. */
 int result_approx_text(const plan_t *plan, const size_t *rows, char *buf, size_t cap);
 
-/* limit < 0: all rows. */
+/* limit < 0: all rows. The plan's arithmetic columns and having are
+ * applied here (exec/agg/post.h), to every group: t's arithmetic states
+ * are (re)computed, t is otherwise left as it is. */
 int result_build(const plan_t *plan, const agg_table_t *t, long long limit, result_t *r, err_t *e);
 void result_free(result_t *r);
 static inline const char *result_cell(const result_t *r, size_t row, size_t col)

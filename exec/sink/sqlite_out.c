@@ -101,8 +101,8 @@ static char *unique_name(char *const *names, size_t n, const char *name)
 static int schema_build(const plan_t *plan, schema_t *s, err_t *e)
 {
     memset(s, 0, sizeof *s);
-    s->n_cols = RUN_COLS + plan->n_select;
-    for (size_t i = 0; i < plan->n_select; i++)
+    s->n_cols = RUN_COLS + plan->n_columns;
+    for (size_t i = 0; i < plan->n_columns; i++)
         s->n_cols += sqlite_out_may_approx(plan->select[i].agg);
     s->names = calloc(s->n_cols, sizeof *s->names);
     s->types = calloc(s->n_cols, sizeof *s->types);
@@ -114,7 +114,7 @@ static int schema_build(const plan_t *plan, schema_t *s, err_t *e)
     s->types[0] = SQLITE_COL_INTEGER;
     s->names[1] = sqlite3_mprintf("run_time");
     s->types[1] = SQLITE_COL_TEXT;
-    for (size_t i = 0, c = RUN_COLS; i < plan->n_select; i++) {
+    for (size_t i = 0, c = RUN_COLS; i < plan->n_columns; i++) {
         s->item[c] = i;
         s->names[c] = unique_name(s->names, c, plan->select[i].name);
         s->types[c] = sqlite_out_col_type(plan->select[i].agg);

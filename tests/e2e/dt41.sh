@@ -268,6 +268,26 @@ c2go_map)
     expect_bytes "mixed$n ($q)" "$T/mixed$n.csv" "$T/local$n.csv"
   done
   ;;
+ext)
+  # The query language's extensions (issue 18) are never sent to a Go
+  # dserver: our dmap refuses each with an error naming it, before any
+  # request (the server failed: exit 1; a server of ours would run it). A Go dmap's query that this build reads as arithmetic
+  # (DTail read `$goroutines/2` as one field name) is refused by our
+  # dserver rather than answered with another meaning.
+  setup_map
+  for q in 'from STATS select count($line) where $goroutines > 10 or $goroutines < 5' \
+           'from STATS select count($line) group by $hostname having count($line) > 1' \
+           'from STATS select sum($goroutines)/count($line)' \
+           'from STATS select count($line) where $caller contains "a\"b"'; do
+    ours ext.go "$GO_PORT" dtail dmap --query "$q" --files "$D/mapr_testdata.log"
+    expect_rc "ext.go ($q)" 1
+    expect_contains "ext.go ($q)" "$ERR" "which DTail's own query language does not have: a DTail 4.1 server cannot run it"
+    grep -q '^ *\^$' "$ERR" || fail "ext.go ($q): no caret line"
+  done
+  go_client ext.c "$SERVER_PORT" "$SERVER_USER" dmap \
+    --query 'from STATS select count($line) where $goroutines/2 > 3' --files "$D/mapr_testdata.log"
+  expect_contains "Go dmap, arithmetic" "$OUT" "the query uses arithmetic, which DTail's own query language does not have"
+  ;;
 session)
   # The Go dmap --interactive-query (SESSION START, then SESSION UPDATE on
   # :reload) gets its first result, and after a :reload with another

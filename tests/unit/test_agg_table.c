@@ -66,8 +66,8 @@ static char *render(const agg_table_t *t)
         sel[s].name = "c";
     plan_value_t gv = {0};
     const plan_value_t *gb[] = {&gv};
-    plan_t plan = {.select = sel, .n_select = N_SPECS, .group_by = gb, .n_group_by = 1,
-                   .order_index = -1, .limit = -1};
+    plan_t plan = {.select = sel, .n_select = N_SPECS, .n_columns = N_SPECS, .group_by = gb,
+                   .n_group_by = 1, .order_index = -1, .limit = -1};
     result_t r;
     err_t e;
     assert_int_equal(result_build(&plan, t, -1, &r, &e), 0);

@@ -12,9 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 #include "exec/agg/eval.h"
+#include "exec/fieldreport.h"
 #include "exec/sink/result.h"
 #include "parser/parser.h"
+#include "tests/support/rng.h"
 
 /* A parsed query, its evaluator and an extractor of its fields. */
 typedef struct qfix {
@@ -134,11 +139,32 @@ static void test_numeric_where(void **state)
     }
 }
 
+/* A where condition and the count of lines it selects. */
+typedef struct where_case {
+    const char *cond;
+    const char *want;
+} where_case_t;
+
+/* Each case's count over lines L (generickv). */
+static void check_where(const where_case_t *cases, size_t n, const char *const *L, size_t n_lines)
+{
+    for (size_t i = 0; i < n; i++) {
+        char q[256];
+        snprintf(q, sizeof q, "select count($line) where %s logformat generickv", cases[i].cond);
+        char *got = run_query(q, L, n_lines);
+        if (strcmp(got, cases[i].want) != 0) {
+            print_error("where %s: got %s want %s", cases[i].cond, got, cases[i].want);
+            fail();
+        }
+        free(got);
+    }
+}
+
 static void test_string_where_and_missing(void **state)
 {
     (void)state;
     const char *L[] = {"s=foobar", "s=bar", "s=", "t=foo"};
-    static const struct { const char *cond; const char *want; } cases[] = {
+    static const where_case_t cases[] = {
         {"s eq \"bar\"", "1\n"}, {"s ne \"bar\"", "2\n"}, {"s contains \"oob\"", "1\n"},
         {"s ncontains \"oo\"", "2\n"}, {"s lacks \"oo\"", "2\n"},
         {"s hasprefix \"foo\"", "1\n"}, {"s nhasprefix \"foo\"", "2\n"},
@@ -148,16 +174,7 @@ static void test_string_where_and_missing(void **state)
         {"s ne \"zzz\"", "3\n"},
         {"s eq \"bar\" and s ne \"x\"", "1\n"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char q[160];
-        snprintf(q, sizeof q, "select count($line) where %s logformat generickv", cases[i].cond);
-        char *got = run_query(q, L, 4);
-        if (strcmp(got, cases[i].want) != 0) {
-            print_error("where %s: got %s want %s", cases[i].cond, got, cases[i].want);
-            fail();
-        }
-        free(got);
-    }
+    check_where(cases, sizeof cases / sizeof cases[0], L, 4);
 }
 
 static void test_set_functions(void **state)
@@ -432,6 +449,350 @@ static void test_order_by_text(void **state)
 #undef TEXT_LINES
 }
 
+/* ---- the extensions of issue 18 ------------------------------------------ */
+
+/* or, not, parentheses, in, matches: three-valued, as SQL and as DTail's
+ * "a missing field fails even the negated operators". */
+static void test_where_boolean(void **state)
+{
+    (void)state;
+    const char *L[] = {"a=1|s=foo", "a=2|s=bar", "a=x|s=baz", "s=qux", "a=5", "a=3|s=foobar"};
+    static const where_case_t cases[] = {
+        {"a == 1 or a == 2", "2\n"},
+        {"a == 1 or s eq \"qux\"", "2\n"},
+        /* and binds tighter; side by side is and */
+        {"a == 1 or a > 2 s contains \"foo\"", "2\n"},
+        {"(a == 1 or a > 2) and s contains \"foo\"", "2\n"},
+        /* not of unknown (a missing, a no number) is unknown */
+        {"not a == 1", "3\n"},
+        {"not (a == 1 or s eq \"bar\")", "1\n"},
+        {"not not a == 1", "1\n"},
+        /* unknown or true is true, unknown and false is false */
+        {"a > 4 or s eq \"qux\"", "2\n"},
+        {"not (a > 100 and s eq \"none\")", "6\n"},
+        {"s in (\"foo\", \"bar\")", "2\n"},
+        {"s not in (\"foo\", \"bar\")", "3\n"},
+        {"a in (1, 5)", "2\n"},
+        {"s matches \"^fo+\"", "2\n"},
+        {"s nmatches \"o\"", "3\n"},
+        {"s matches \"^ba\" or a in (\"5\")", "3\n"},
+    };
+    check_where(cases, sizeof cases / sizeof cases[0], L, 6);
+}
+
+/* A naive oracle of a where condition for one line: fields looked up in the
+ * generickv text itself, regexes matched without JIT. */
+typedef struct oline {
+    const char *text;
+} oline_t;
+
+static int field_of(const char *line, const char *name, char *out, size_t cap)
+{
+    size_t nl = strlen(name);
+    int found = 0;
+    for (const char *p = line; *p;) {
+        const char *end = strchr(p, '|');
+        size_t tl = end ? (size_t)(end - p) : strlen(p);
+        if (tl > nl && p[nl] == '=' && memcmp(p, name, nl) == 0) {
+            size_t vl = tl - nl - 1 < cap - 1 ? tl - nl - 1 : cap - 1;
+            memcpy(out, p + nl + 1, vl);
+            out[vl] = '\0';
+            found = 1;   /* the later of two wins */
+        }
+        p += tl + (end != NULL);
+    }
+    return found;
+}
+
+static int oracle_value(const char *line, const plan_value_t *v, char *buf, size_t cap)
+{
+    if (v->kind == PLAN_V_FIELD)
+        return field_of(line, v->text, buf, cap);
+    snprintf(buf, cap, "%.*s", (int)v->len, v->text);
+    return 1;
+}
+
+static int oracle_number(const char *s, double *out)
+{
+    char *end;
+    if (!*s || strspn(s, "0123456789.-+eE") != strlen(s))
+        return 0;
+    *out = strtod(s, &end);
+    return *end == '\0';
+}
+
+/* 0 false, 1 unknown, 2 true */
+static int oracle_cond(const char *line, const plan_cond_t *c)
+{
+    if (c->op == PLAN_OP_AND || c->op == PLAN_OP_OR) {
+        int v = c->op == PLAN_OP_AND ? 2 : 0;
+        for (size_t i = 0; i < c->n_kids; i++) {
+            int k = oracle_cond(line, c->kids[i]);
+            v = c->op == PLAN_OP_AND ? (k < v ? k : v) : (k > v ? k : v);
+        }
+        return v;
+    }
+    if (c->op == PLAN_OP_NOT)
+        return 2 - oracle_cond(line, c->kids[0]);
+    char a[64], b[64];
+    if (!oracle_value(line, c->lhs, a, sizeof a))
+        return 1;
+    if (c->op == PLAN_OP_IN || c->op == PLAN_OP_NOT_IN) {
+        int hit = 0;
+        for (size_t i = 0; i < c->n_list; i++)
+            hit |= strlen(a) == c->list[i]->len && !memcmp(a, c->list[i]->text, c->list[i]->len);
+        return (hit == (c->op == PLAN_OP_IN)) * 2;
+    }
+    if (c->op == PLAN_OP_MATCHES || c->op == PLAN_OP_NMATCHES) {
+        int ec;
+        PCRE2_SIZE eo;
+        pcre2_code *re = pcre2_compile((PCRE2_SPTR)c->regex, PCRE2_ZERO_TERMINATED, 0, &ec, &eo,
+                                       NULL);
+        pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+        int m = pcre2_match(re, (PCRE2_SPTR)a, strlen(a), 0, PCRE2_NO_JIT, md, NULL) >= 0;
+        pcre2_match_data_free(md);
+        pcre2_code_free(re);
+        return (m == (c->op == PLAN_OP_MATCHES)) * 2;
+    }
+    if (!oracle_value(line, c->rhs, b, sizeof b))
+        return 1;
+    if (c->numeric) {
+        double x, y;
+        if (!oracle_number(a, &x) || !oracle_number(b, &y))
+            return 1;
+        int r = c->op == PLAN_OP_EQ ? x == y : c->op == PLAN_OP_NE ? x != y
+              : c->op == PLAN_OP_LT ? x < y : c->op == PLAN_OP_LE ? x <= y
+              : c->op == PLAN_OP_GT ? x > y : x >= y;
+        return r * 2;
+    }
+    size_t la = strlen(a), lb = strlen(b);
+    int r;
+    switch (c->op) {
+    case PLAN_OP_STR_EQ: r = !strcmp(a, b); break;
+    case PLAN_OP_STR_NE: r = !!strcmp(a, b); break;
+    case PLAN_OP_CONTAINS: r = strstr(a, b) != NULL; break;
+    case PLAN_OP_NCONTAINS: r = strstr(a, b) == NULL; break;
+    case PLAN_OP_HASPREFIX: r = !strncmp(a, b, lb); break;
+    case PLAN_OP_NHASPREFIX: r = !!strncmp(a, b, lb); break;
+    case PLAN_OP_HASSUFFIX: r = la >= lb && !strcmp(a + la - lb, b); break;
+    default: r = !(la >= lb && !strcmp(a + la - lb, b)); break;
+    }
+    return r * 2;
+}
+
+/* A random condition over fields a, b, c into buf (depth-bounded). */
+static void random_cond(uint64_t *rng, int depth, char *buf, size_t cap)
+{
+    static const char *const fields[] = {"a", "b", "c"};
+    static const char *const num_ops[] = {"==", "!=", "<", "<=", ">", ">="};
+    static const char *const str_ops[] = {"eq", "ne", "contains", "lacks", "hasprefix",
+                                          "nhassuffix"};
+    static const char *const strs[] = {"\"1\"", "\"x\"", "\"xy\"", "\"\"", "\"2\""};
+    unsigned k = depth > 3 ? rng_next(rng) % 4 : rng_next(rng) % 9;
+    const char *f = fields[rng_next(rng) % 3];
+    char l[512], r[512];
+    switch (k) {
+    case 0:
+        snprintf(buf, cap, "%s %s %u", f, num_ops[rng_next(rng) % 6], rng_next(rng) % 4);
+        return;
+    case 1:
+        snprintf(buf, cap, "%s %s %s", f, str_ops[rng_next(rng) % 6], strs[rng_next(rng) % 5]);
+        return;
+    case 2:
+        snprintf(buf, cap, "%s %sin (%s, %u)", f, rng_next(rng) % 2 ? "not " : "",
+                 strs[rng_next(rng) % 5], rng_next(rng) % 4);
+        return;
+    case 3:
+        snprintf(buf, cap, "%s %smatches \"%s\"", f, rng_next(rng) % 2 ? "n" : "",
+                 rng_next(rng) % 2 ? "^x" : "[12]$");
+        return;
+    case 4: case 5:
+        random_cond(rng, depth + 1, l, sizeof l);
+        random_cond(rng, depth + 1, r, sizeof r);
+        snprintf(buf, cap, "(%s) %s (%s)", l, k == 4 ? "or" : "and", r);
+        return;
+    case 6:
+        random_cond(rng, depth + 1, l, sizeof l);
+        snprintf(buf, cap, "not (%s)", l);
+        return;
+    default:   /* unparenthesized: precedence and side by side */
+        random_cond(rng, depth + 2, l, sizeof l);
+        random_cond(rng, depth + 2, r, sizeof r);
+        snprintf(buf, cap, "%s %s %s", l, k == 7 ? "or" : "", r);
+        return;
+    }
+}
+
+/* The batch evaluation (selection vectors, truth vectors, only undecided
+ * rows asked) selects exactly the lines a naive per-line oracle of the
+ * same plan selects, over random conditions and lines with missing and
+ * non-numeric values. */
+static void test_where_random_trees(void **state)
+{
+    (void)state;
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    static const char *const vals[] = {"1", "2", "x", "xy", "", "3", "x1", "2x"};
+    char text[256][64];
+    const char *lines[256];
+    for (int i = 0; i < 256; i++) {
+        int n = 0;
+        for (int f = 0; f < 3; f++)
+            if (rng_next(&rng) % 4)
+                n += snprintf(text[i] + n, sizeof text[i] - (size_t)n, "%s%c=%s", n ? "|" : "",
+                              'a' + f, vals[rng_next(&rng) % 8]);
+        if (!n)
+            snprintf(text[i], sizeof text[i], "d=1");
+        lines[i] = text[i];
+    }
+    for (int round = 0; round < 300; round++) {
+        char cond[2048], q[2200];
+        random_cond(&rng, 0, cond, sizeof cond);
+        snprintf(q, sizeof q, "select count($line) where %s logformat generickv", cond);
+        qfix_t f;
+        agg_table_t t;
+        qfix_open(&f, q);
+        qfix_table(&f, &t);
+        qfix_run(&f, &t, lines, 256);
+        char *got = qfix_text(&f, &t);
+        unsigned want = 0;
+        for (int i = 0; i < 256; i++) {
+            int ok = 1;
+            for (size_t c = 0; c < f.plan->n_where; c++)
+                ok &= oracle_cond(lines[i], &f.plan->where[c]) == 2;
+            want += (unsigned)ok;
+        }
+        char w[32];
+        snprintf(w, sizeof w, "%u\n", want);
+        if (strcmp(got, w) != 0) {
+            print_error("where %s: got %s want %s", cond, got, w);
+            fail();
+        }
+        free(got);
+        agg_table_free(&t);
+        qfix_close(&f);
+    }
+}
+
+/* Arithmetic per line (set, where, aggregate arguments, group by): numbers
+ * of the operands, written back in their shortest exact form; a missing or
+ * non-numeric operand, or a division by zero, is a missing value, and the
+ * divisions by zero are counted. */
+static void test_arith_per_line(void **state)
+{
+    (void)state;
+    CHECK("select sum($r), count($r), last($r) set $r = a / b logformat generickv",
+          "4.500000,2,0.5\n", "a=8|b=2", "a=1|b=0", "a=x|b=1", "a=1|b=2", "b=3");
+    CHECK("select last($r) set $r = (a + 1) * 2 - a / 4 logformat generickv", "9\n", "a=4");
+    CHECK("select last($r) set $r = a * 1e300 * 10 logformat generickv", "+Inf\n", "a=1e10");
+    CHECK("select count($line) where a * 2 > b + 1 logformat generickv", "2\n",
+          "a=1|b=1", "a=3|b=4", "a=0.5|b=-1", "a=x|b=0", "b=1");
+    CHECK("select sum(a * 2), max(a - 1) logformat generickv", "12.000000,2.000000\n",
+          "a=1", "a=2", "a=3", "a=x");
+    /* group by an arithmetic value: a bareword is a field, the number its text */
+    CHECK("select $g, count($line) set $g = k / 2 group by $g logformat generickv",
+          "0.5,1\n2,2\n", "k=1", "k=4", "k=4");
+    /* the counter */
+    qfix_t f;
+    agg_table_t t;
+    qfix_open(&f, "select count($r) set $r = a / b where a / b > 0 or b == 0 logformat generickv");
+    qfix_table(&f, &t);
+    const char *L[] = {"a=1|b=0", "a=2|b=0", "a=1|b=1", "a=0|b=0"};
+    qfix_run(&f, &t, L, 4);
+    /* where divides by zero 3 times (unknown; b == 0 selects them), set 3 times */
+    assert_int_equal(f.ev.n_divzero, 6);
+    char *got = qfix_text(&f, &t);
+    assert_string_equal(got, "1\n");
+    free(got);
+    agg_table_free(&t);
+    qfix_close(&f);
+}
+
+/* Arithmetic columns and having: computed per group after the merge, the
+ * same merged from one partial per line; an empty cell for a division by
+ * zero (counted in the result) or an operand without a number. */
+static void test_arith_columns_and_having(void **state)
+{
+    (void)state;
+#define KV "k=a|v=10|t=2", "k=a|v=20|t=0", "k=b|v=5|t=0", "k=c|v=x", "k=b|v=7|t=0"
+    CHECK_MERGED("select k, sum(v)/1024, count($line)*100/sum(t), sum(v) - sum(t) * 2, "
+                 "avg(v) + 1 group by k logformat generickv",
+                 "a,0.029297,100.000000,26.000000,16.000000\nb,0.011719,,12.000000,7.000000\n"
+                 "c,,,,\n", KV);
+    CHECK_MERGED("select k, count($line) group by k having count($line) >= 2 logformat generickv",
+                 "a,2\nb,2\n", KV);
+    CHECK_MERGED("select k group by k having sum(v) / count($line) > 10 or k eq \"c\" "
+                 "logformat generickv", "a\nc\n", KV);
+    CHECK_MERGED("select k group by k having not sum(t) > 0 and k in (\"b\", \"c\") "
+                 "logformat generickv", "b\n", KV);
+    /* unknown is not true: c's sum(v) has no number */
+    CHECK_MERGED("select k group by k having not sum(v) > 100 logformat generickv", "a\nb\n", KV);
+    CHECK_MERGED("select k, sum(v) group by k having sum(v) matches \"^1\" logformat generickv",
+                 "b,12.000000\n", KV);
+    /* order by an arithmetic column (an empty cell orders as 0) */
+    CHECK_MERGED("select k, sum(v)/count($line) group by k having count($line) > 1 "
+                 "order by sum(v)/count($line) logformat generickv",
+                 "a,15.000000\nb,6.000000\n", KV);
+    CHECK_MERGED("select k, sum(v)*2 group by k rorder by sum(v)*2 logformat generickv",
+                 "c,\nb,24.000000\na,60.000000\n", KV);
+#undef KV
+    /* the count of divisions by zero, and the groups having kept */
+    qfix_t f;
+    agg_table_t t;
+    qfix_open(&f, "select k, sum(v)/sum(t) group by k having count($line) < 3 logformat generickv");
+    qfix_table(&f, &t);
+    const char *L[] = {"k=a|v=1|t=0", "k=b|v=1|t=0", "k=c|v=1|t=1", "k=d|v=1", "k=e|v=1|t=0",
+                       "k=e|v=1|t=0", "k=e|v=1|t=0"};
+    qfix_run(&f, &t, L, 7);
+    result_t r;
+    assert_int_equal(result_build(f.plan, &t, -1, &r, &f.e), 0);
+    assert_int_equal(r.n_groups, 4);
+    assert_int_equal(r.n_divzero, 2);
+    assert_int_equal(r.n_cols, 2);
+    assert_string_equal(r.headers[1], "sum(v)/sum(t)");
+    result_free(&r);
+    agg_table_free(&t);
+    qfix_close(&f);
+}
+
+/* Divisions by zero per line travel in the field report (version 2, only
+ * when there are any: a report without is version 1, as older builds
+ * write and read it), add up when merged, and are warned about. */
+static void test_field_report_divzero(void **state)
+{
+    (void)state;
+    query_t *q;
+    err_t e;
+    const char *text = "select sum($r) set $r = a / b logformat generickv";
+    assert_int_equal(query_parse(text, strlen(text), NULL, &q, &e), 0);
+    field_report_t from, into;
+    assert_int_equal(field_report_init(&from, query_plan(q), &e), 0);
+    assert_int_equal(field_report_init(&into, query_plan(q), &e), 0);
+    size_t len;
+    unsigned char *blob = field_report_encode(&from, &len);
+    assert_non_null(blob);
+    assert_int_equal(blob[4], 1);
+    assert_int_equal(field_report_merge_encoded(&into, blob, len, &e), 0);
+    free(blob);
+    from.divzero = 3;
+    blob = field_report_encode(&from, &len);
+    assert_int_equal(blob[4], 2);
+    assert_int_equal(field_report_merge_encoded(&into, blob, len, &e), 0);
+    assert_int_equal(field_report_merge_encoded(&into, blob, len, &e), 0);
+    assert_int_equal(into.divzero, 6);
+    blob[4] = 3;
+    assert_int_equal(field_report_merge_encoded(&into, blob, len, &e), -1);
+    free(blob);
+    char buf[512] = "";
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    assert_non_null(f);
+    field_report_warn(&into, query_plan(q), "dmap", f);
+    fclose(f);
+    assert_non_null(strstr(buf, "dmap: warning: 6 divisions by zero:"));
+    field_report_free(&from);
+    field_report_free(&into);
+    query_free(q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -447,6 +808,11 @@ int main(void)
         cmocka_unit_test(test_exact_quantiles),
         cmocka_unit_test(test_distinct_and_top),
         cmocka_unit_test(test_order_by_text),
+        cmocka_unit_test(test_where_boolean),
+        cmocka_unit_test(test_where_random_trees),
+        cmocka_unit_test(test_arith_per_line),
+        cmocka_unit_test(test_arith_columns_and_having),
+        cmocka_unit_test(test_field_report_divzero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

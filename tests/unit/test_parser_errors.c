@@ -136,7 +136,7 @@ static void test_select_errors(void **state)
         {"from S select count($line) order by count($time)", 36,
          "order by count($time): the column must be in the select clause (selected: count($line))", 0},
         {"from S select a, b rorder by c", 29, "rorder by c: the column must be in the select clause (selected: a, b)", 0},
-        {"from S select (a)", 14, "unexpected '('", 0},
+        {"from S select (a b)", 17, "unexpected 'b' in select clause", 0},
         {"from S select a)", 15, "unmatched ')'", 0},
         {"from S select count($line", 19, "unclosed '(' (missing ')' before the end of the query)", 0},
         {"from S select count($line limit 3", 19, "unclosed '(' (missing ')' before limit)", 0},
@@ -243,8 +243,8 @@ static void test_caret_rendering(void **state)
     /* Multi-line queries: only the offending line, caret in its column. */
     assert_rendered("from S\nselect a\nwhere b ~ c",
                     "unknown operator '~' in where clause (expected == != < <= > >= eq ne "
-                    "contains ncontains lacks hasprefix nhasprefix hassuffix nhassuffix) "
-                    "(at byte 24)\n"
+                    "contains ncontains lacks hasprefix nhasprefix hassuffix nhassuffix "
+                    "matches nmatches in) (at byte 24)\n"
                     "where b ~ c\n"
                     "        ^");
     /* Tabs keep their width; UTF-8 characters count as one column. */

@@ -16,19 +16,26 @@ typedef struct {
     size_t off, len;
 } tok_t;
 
-/* Tokenizes s, skipping separators; returns the number of tokens. */
-static size_t lex(const char *s, tok_t *out, size_t max)
+/* Tokenizes s as the words of a clause with query_token flags `flags`,
+ * skipping separators; returns the number of tokens. */
+static size_t lex_in(const char *s, unsigned flags, tok_t *out, size_t max)
 {
     size_t n = strlen(s), k = 0;
     for (size_t i = 0; i < n;) {
         int type;
-        size_t l = query_token(s, n, i, &type);
+        size_t l = query_token(s, n, i, flags, &type);
         assert_true(l >= 1);
         if (type != TK_SPACE && k < max)
             out[k++] = (tok_t){ type, i, l };
         i += l;
     }
     return k;
+}
+
+/* The words of a one-word clause (from, outfile, ...). */
+static size_t lex(const char *s, tok_t *out, size_t max)
+{
+    return lex_in(s, 0, out, max);
 }
 
 static void test_separators(void **state)
@@ -62,6 +69,11 @@ static void test_keywords_case_insensitive(void **state)
         {"nhassuffix", TK_NHASSUFFIX},
         /* append is only a keyword in lower case (DTail compares exactly) */
         {"append", TK_APPEND}, {"APPEND", TK_ID}, {"Append", TK_ID},
+        /* the extensions: having is a clause keyword; or, not, in, matches
+         * and nmatches words of their own that fall back to names */
+        {"having", TK_HAVING}, {"HAVING", TK_HAVING}, {"or", TK_OR}, {"Or", TK_OR},
+        {"not", TK_NOT}, {"in", TK_IN}, {"IN", TK_IN}, {"matches", TK_MATCHES},
+        {"nmatches", TK_NMATCHES}, {"inn", TK_ID}, {"ors", TK_ID},
         /* not keywords */
         {"selects", TK_ID}, {"count", TK_ID}, {"desc", TK_ID}, {"s", TK_ID},
     };
@@ -109,7 +121,7 @@ static void test_strings(void **state)
 {
     (void)state;
     tok_t t[8];
-    /* A string keeps spaces and commas; there are no escapes. */
+    /* A string keeps spaces and commas (its escapes are ast.c's). */
     const char *s = "where $line contains \"a, b  c\" x";
     assert_int_equal(lex(s, t, 8), 5);
     assert_int_equal(t[3].type, TK_STRING);
@@ -165,11 +177,71 @@ static void test_parens_and_words(void **state)
     assert_int_equal(t[7].type, TK_ID);
     /* A NUL byte is illegal. */
     int type;
-    assert_int_equal(query_token("a\0b", 3, 1, &type), 1);
+    assert_int_equal(query_token("a\0b", 3, 1, 0, &type), 1);
     assert_int_equal(type, TK_ILLEGAL);
     /* UTF-8 is part of a word. */
     assert_int_equal(lex("caf\xc3\xa9 x", t, 16), 2);
     assert_int_equal(t[0].len, 5);
+}
+
+/* A backslash escapes the byte after it: \" does not end a string, \\"
+ * does (the escape is the backslash's). */
+static void test_string_escapes(void **state)
+{
+    (void)state;
+    tok_t t[8];
+    assert_int_equal(lex("\"a\\\"b\" x", t, 8), 2);
+    assert_int_equal(t[0].type, TK_STRING);
+    assert_int_equal(t[0].len, 6);
+    assert_int_equal(lex("\"a\\\\\" x", t, 8), 2);
+    assert_int_equal(t[0].type, TK_STRING);
+    assert_int_equal(t[0].len, 5);
+    /* "x\" never closes: the quote is escaped. */
+    assert_int_equal(lex("\"x\\\"", t, 8), 1);
+    assert_int_equal(t[0].type, TK_ILLEGAL);
+}
+
+/* In the clauses of expressions * and / are tokens; + and - only as words
+ * of their own or right after ')'; a one-word clause keeps them all. */
+static void test_arith_tokens(void **state)
+{
+    (void)state;
+    tok_t t[16];
+    assert_int_equal(lex_in("sum(bytes)/1024", QUERY_TOKEN_EXPR, t, 16), 6);
+    assert_int_equal(t[4].type, TK_SLASH);
+    assert_int_equal(t[5].type, TK_NUMBER);
+    assert_int_equal(lex_in("count($line)*100/sum(total)", QUERY_TOKEN_EXPR, t, 16), 11);
+    assert_int_equal(t[4].type, TK_STAR);
+    assert_int_equal(t[5].type, TK_NUMBER);
+    assert_int_equal(t[6].type, TK_SLASH);
+    assert_int_equal(t[7].type, TK_ID);
+    assert_int_equal(t[7].len, 3);
+    /* a-b, 1002-071949 and -1 stay words; a - b and a)-1 are operators */
+    assert_int_equal(lex_in("user-agent 1002-071949 -1 +2", QUERY_TOKEN_EXPR, t, 16), 4);
+    assert_int_equal(t[0].type, TK_ID);
+    assert_int_equal(t[0].len, 10);
+    assert_int_equal(t[2].type, TK_NUMBER);
+    assert_int_equal(t[3].type, TK_NUMBER);
+    assert_int_equal(lex_in("a - b + c", QUERY_TOKEN_EXPR, t, 16), 5);
+    assert_int_equal(t[1].type, TK_MINUS);
+    assert_int_equal(t[3].type, TK_PLUS);
+    assert_int_equal(lex_in("sum(a)-1 max(b)+2", QUERY_TOKEN_EXPR, t, 16), 12);
+    assert_int_equal(t[4].type, TK_MINUS);
+    assert_int_equal(t[5].type, TK_NUMBER);
+    assert_int_equal(t[10].type, TK_PLUS);
+    /* a*b and a/b: three tokens; a lone * too */
+    assert_int_equal(lex_in("a*b a/b *", QUERY_TOKEN_EXPR, t, 16), 7);
+    assert_int_equal(t[1].type, TK_STAR);
+    assert_int_equal(t[4].type, TK_SLASH);
+    assert_int_equal(t[6].type, TK_STAR);
+    /* one-word clauses: paths and globs are words */
+    assert_int_equal(lex("/tmp/a*.csv - +", t, 16), 3);
+    assert_int_equal(t[0].type, TK_ID);
+    assert_int_equal(t[0].len, 11);
+    assert_int_equal(t[1].type, TK_ID);
+    assert_int_equal(t[2].type, TK_ID);
+    assert_int_equal(query_token_flags(TK_OUTFILE), 0);
+    assert_int_equal(query_token_flags(TK_HAVING), QUERY_TOKEN_EXPR);
 }
 
 static void test_token_names(void **state)
@@ -179,6 +251,8 @@ static void test_token_names(void **state)
     assert_string_equal(query_token_name(TK_SELECT), "select");
     assert_string_equal(query_token_name(TK_LE), "<=");
     assert_string_equal(query_token_name(TK_LACKS), "lacks");
+    assert_string_equal(query_token_name(TK_HAVING), "having");
+    assert_string_equal(query_token_name(TK_SLASH), "/");
 }
 
 int main(void)
@@ -191,6 +265,8 @@ int main(void)
         cmocka_unit_test(test_strings),
         cmocka_unit_test(test_backticks),
         cmocka_unit_test(test_parens_and_words),
+        cmocka_unit_test(test_string_escapes),
+        cmocka_unit_test(test_arith_tokens),
         cmocka_unit_test(test_token_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
