@@ -77,19 +77,20 @@ struct plan_value {
     int set_index;             /* PLAN_SRC_SET: index into plan.set, else -1 */
     bool or_literal;           /* set rhs bareword: DTail uses the text itself
                                   when no field of that name exists */
+    /* PLAN_V_ARITH (args and nargs 2 as for a call); beside or_literal, in
+     * what was padding: a value is no bigger than before */
+    char arith;                /* '+', '-', '*' or '/' */
     /* PLAN_V_NUMBER */
     double number;             /* parsed value */
     /* PLAN_V_CALL */
     enum plan_func func;
+    /* PLAN_V_ITEM */
+    int item;                  /* index into plan.select */
     plan_value_t **args;       /* nargs argument values */
     size_t nargs;
     int64_t bucket_seconds;    /* PLAN_FN_BUCKET: bucket width in seconds (> 0) */
     const char *regex;         /* PLAN_FN_REGEX: the pcre2 pattern (validated) */
     int regex_group;           /* PLAN_FN_REGEX: capture group to return */
-    /* PLAN_V_ARITH (args and nargs 2 as for a call) */
-    char arith;                /* '+', '-', '*' or '/' */
-    /* PLAN_V_ITEM */
-    int item;                  /* index into plan.select */
 };
 
 /* One select item: a column of the result (the first plan.n_columns), or
