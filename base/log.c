@@ -394,14 +394,6 @@ static void put_data(outbuf_t *o, const char *p, size_t n, int esc)
         outbuf_append(o, p, n);
 }
 
-static void put_painted(outbuf_t *o, paint_t c, const char *p, size_t n, int esc)
-{
-    char codes[PAINT_OPEN_MAX];
-    outbuf_append(o, codes, paint_open(codes, c, NULL, 0));
-    put_data(o, p, n, esc);
-    outbuf_append(o, codes, paint_close(codes, c.attr != PAINT_NO_ATTR));
-}
-
 /* A line "CLIENT|host|rest" or "SERVER|host|rest" painted as DTail paints
  * them: the word, '|', the host, '|', the rest, each with its group's
  * paint; any other line as it is. */
@@ -415,13 +407,13 @@ static void paint_line(outbuf_t *o, const char *l, size_t n, int esc)
     }
     /* the group's slots in order: delimiter, word, hostname, text */
     const paint_t *s = msg_palette->slot + (server ? PAL_SERVER_DELIMITER : PAL_CLIENT_DELIMITER);
-    put_painted(o, s[1], l, 6, 0);
-    put_painted(o, s[0], "|", 1, 0);
-    put_painted(o, s[2], host, (size_t)(bar - host), esc);
-    put_painted(o, s[0], "|", 1, 0);
+    paint_append(o, s[1], NULL, 0, l, 6, 0);
+    paint_append(o, s[0], NULL, 0, "|", 1, 0);
+    paint_append(o, s[2], NULL, 0, host, (size_t)(bar - host), esc);
+    paint_append(o, s[0], NULL, 0, "|", 1, 0);
     size_t rest = n - (size_t)(bar + 1 - l);
     size_t nl = rest && bar[rest] == '\n';
-    put_painted(o, s[3], bar + 1, rest - nl, esc);
+    paint_append(o, s[3], NULL, 0, bar + 1, rest - nl, esc);
     if (nl)
         outbuf_putc(o, '\n');
 }

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/term.h"
+
 enum { BLACK = 0, RED, GREEN, YELLOW, BLUE, MAGENTA, CYAN, WHITE, DEFAULT = 9 };
 #define FG(c) (uint8_t)(30 + (c))
 #define BG(c) (uint8_t)(40 + (c))
@@ -284,4 +286,16 @@ size_t paint_text(char *dst, paint_t c, const char *text, size_t len)
     memcpy(dst + n, text, len);
     n += len;
     return n + paint_close(dst + n, c.attr != PAINT_NO_ATTR);
+}
+
+void paint_append(outbuf_t *o, paint_t c, const uint8_t *extra, size_t n_extra, const char *text,
+                  size_t len, int esc)
+{
+    char codes[PAINT_OPEN_MAX];
+    outbuf_append(o, codes, paint_open(codes, c, extra, n_extra));
+    if (esc)
+        outbuf_append_escaped(o, text, len, TERM_LINE_END);
+    else
+        outbuf_append(o, text, len);
+    outbuf_append(o, codes, paint_close(codes, paint_has_attr(c, extra, n_extra)));
 }

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/outbuf.h"
+
 /* One painted part: ANSI SGR codes; attr PAINT_NO_ATTR for none. */
 typedef struct paint {
     uint8_t fg;    /* 30-37, 39 (default) */
@@ -87,5 +89,10 @@ size_t paint_close(char *dst, int had_attr);
 /* text painted with c: open, text, close; dst has room for len +
  * PAINT_OPEN_MAX + PAINT_CLOSE_MAX. */
 size_t paint_text(char *dst, paint_t c, const char *text, size_t len);
+/* The same appended to o, with the n_extra attributes of extra (as
+ * paint_open); the text escaped as data (base/term.h, a CR ending it
+ * kept) when esc, the paint never. */
+void paint_append(outbuf_t *o, paint_t c, const uint8_t *extra, size_t n_extra, const char *text,
+                  size_t len, int esc);
 
 #endif

@@ -41,11 +41,8 @@ void table_printer_render(table_printer_t *tp, const result_t *r, outbuf_t *text
         return;
     }
     if (tp->color) {
-        paint_t c = tp->color->slot[PAL_TABLE_RAW_QUERY];
-        char codes[PAINT_OPEN_MAX];
-        outbuf_append(text, codes, paint_open(codes, c, NULL, 0));
-        outbuf_append(text, tp->query, strlen(tp->query));
-        outbuf_append(text, codes, paint_close(codes, c.attr != PAINT_NO_ATTR));
+        paint_append(text, tp->color->slot[PAL_TABLE_RAW_QUERY], NULL, 0, tp->query,
+                     strlen(tp->query), 0);
         outbuf_putc(text, '\n');
     } else if (tp->query_always) {
         outbuf_append(text, tp->query, strlen(tp->query));

@@ -446,15 +446,6 @@ nomem:
     return err_set(e, ERR_NOMEM, "out of memory rendering %zu groups", ng);
 }
 
-/* Writes text painted with c and the extra attributes. */
-static void paint(outbuf_t *out, const char *text, size_t len, paint_t c, const uint8_t *extra,
-                  size_t n_extra)
-{
-    char codes[PAINT_OPEN_MAX];
-    outbuf_append(out, codes, paint_open(codes, c, extra, n_extra));
-    outbuf_append(out, text, len);
-    outbuf_append(out, codes, paint_close(codes, paint_has_attr(c, extra, n_extra)));
-}
 
 /* The width of a cell as shown: escaped (base/term.h) when esc. */
 static size_t cell_width(const char *s, int esc)
@@ -484,7 +475,7 @@ static size_t pad_cell(char *buf, const char *s, size_t width, int esc)
 static void put_delim(outbuf_t *out, const palette_t *color, int slot)
 {
     if (color)
-        paint(out, "|", 1, color->slot[slot], NULL, 0);
+        paint_append(out, color->slot[slot], NULL, 0, "|", 1, 0);
     else
         outbuf_putc(out, '|');
 }
@@ -519,7 +510,7 @@ void result_render_table(const result_t *r, outbuf_t *out, const palette_t *colo
         if (color) {
             uint8_t extra[2] = {(int)c == sort_col ? color->sort_key_attr : PAINT_NO_ATTR,
                                 group_key && group_key[c] ? color->group_key_attr : PAINT_NO_ATTR};
-            paint(out, cell, n, color->slot[PAL_TABLE_HEADER], extra, 2);
+            paint_append(out, color->slot[PAL_TABLE_HEADER], extra, 2, cell, n, 0);
         } else {
             outbuf_append(out, cell, n);
         }
@@ -530,7 +521,7 @@ void result_render_table(const result_t *r, outbuf_t *out, const palette_t *colo
             put_delim(out, color, PAL_TABLE_HEADER_DELIMITER);
         memset(cell, '-', w[c] + 2);
         if (color)
-            paint(out, cell, w[c] + 2, color->slot[PAL_TABLE_HEADER_DELIMITER], NULL, 0);
+            paint_append(out, color->slot[PAL_TABLE_HEADER_DELIMITER], NULL, 0, cell, w[c] + 2, 0);
         else
             outbuf_append(out, cell, w[c] + 2);
     }
@@ -541,7 +532,7 @@ void result_render_table(const result_t *r, outbuf_t *out, const palette_t *colo
                 put_delim(out, color, PAL_TABLE_DELIMITER);
             size_t n = pad_cell(cell, result_cell(r, i, c), w[c], esc);
             if (color)
-                paint(out, cell, n, color->slot[PAL_TABLE_DATA], NULL, 0);
+                paint_append(out, color->slot[PAL_TABLE_DATA], NULL, 0, cell, n, 0);
             else
                 outbuf_append(out, cell, n);
         }
