@@ -2,14 +2,14 @@
 # Extensions) through the real dmap: boolean where (or, not, parentheses,
 # in, matches), having, arithmetic in select, set, where and having,
 # string escapes, division by zero, and the errors of every new keyword.
-# Results are checked against DuckDB (tests/support/duckdb_oracle.mjs) over
+# Results are checked against DuckDB (tests/support/duckdb/kv_oracle.mjs) over
 # a generated generickv log, serverless and through a real dserver, whose
 # CSVs must be byte for byte the serverless ones.
 # Usage: bash query_ext.sh oracle|server|divzero|escapes|errors|selct|dtail_dialect
 . "$(dirname "$0")/lib.sh"
 mode=${1:?mode}
 need_bin dmap
-ORACLE_JS=$(dirname "$0")/../support/duckdb_oracle.mjs
+ORACLE_JS=$(dirname "$0")/../support/duckdb/kv_oracle.mjs
 COLS=host,status,bytes,ms,method,path,agent,note,total
 
 # gen FILE: 6000 deterministic generickv lines. Some keys are missing

@@ -13,6 +13,7 @@
 //     quotes doubled), NULL as the empty string (tests/e2e/agg_exact.sh).
 // Exit status 1 with the error on stderr when the SQL fails.
 import { DuckDBInstance } from '@duckdb/node-api';
+import { csvCell } from './cells.mjs';
 
 const args = process.argv.slice(2);
 const asCsv = args[0] === '--csv';
@@ -27,10 +28,6 @@ const json = (v) => {
     if (typeof v === 'number') return Number.isFinite(v) ? JSON.stringify(v) : JSON.stringify(String(v));
     return JSON.stringify(typeof v === 'string' ? v : String(v));
 };
-const csv = (v) => {
-    const s = v === null || v === undefined ? '' : String(v);
-    return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
 try {
     const db = await DuckDBInstance.create(':memory:');
     const con = await db.connect();
@@ -38,7 +35,7 @@ try {
     const names = reader.columnNames();
     const rows = reader.getRows();
     const lines = asCsv
-        ? rows.map((row) => row.map(csv).join(','))
+        ? rows.map((row) => row.map(csvCell).join(','))
         : rows.map((row) => '{' + row.map((v, i) => JSON.stringify(names[i]) + ':' + json(v)).join(',') + '}');
     process.stdout.write(lines.length ? lines.join('\n') + '\n' : '');
 } catch (err) {

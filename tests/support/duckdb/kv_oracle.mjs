@@ -1,6 +1,7 @@
-// tests/support/duckdb_oracle.mjs - DuckDB as the oracle of dmap's results.
+// tests/support/duckdb/kv_oracle.mjs - DuckDB as the oracle of dmap's results
+// over a generickv log.
 //
-//   node duckdb_oracle.mjs --kv FILE --columns a,b,... --out DIR SQL...
+//   node kv_oracle.mjs --kv FILE --columns a,b,... --out DIR SQL...
 //
 // Reads FILE as generickv lines (`key=value` tokens separated by `|`, split
 // on the first `=`, the later of two equal keys winning: dmap's generickv
@@ -18,14 +19,15 @@ import { createRequire } from 'node:module';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { csvCell } from './cells.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const moduleDir = process.env.DUCKDB_NODE_DIR ?? join(here, 'duckdb');
+const moduleDir = process.env.DUCKDB_NODE_DIR ?? here;
 let duckdb;
 try {
     duckdb = createRequire(join(moduleDir, 'package.json'))('@duckdb/node-api');
 } catch (err) {
-    process.stderr.write(`duckdb_oracle: @duckdb/node-api is not installed in ${moduleDir} ` +
+    process.stderr.write(`kv_oracle: @duckdb/node-api is not installed in ${moduleDir} ` +
         `(scripts/deps.sh runs npm ci there): ${err.message}\n`);
     process.exit(77);
 }
@@ -41,15 +43,10 @@ for (let i = 0; i < argv.length; i++) {
     }
 }
 if (!opt.kv || !opt.columns || !opt.out || !opt.sql.length) {
-    process.stderr.write('usage: node duckdb_oracle.mjs --kv FILE --columns a,b,... --out DIR SQL...\n');
+    process.stderr.write('usage: node kv_oracle.mjs --kv FILE --columns a,b,... --out DIR SQL...\n');
     process.exit(2);
 }
 
-const csvCell = (v) => {
-    if (v === null || v === undefined) return '';
-    const s = String(v);
-    return /[,"\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
 
 const instance = await duckdb.DuckDBInstance.create(':memory:', { threads: '1' });
 const con = await instance.connect();
