@@ -776,6 +776,12 @@ void mapscan_stats(const mapscan_t *ms, map_stats_t *out)
         out->bytes_read += s->bytes_read;
         for (int k = 0; k < s->n_examples && out->n_examples < MAP_ERROR_EXAMPLES; k++)
             memcpy(out->examples[out->n_examples++], s->examples[k], 256);
+        /* Times bucket() could not read. */
+        const map_worker_t *w = &ms->workers[i];
+        out->times_unparsable += w->ev.n_badtime;
+        for (uint64_t k = 0; k < w->ev.n_badtime && k < EVAL_TIME_EXAMPLES; k++)
+            if (out->n_time_examples < MAP_ERROR_EXAMPLES)
+                snprintf(out->time_examples[out->n_time_examples++], 80, "%s", w->ev.badtime_ex[k]);
     }
 }
 
