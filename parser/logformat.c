@@ -33,13 +33,24 @@ static const logformat_t fmt_csv = {
     "csv", no_vars, true, true,
     "comma-separated values; the first line of each file names the columns",
 };
-static const logformat_t fmt_json = {
-    "json", no_vars, true, false,
-    "one JSON object per line; keys are fields, nested keys as a.b",
+static const logformat_t fmt_csvnoheader = {
+    "csvnoheader", no_vars, true, true,
+    "comma-separated values without a header; columns are $1, $2, ...",
+};
+static const logformat_t fmt_tsv = {
+    "tsv", no_vars, true, true,
+    "tab-separated values; the first line of each file names the columns",
 };
 
+static const char *const time_var[] = { "$time", NULL };
+
+static const logformat_t fmt_json = {
+    "json", time_var, true, false,
+    "one JSON object per line; keys are fields, nested keys as a.b, array members as a.0",
+};
 const logformat_t *const logformat_all[] = {
-    &fmt_default, &fmt_generic, &fmt_generickv, &fmt_csv, &fmt_json, NULL,
+    &fmt_default, &fmt_generic, &fmt_generickv, &fmt_csv, &fmt_csvnoheader, &fmt_tsv,
+    &fmt_json, NULL,
 };
 
 const logformat_t *logformat_find(const char *name)

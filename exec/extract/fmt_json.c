@@ -3,13 +3,18 @@
  * Keys are fields; nested keys are dotted paths ("req.user.id"). String
  * values are unescaped (\uXXXX to UTF-8, surrogate pairs joined, a lone
  * surrogate becomes U+FFFD as in Go); numbers, true, false and null are their
- * raw text; an array's or object's value is its raw JSON text (members of
- * arrays are not addressable). Names are flat: each dotted name takes the
+ * raw text; an array's or object's value is its raw JSON text, and its
+ * members are named by index ("tags.0", "a.1.b"). Names are flat: each dotted name takes the
  * last value the line gives it, whether from nested objects or from a key
  * that holds a '.' itself, and duplicate keys are not merged as objects
  * ({"a":{"b":1},"a":2} has a = 2 and a.b = 1; RFC 8259 leaves duplicate
  * names undefined).
  * A line that is not exactly one valid JSON object is EXTRACT_ERROR.
+ * $time is the first of the top-level keys time, timestamp, ts and
+ * @timestamp the line has, read as a timestamp (extract.c).
+ *
+ * The same scanner reads the `k8s` format (fmt_k8s.c) through
+ * extract_json_object.
  *
  * A hand-written recursive-descent scanner: no allocation per line, no
  * read past the line, nesting limited to JSON_MAX_DEPTH. Paths are built
@@ -31,6 +36,8 @@ typedef struct jp {
     sv_t *const *cols;    /* output columns */
     uint32_t plen;        /* bytes of the current path in x->json_path */
     const char *err;      /* why the line was rejected */
+    extract_json_outer_t *outer; /* k8s: the top-level strings to take
+                             instead of the requested names; NULL: none */
 } jp_t;
 
 static bool j_fail(jp_t *j, const char *why)
@@ -130,51 +137,20 @@ static bool j_string(jp_t *j, const char **s, uint32_t *len, bool *esc)
     return true;
 }
 
-static uint32_t utf8_put(char *out, unsigned cp)
-{
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | cp >> 6);
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | cp >> 12);
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | cp >> 18);
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* Unescapes validated string content [s, s+len) into out (at most len
- * bytes are written: every escape is at least as long as its output). */
-static uint32_t j_unescape(const char *s, uint32_t len, char *out)
+ * bytes are written: every escape is at least as long as its output). The
+ * runs between escapes are copied whole. */
+uint32_t extract_json_unescape(const char *s, uint32_t len, char *out)
 {
     uint32_t o = 0, k = 0;
-    while (k < len) {
-        char c = s[k];
-        if (c != '\\') {
-            out[o++] = c;
-            k++;
-            continue;
-        }
+    while (extract_copy_plain(s, len, &k, out, &o)) {
         char e = s[k + 1];
         k += 2;
-        switch (e) {
-        case 'b': out[o++] = '\b'; break;
-        case 'f': out[o++] = '\f'; break;
-        case 'n': out[o++] = '\n'; break;
-        case 'r': out[o++] = '\r'; break;
-        case 't': out[o++] = '\t'; break;
-        case 'u': {
+        if (e != 'u') {
+            out[o++] = extract_escape_byte(e, false);   /* validated: one of " \ / b f n r t */
+            continue;
+        }
+        {
             unsigned cp = hex4(s + k);
             k += 4;
             if (cp >= 0xD800 && cp <= 0xDBFF) {
@@ -192,10 +168,7 @@ static uint32_t j_unescape(const char *s, uint32_t len, char *out)
             } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
                 cp = 0xFFFD;
             }
-            o += utf8_put(out + o, cp);
-            break;
-        }
-        default: out[o++] = e; break;   /* " \ / */
+            o += extract_utf8_put(out + o, cp);
         }
     }
     return o;
@@ -243,7 +216,7 @@ static bool j_literal(jp_t *j, const char *word, size_t n)
 }
 
 static bool j_object(jp_t *j, int depth, bool track, bool top);
-static bool j_array(jp_t *j, int depth);
+static bool j_array(jp_t *j, int depth, bool track);
 
 /* Reads one value; field is the column it fills (EXTRACT_NONE: none);
  * descend: an object here may hold requested keys (path is current). */
@@ -265,7 +238,7 @@ static bool j_value(jp_t *j, int depth, uint32_t field, bool descend)
                 char *out = extract_scratch(j->x, len);
                 if (!out)
                     return j_fail(j, "out of memory unescaping a string");
-                len = j_unescape(s, len, out);
+                len = extract_json_unescape(s, len, out);
                 s = out;
             }
             j->cols[field][j->i].p = s;
@@ -277,7 +250,7 @@ static bool j_value(jp_t *j, int depth, uint32_t field, bool descend)
         ok = j_object(j, depth + 1, descend, false);
         break;
     case '[':
-        ok = j_array(j, depth + 1);
+        ok = j_array(j, depth + 1, descend);
         break;
     case 't':
         ok = j_literal(j, "true", 4);
@@ -322,7 +295,7 @@ static bool j_path_key(jp_t *j, uint32_t base, bool top, const char *s, uint32_t
     if (len > x->json_path_cap - at)
         return false;                    /* unescaped >= len / 6: too long */
     if (esc)
-        at += j_unescape(s, len, x->json_path + at);
+        at += extract_json_unescape(s, len, x->json_path + at);
     else {
         memcpy(x->json_path + at, s, len);
         at += len;
@@ -359,13 +332,26 @@ static bool j_object(jp_t *j, int depth, bool track, bool top)
         j_ws(j);
         uint32_t field = EXTRACT_NONE;
         bool descend = false;
+        if (top && j->outer && !esc && j->p < j->end && *j->p == '"') {
+            extract_json_outer_t *o = j->outer;
+            for (int k = 0; k < EXTRACT_JSON_OUTER; k++)
+                if (len == strlen(o->name[k]) && memcmp(s, o->name[k], len) == 0) {
+                    if (!j_string(j, &o->val[k].p, &o->val[k].len, &o->esc[k]))
+                        return false;
+                    field = k;
+                    break;
+                }
+            if (field != EXTRACT_NONE)
+                goto next;
+        }
         if (track) {
             const char *name;
             uint32_t plen;
             if (j_path_key(j, base, top, s, len, esc, &name, &plen)) {
                 field = extract_dyn_field(x, name, plen);
-                /* only an object value can hold requested names below */
-                descend = x->n_pre && j->p < j->end && *j->p == '{' &&
+                /* only an object or array value can hold requested names
+                 * below */
+                descend = x->n_pre && j->p < j->end && (*j->p == '{' || *j->p == '[') &&
                           extract_name_find(&x->pre_tab, x->pre, name, plen) != EXTRACT_NONE;
                 if (descend && name != x->json_path)
                     memcpy(x->json_path, name, plen);   /* the base of nested keys */
@@ -375,6 +361,7 @@ static bool j_object(jp_t *j, int depth, bool track, bool top)
         if (!j_value(j, depth, field, descend))
             return false;
         j->plen = base;
+next:
         j_ws(j);
         if (j->p < j->end && *j->p == ',') {
             j->p++;
@@ -389,19 +376,51 @@ static bool j_object(jp_t *j, int depth, bool track, bool top)
     }
 }
 
-static bool j_array(jp_t *j, int depth)
+/* Element k of an array whose path is the current one (the path buffer
+ * holds it): its path "base.k" made in the buffer; false when that is
+ * longer than any requested name. */
+static bool j_path_index(jp_t *j, uint32_t base, uint32_t k, uint32_t *plen)
+{
+    extractor_t *x = j->x;
+    char digits[10];
+    uint32_t nd = 0;
+    do {
+        digits[nd++] = (char)('0' + k % 10);
+        k /= 10;
+    } while (k);
+    if (base + 1 + nd > x->dyn_max_len || base + 1 + nd > x->json_path_cap)
+        return false;
+    x->json_path[base] = '.';
+    for (uint32_t d = 0; d < nd; d++)
+        x->json_path[base + 1 + d] = digits[nd - 1 - d];
+    *plen = base + 1 + nd;
+    return true;
+}
+
+static bool j_array(jp_t *j, int depth, bool track)
 {
     if (depth > JSON_MAX_DEPTH)
         return j_fail(j, "nesting too deep");
+    extractor_t *x = j->x;
+    uint32_t base = j->plen;
     j->p++;                          /* '[' */
     j_ws(j);
     if (j->p < j->end && *j->p == ']') {
         j->p++;
         return true;
     }
-    for (;;) {
-        if (!j_value(j, depth, EXTRACT_NONE, false))
+    for (uint32_t k = 0;; k++) {
+        uint32_t field = EXTRACT_NONE, plen;
+        bool descend = false;
+        if (track && j_path_index(j, base, k, &plen)) {
+            field = extract_dyn_field(x, x->json_path, plen);
+            descend = x->n_pre && j->p < j->end && (*j->p == '{' || *j->p == '[') &&
+                      extract_name_find(&x->pre_tab, x->pre, x->json_path, plen) != EXTRACT_NONE;
+            j->plen = plen;
+        }
+        if (!j_value(j, depth, field, descend))
             return false;
+        j->plen = base;
         j_ws(j);
         if (j->p < j->end && *j->p == ',') {
             j->p++;
@@ -416,41 +435,41 @@ static bool j_array(jp_t *j, int depth)
     }
 }
 
-static uint8_t json_line(extractor_t *x, size_t i, const char *p, uint32_t len, sv_t *const *cols)
+bool extract_json_object(extractor_t *x, size_t i, const char *p, uint32_t len,
+                         sv_t *const *cols, extract_json_outer_t *outer, const char **why,
+                         size_t *at)
 {
-    jp_t j = {x, p, p + len, i, cols, 0, NULL};
+    jp_t j = {x, p, p + len, i, cols, 0, NULL, outer};
     bool ok;
     if (len == 0 || *p != '{') {
         ok = j_fail(&j, "not a JSON object");
     } else {
-        ok = j_object(&j, 1, x->n_dyn > 0, true);
+        ok = j_object(&j, 1, x->n_dyn > 0 && !outer, true);
         if (ok) {
             j_ws(&j);
             if (j.p != j.end)
                 ok = j_fail(&j, "text after the JSON object");
         }
     }
-    if (ok)
+    *why = j.err;
+    *at = (size_t)(j.p - p);
+    return ok;
+}
+
+static uint8_t json_line(extractor_t *x, size_t i, const char *p, uint32_t len, sv_t *const *cols)
+{
+    const char *why;
+    size_t at;
+    if (extract_json_object(x, i, p, len, cols, NULL, &why, &at))
         return EXTRACT_OK;
-    extract_error(x, "JSON line rejected: %s at byte %zu", j.err, (size_t)(j.p - p));
+    extract_error(x, "JSON line rejected: %s at byte %zu", why, at);
     return EXTRACT_ERROR;
 }
 
 static void json_batch(extractor_t *x, const char *const *line, const uint32_t *len, size_t n,
                        sv_t *const *cols, uint8_t *status)
 {
-    for (size_t i = 0; i < n; i++) {
-        const char *p = line[i];
-        uint32_t l = len[i];
-        extract_trim(&p, &l);
-        extract_line_common(x, i, p, l, cols);
-        uint8_t st = json_line(x, i, p, l, cols);
-        if (st != EXTRACT_OK)
-            extract_line_missing(x, i, cols);
-        else
-            extract_line_dups(x, i, cols);
-        status[i] = st;
-    }
+    extract_each_line(x, line, len, n, cols, status, json_line);
 }
 
 /* Every string followed by ':' is a key, at any depth (in valid JSON no
@@ -477,6 +496,17 @@ static void json_names(const extractor_t *x, const char *p, uint32_t len, extrac
     }
 }
 
+static bool json_plan_var(const char *name, field_plan_t *fp)
+{
+    if (strcmp(name, "$time") != 0)
+        return false;
+    fp->kind = FIELD_TIME;
+    return true;
+}
+
+static const char *const json_time_keys[] = {"time", "timestamp", "ts", "@timestamp", NULL};
+
 const extract_format_t extract_format_json = {
-    "json", true, false, NULL, json_batch, NULL, json_names,
+    .name = "json", .dynamic = true, .plan_var = json_plan_var, .batch = json_batch,
+    .names = json_names, .time_keys = json_time_keys,
 };
