@@ -48,9 +48,14 @@ static const logformat_t fmt_json = {
     "json", time_var, true, false,
     "one JSON object per line; keys are fields, nested keys as a.b, array members as a.0",
 };
+static const logformat_t fmt_logfmt = {
+    "logfmt", time_var, true, false,
+    "space-separated key=value pairs, quoted values, bare keys",
+};
+
 const logformat_t *const logformat_all[] = {
-    &fmt_default, &fmt_generic, &fmt_generickv, &fmt_csv, &fmt_csvnoheader, &fmt_tsv,
-    &fmt_json, NULL,
+    &fmt_default, &fmt_generic, &fmt_generickv, &fmt_csv, &fmt_csvnoheader, &fmt_tsv, &fmt_json,
+    &fmt_logfmt, NULL,
 };
 
 const logformat_t *logformat_find(const char *name)

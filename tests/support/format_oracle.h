@@ -1,0 +1,277 @@
+/* format_oracle.h: naive reference implementations of the text formats
+ * logfmt, nginx/apache, syslog and tsv, for the extractors' differential
+ * tests (tests/unit/test_extract_<format>.c, tests/fuzz/fuzz_extract_<format>.c).
+ *
+ * Each reads a line byte by byte, in the obvious way, into a list of
+ * (name, value) pairs; xo_fields then gives the requested fields as the
+ * engine must: common variables first, pairs in order (a later pair wins,
+ * and in the formats whose lines name fields a pair overrides a variable
+ * of that name), then $time from the format's time source, read by
+ * logtime (which test_logtime checks against libc). Values that are not
+ * views into the line live in the oracle's own buffer until the next
+ * line. Header-only so each test binary stays one file. */
+#ifndef DTAIL_TESTS_FORMAT_ORACLE_H
+#define DTAIL_TESTS_FORMAT_ORACLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/extract/logtime.h"
+#include "tests/support/extract_oracle.h"
+
+#define XF_MAX_PAIRS 4096
+
+typedef struct xf_line {
+    const char *name[XF_MAX_PAIRS];  /* pair names (copies; may hold NUL) */
+    size_t name_len[XF_MAX_PAIRS];   /* their lengths */
+    const char *val[XF_MAX_PAIRS];   /* and values */
+    size_t len[XF_MAX_PAIRS];        /* value lengths */
+    size_t n;                        /* pairs */
+    char *buf;                       /* storage of names and values */
+    size_t used, cap;                /* of buf */
+} xf_line_t;
+
+/* One line's pairs; reset per line. */
+static xf_line_t xf;
+
+static inline void xf_reset(size_t line_len)
+{
+    size_t want = 4 * line_len + 1024;
+    if (xf.cap < want) {
+        free(xf.buf);
+        xf.buf = malloc(want);
+        xf.cap = want;
+    }
+    xf.used = 0;
+    xf.n = 0;
+}
+
+static inline char *xf_alloc(size_t n)
+{
+    char *p = xf.buf + xf.used;
+    xf.used += n + 1;
+    return p;
+}
+
+/* Adds a pair; the name is copied, the value borrowed. */
+static inline void xf_pair(const char *name, size_t nl, const char *v, size_t vl)
+{
+    if (xf.n == XF_MAX_PAIRS)
+        abort();
+    char *nm = xf_alloc(nl);
+    memcpy(nm, name, nl);
+    nm[nl] = '\0';
+    xf.name[xf.n] = nm;
+    xf.name_len[xf.n] = nl;
+    xf.val[xf.n] = v;
+    xf.len[xf.n] = vl;
+    xf.n++;
+}
+
+static inline void xf_pair_str(const char *name, const char *v, size_t vl)
+{
+    xf_pair(name, strlen(name), v, vl);
+}
+
+static inline int xf_hex(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* The escapes of extract_unescape, one byte at a time, into the buffer. */
+static inline const char *xf_unescape(const char *p, size_t n, size_t *out_len)
+{
+    char *o = xf_alloc(3 * n);
+    size_t k = 0, i = 0;
+    while (i < n) {
+        if (p[i] != '\\' || i + 1 >= n) {
+            o[k++] = p[i++];
+            continue;
+        }
+        char c = p[i + 1];
+        const char *simple = "\"\"\\\\//]]n\nr\rt\tb\bf\f";
+        bool done = false;
+        for (const char *s = simple; *s; s += 2)
+            if (c == s[0]) {
+                o[k++] = s[1];
+                i += 2;
+                done = true;
+                break;
+            }
+        if (done)
+            continue;
+        if (c == 'x' && i + 3 < n && xf_hex(p[i + 2]) >= 0 && xf_hex(p[i + 3]) >= 0) {
+            o[k++] = (char)(xf_hex(p[i + 2]) * 16 + xf_hex(p[i + 3]));
+            i += 4;
+            continue;
+        }
+        if (c == 'u' && i + 5 < n && xf_hex(p[i + 2]) >= 0 && xf_hex(p[i + 3]) >= 0 &&
+            xf_hex(p[i + 4]) >= 0 && xf_hex(p[i + 5]) >= 0) {
+            unsigned cp = 0;
+            for (int d = 2; d < 6; d++)
+                cp = cp * 16 + (unsigned)xf_hex(p[i + d]);
+            if (cp < 0x80) {
+                o[k++] = (char)cp;
+            } else if (cp < 0x800) {
+                o[k++] = (char)(0xC0 | cp >> 6);
+                o[k++] = (char)(0x80 | (cp & 0x3F));
+            } else {
+                o[k++] = (char)(0xE0 | cp >> 12);
+                o[k++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+                o[k++] = (char)(0x80 | (cp & 0x3F));
+            }
+            i += 6;
+            continue;
+        }
+        o[k++] = p[i++];
+    }
+    *out_len = k;
+    return o;
+}
+
+/* Whether [p, p+n) has a backslash. */
+static inline bool xf_has_bs(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == '\\')
+            return true;
+    return false;
+}
+
+/* The value of the last pair called name, or NULL. */
+static inline bool xf_get(const char *name, const char **v, size_t *len)
+{
+    bool got = false;
+    size_t nl = strlen(name);
+    for (size_t k = 0; k < xf.n; k++)
+        if (xf.name_len[k] == nl && memcmp(xf.name[k], name, nl) == 0) {
+            *v = xf.val[k];
+            *len = xf.len[k];
+            got = true;
+        }
+    return got;
+}
+
+/* The requested fields of a line that parsed into xf: the common
+ * variables of the (trimmed) line, then the pairs (a pair of a requested
+ * name sets it), then $time, when still missing, from the first of
+ * time_keys the line has (NULL-terminated), read as a timestamp; *bad
+ * counts a source that is none. */
+static inline void xf_fields(const char *p, size_t n, const char *const *fields, size_t nf,
+                             const extract_env_t *env, const char *const *time_keys,
+                             const logtime_ctx_t *tc, xo_val_t *out, unsigned long long *bad)
+{
+    xo_common(p, n, fields, nf, env, out);
+    for (size_t f = 0; f < nf; f++) {
+        const char *v;
+        size_t l;
+        if (xf_get(fields[f], &v, &l)) {
+            out[f].p = v;
+            out[f].len = l;
+        }
+    }
+    for (size_t f = 0; f < nf; f++) {
+        if (strcmp(fields[f], "$time") != 0 || out[f].len != SIZE_MAX || !time_keys)
+            continue;
+        const char *v = NULL;
+        size_t l = 0;
+        for (size_t k = 0; time_keys[k] && !v; k++)
+            if (!xf_get(time_keys[k], &v, &l))
+                v = NULL;
+        if (!v)
+            continue;
+        logtime_t t;
+        char *o = xf_alloc(LOGTIME_MAX);
+        size_t tl;
+        if (logtime_parse(v, l, tc, &t) && (tl = logtime_write_utc(&t, o)) > 0) {
+            out[f].p = o;
+            out[f].len = tl;
+        } else if (bad) {
+            (*bad)++;
+        }
+    }
+}
+
+/* A whole oracle: the (raw) line trimmed, parsed by parse into xf, and
+ * its fields (xf_fields), or EXTRACT_ERROR with every field missing. */
+static inline uint8_t xf_oracle(const char *p, size_t n, const char *const *fields, size_t nf,
+                                const extract_env_t *env, bool (*parse)(const char *, size_t),
+                                const char *const *time_keys, const logtime_ctx_t *tc,
+                                xo_val_t *out)
+{
+    xo_trim(&p, &n);
+    xf_reset(n);
+    if (!parse(p, n)) {
+        for (size_t f = 0; f < nf; f++)
+            out[f].len = SIZE_MAX;
+        return EXTRACT_ERROR;
+    }
+    xf_fields(p, n, fields, nf, env, time_keys, tc, out, NULL);
+    return EXTRACT_OK;
+}
+
+/* ---- logfmt ---- */
+
+/* Parses a (trimmed) logfmt line into xf; false when it is malformed. */
+static inline bool xf_logfmt(const char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        while (i < n && p[i] == ' ')
+            i++;
+        if (i >= n)
+            break;
+        size_t ks = i;
+        while (i < n && p[i] != ' ' && p[i] != '=' && p[i] != '"')
+            i++;
+        if (i < n && p[i] == '"')
+            return false;
+        if (i == ks)
+            return false;
+        size_t kl = i - ks;
+        if (i >= n || p[i] == ' ') {
+            xf_pair(p + ks, kl, "true", 4);
+            continue;
+        }
+        i++;   /* '=' */
+        if (i < n && p[i] == '"') {
+            size_t vs = ++i;
+            for (;;) {
+                if (i >= n)
+                    return false;
+                if (p[i] == '"')
+                    break;
+                i += p[i] == '\\' ? 2 : 1;
+            }
+            size_t vl = i - vs;
+            i++;
+            if (i < n && p[i] != ' ')
+                return false;
+            if (xf_has_bs(p + vs, vl)) {
+                size_t ul;
+                const char *u = xf_unescape(p + vs, vl, &ul);
+                xf_pair(p + ks, kl, u, ul);
+            } else {
+                xf_pair(p + ks, kl, p + vs, vl);
+            }
+        } else {
+            size_t vs = i;
+            while (i < n && p[i] != ' ')
+                i++;
+            xf_pair(p + ks, kl, p + vs, i - vs);
+        }
+    }
+    return true;
+}
+
+static const char *const xf_logfmt_time[] = {"time", "ts", "timestamp", NULL};
+
+#endif
