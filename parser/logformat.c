@@ -53,9 +53,24 @@ static const logformat_t fmt_logfmt = {
     "space-separated key=value pairs, quoted values, bare keys",
 };
 
+/* The access logs' common and combined layouts, nginx's names (fmt_access.c). */
+static const char *const access_vars[] = {
+    "$remote_addr", "$remote_user", "$time_local", "$request", "$method", "$path",
+    "$protocol", "$status", "$body_bytes_sent", "$http_referer", "$http_user_agent",
+    "$http_x_forwarded_for", "$request_time", "$time", NULL,
+};
+static const logformat_t fmt_nginx = {
+    "nginx", access_vars, false, false,
+    "nginx's access log, common or combined layout",
+};
+static const logformat_t fmt_apache = {
+    "apache", access_vars, false, false,
+    "Apache's access log, common or combined layout",
+};
+
 const logformat_t *const logformat_all[] = {
     &fmt_default, &fmt_generic, &fmt_generickv, &fmt_csv, &fmt_csvnoheader, &fmt_tsv, &fmt_json,
-    &fmt_logfmt, NULL,
+    &fmt_logfmt, &fmt_nginx, &fmt_apache, NULL,
 };
 
 const logformat_t *logformat_find(const char *name)

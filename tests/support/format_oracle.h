@@ -274,4 +274,154 @@ static inline bool xf_logfmt(const char *p, size_t n)
 
 static const char *const xf_logfmt_time[] = {"time", "ts", "timestamp", NULL};
 
+/* ---- nginx and apache ---- */
+
+/* A quoted field starting at p[*i] == '"': its value (unescaped) and *i
+ * past the closing quote; false when it is not closed. */
+static inline bool xf_quoted(const char *p, size_t n, size_t *i, const char **v, size_t *vl)
+{
+    size_t s = *i + 1, j = s;
+    for (;;) {
+        while (j < n && p[j] != '"')
+            j++;
+        if (j >= n)
+            return false;
+        size_t bs = 0;
+        while (j - bs > s && p[j - bs - 1] == '\\')
+            bs++;
+        if (bs % 2 == 0)
+            break;
+        j++;
+    }
+    *v = p + s;
+    *vl = j - s;
+    if (xf_has_bs(*v, *vl))
+        *v = xf_unescape(p + s, j - s, vl);
+    *i = j + 1;
+    return true;
+}
+
+/* A token up to the next space, which must be there: false when not. */
+static inline bool xf_word(const char *p, size_t n, size_t *i, const char **v, size_t *vl)
+{
+    size_t s = *i;
+    while (*i < n && p[*i] != ' ')
+        (*i)++;
+    if (*i >= n)
+        return false;
+    *v = p + s;
+    *vl = *i - s;
+    (*i)++;
+    return true;
+}
+
+static inline bool xf_number(const char *v, size_t n, bool dot_ok)
+{
+    size_t digits = 0, dots = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (v[k] >= '0' && v[k] <= '9')
+            digits++;
+        else if (v[k] == '.' && dot_ok && dots == 0)
+            dots++;
+        else
+            return false;
+    }
+    return digits > 0;
+}
+
+/* Parses a (trimmed) access log line into xf. */
+static inline bool xf_access(const char *p, size_t n)
+{
+    size_t i = 0, l;
+    const char *v;
+    if (!xf_word(p, n, &i, &v, &l) || l == 0)
+        return false;
+    xf_pair_str("$remote_addr", v, l);
+    if (!xf_word(p, n, &i, &v, &l) || !xf_word(p, n, &i, &v, &l))
+        return false;
+    xf_pair_str("$remote_user", v, l);
+    if (i >= n || p[i] != '[')
+        return false;
+    size_t ts = ++i;
+    while (i < n && p[i] != ']')
+        i++;
+    if (i >= n)
+        return false;
+    xf_pair_str("$time_local", p + ts, i - ts);
+    i++;
+    if (i + 1 >= n || p[i] != ' ' || p[i + 1] != '"')
+        return false;
+    i++;
+    if (!xf_quoted(p, n, &i, &v, &l))
+        return false;
+    xf_pair_str("$request", v, l);
+    /* method, path, protocol */
+    size_t sp1 = 0;
+    while (sp1 < l && v[sp1] != ' ')
+        sp1++;
+    if (sp1 < l) {
+        xf_pair_str("$method", v, sp1);
+        size_t ps = sp1 + 1, pe = l, sp2 = l;
+        for (size_t k = ps; k < l; k++)
+            if (v[k] == ' ')
+                sp2 = k;
+        if (sp2 < l && l - sp2 - 1 >= 5 && memcmp(v + sp2 + 1, "HTTP/", 5) == 0) {
+            xf_pair_str("$protocol", v + sp2 + 1, l - sp2 - 1);
+            pe = sp2;
+        }
+        xf_pair_str("$path", v + ps, pe - ps);
+    }
+    if (i >= n || p[i] != ' ')
+        return false;
+    i++;
+    if (!xf_word(p, n, &i, &v, &l))
+        return false;
+    if (l != 3 || v[0] < '1' || v[0] > '9' || !xf_number(v, 3, false))
+        return false;
+    xf_pair_str("$status", v, l);
+    size_t bs = i;
+    while (i < n && p[i] != ' ')
+        i++;
+    if (i - bs == 1 && p[bs] == '-')
+        xf_pair_str("$body_bytes_sent", "0", 1);
+    else if (xf_number(p + bs, i - bs, false))
+        xf_pair_str("$body_bytes_sent", p + bs, i - bs);
+    else
+        return false;
+    bool xff = false, rt = false;
+    for (int k = 0; i < n; k++) {
+        if (p[i] != ' ')
+            return false;
+        while (i < n && p[i] == ' ')
+            i++;
+        if (i >= n)
+            break;
+        bool quoted = p[i] == '"';
+        if (quoted) {
+            if (!xf_quoted(p, n, &i, &v, &l))
+                return false;
+        } else {
+            size_t s = i;
+            while (i < n && p[i] != ' ')
+                i++;
+            v = p + s;
+            l = i - s;
+        }
+        if (k < 2 && !quoted)
+            return false;
+        if (k < 2) {
+            xf_pair_str(k ? "$http_user_agent" : "$http_referer", v, l);
+        } else if (quoted && !xff) {
+            xf_pair_str("$http_x_forwarded_for", v, l);
+            xff = true;
+        } else if (!quoted && !rt && xf_number(v, l, true)) {
+            xf_pair_str("$request_time", v, l);
+            rt = true;
+        }
+    }
+    return true;
+}
+
+static const char *const xf_access_time[] = {"$time_local", NULL};
+
 #endif
