@@ -68,9 +68,18 @@ static const logformat_t fmt_apache = {
     "Apache's access log, common or combined layout",
 };
 
+static const char *const syslog_vars[] = {
+    "$priority", "$facility", "$severity", "$version", "$timestamp", "$host", "$app",
+    "$pid", "$msgid", "$sd", "$message", "$time", NULL,
+};
+static const logformat_t fmt_syslog = {
+    "syslog", syslog_vars, true, false,
+    "RFC 5424 and RFC 3164 syslog lines; structured data as SDID.NAME",
+};
+
 const logformat_t *const logformat_all[] = {
     &fmt_default, &fmt_generic, &fmt_generickv, &fmt_csv, &fmt_csvnoheader, &fmt_tsv, &fmt_json,
-    &fmt_logfmt, &fmt_nginx, &fmt_apache, NULL,
+    &fmt_logfmt, &fmt_nginx, &fmt_apache, &fmt_syslog, NULL,
 };
 
 const logformat_t *logformat_find(const char *name)

@@ -16,7 +16,8 @@
 static const extract_format_t *const formats[] = {
     &extract_format_default, &extract_format_generic, &extract_format_generickv,
     &extract_format_csv, &extract_format_csvnoheader, &extract_format_tsv, &extract_format_json,
-    &extract_format_logfmt, &extract_format_nginx, &extract_format_apache, NULL,
+    &extract_format_logfmt, &extract_format_nginx, &extract_format_apache, &extract_format_syslog,
+    NULL,
 };
 
 static const extract_format_t *format_find(const char *name)

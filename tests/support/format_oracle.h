@@ -424,4 +424,187 @@ static inline bool xf_access(const char *p, size_t n)
 
 static const char *const xf_access_time[] = {"$time_local", NULL};
 
+/* ---- syslog ---- */
+
+static inline bool xf_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static const char *const xf_months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+
+/* "Mmm dd hh:mm:ss" followed by a space or the end. */
+static inline bool xf_bsd(const char *p, size_t n)
+{
+    if (n < 15)
+        return false;
+    bool m = false;
+    for (int k = 0; k < 12; k++)
+        m |= memcmp(p, xf_months[k], 3) == 0;
+    const char *pat = "mmm_dd_dd:dd:dd";
+    for (int k = 3; k < 15; k++) {
+        if (pat[k] == '_' && p[k] != ' ')
+            return false;
+        if (pat[k] == ':' && p[k] != ':')
+            return false;
+        if (pat[k] == 'd' && !xf_digit(p[k]) && !(k == 4 && p[k] == ' '))
+            return false;
+    }
+    return m && (n == 15 || p[15] == ' ');
+}
+
+/* A 5424 field: "-" is no pair. */
+static inline void xf_nil(const char *name, const char *v, size_t l)
+{
+    if (!(l == 1 && v[0] == '-'))
+        xf_pair_str(name, v, l);
+}
+
+/* Structured data at p[*i]: "-" or elements; the pairs SDID.NAME. */
+static inline bool xf_sd(const char *p, size_t n, size_t *i)
+{
+    size_t s = *i;
+    if (s < n && p[s] == '-') {
+        *i = s + 1;
+        return true;
+    }
+    if (s >= n || p[s] != '[')
+        return false;
+    size_t j = s;
+    while (j < n && p[j] == '[') {
+        size_t id = ++j;
+        while (j < n && p[j] != ' ' && p[j] != ']' && p[j] != '=' && p[j] != '"')
+            j++;
+        if (j == id || j >= n || (p[j] != ' ' && p[j] != ']'))
+            return false;
+        size_t idl = j - id;
+        while (j < n && p[j] == ' ') {
+            size_t nm = ++j;
+            while (j < n && p[j] != '=' && p[j] != ' ' && p[j] != ']' && p[j] != '"')
+                j++;
+            if (j == nm || j + 1 >= n || p[j] != '=' || p[j + 1] != '"')
+                return false;
+            size_t nml = j - nm;
+            j++;
+            const char *v;
+            size_t vl;
+            if (!xf_quoted(p, n, &j, &v, &vl))
+                return false;
+            if (idl + 1 + nml <= 80) {
+                char key[96];
+                memcpy(key, p + id, idl);
+                key[idl] = '.';
+                memcpy(key + idl + 1, p + nm, nml);
+                xf_pair(key, idl + 1 + nml, v, vl);
+            }
+        }
+        if (j >= n || p[j] != ']')
+            return false;
+        j++;
+    }
+    xf_pair_str("$sd", p + s, j - s);
+    *i = j;
+    return true;
+}
+
+static inline void xf_message(const char *p, size_t n, size_t i)
+{
+    if (n - i >= 3 && memcmp(p + i, "\xEF\xBB\xBF", 3) == 0)
+        i += 3;
+    xf_pair_str("$message", p + i, n - i);
+}
+
+/* Parses a (trimmed) syslog line into xf. */
+static inline bool xf_syslog(const char *p, size_t n)
+{
+    static const char *const fac[24] = {
+        "kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news", "uucp", "cron",
+        "authpriv", "ftp", "ntp", "audit", "alert", "clock", "local0", "local1", "local2",
+        "local3", "local4", "local5", "local6", "local7",
+    };
+    static const char *const sev[8] = {"emerg", "alert", "crit", "err", "warning", "notice",
+                                       "info", "debug"};
+    size_t i = 0;
+    const char *v;
+    size_t l;
+    if (n && p[0] == '<') {
+        size_t d = 1;
+        unsigned pri = 0;
+        while (d < n && d <= 3 && xf_digit(p[d]))
+            pri = pri * 10 + (unsigned)(p[d++] - '0');
+        if (d == 1 || d >= n || p[d] != '>' || pri > 191 || (p[1] == '0' && d > 2))
+            return false;
+        xf_pair_str("$priority", p + 1, d - 1);
+        xf_pair_str("$facility", fac[pri / 8], strlen(fac[pri / 8]));
+        xf_pair_str("$severity", sev[pri % 8], strlen(sev[pri % 8]));
+        i = d + 1;
+        size_t k = i;
+        while (k < n && xf_digit(p[k]) && k - i < 3)
+            k++;
+        if (k > i && k < n && p[k] == ' ' && p[i] != '0') {
+            /* RFC 5424 */
+            xf_pair_str("$version", p + i, k - i);
+            i = k + 1;
+            static const char *const hdr[5] = {"$timestamp", "$host", "$app", "$pid", "$msgid"};
+            for (int h = 0; h < 5; h++) {
+                if (!xf_word(p, n, &i, &v, &l) || l == 0)
+                    return false;
+                xf_nil(hdr[h], v, l);
+            }
+            if (!xf_sd(p, n, &i))
+                return false;
+            if (i < n) {
+                if (p[i] != ' ')
+                    return false;
+                xf_message(p, n, i + 1);
+            }
+            return true;
+        }
+    }
+    /* RFC 3164 */
+    if (xf_bsd(p + i, n - i)) {
+        xf_pair_str("$timestamp", p + i, 15);
+        i += n - i > 15 ? 16 : 15;
+    } else if (n - i >= 10 && xf_digit(p[i]) && p[i + 4] == '-') {
+        if (!xf_word(p, n, &i, &v, &l))
+            return false;
+        xf_pair_str("$timestamp", v, l);
+    } else {
+        return false;
+    }
+    if (i >= n)
+        return false;
+    size_t hs = i;
+    while (i < n && p[i] != ' ')
+        i++;
+    if (i == hs)
+        return false;
+    xf_pair_str("$host", p + hs, i - hs);
+    if (i < n)
+        i++;
+    size_t ts = i, te = i;
+    while (te < n && p[te] != ' ')
+        te++;
+    if (te > ts && p[te - 1] == ':') {
+        size_t tl = te - 1 - ts, lb = tl;
+        for (size_t k = 0; k < tl; k++)
+            if (p[ts + k] == '[') {
+                lb = k;
+                break;
+            }
+        if (lb < tl && tl >= 2 && p[ts + tl - 1] == ']') {
+            xf_pair_str("$app", p + ts, lb);
+            xf_pair_str("$pid", p + ts + lb + 1, tl - lb - 2);
+        } else {
+            xf_pair_str("$app", p + ts, tl);
+        }
+        i = te < n ? te + 1 : te;
+    }
+    xf_message(p, n, i);
+    return true;
+}
+
+static const char *const xf_syslog_time[] = {"$timestamp", NULL};
+
 #endif
