@@ -48,6 +48,11 @@ static const logformat_t fmt_json = {
     "json", time_var, true, false,
     "one JSON object per line; keys are fields, nested keys as a.b, array members as a.0",
 };
+static const char *const k8s_vars[] = { "$log", "$stream", "$time", NULL };
+static const logformat_t fmt_k8s = {
+    "k8s", k8s_vars, true, false,
+    "a container's JSON log line ({\"log\":\"{...}\\n\",\"stream\":...}); the log's keys are fields",
+};
 static const logformat_t fmt_logfmt = {
     "logfmt", time_var, true, false,
     "space-separated key=value pairs, quoted values, bare keys",
@@ -78,8 +83,8 @@ static const logformat_t fmt_syslog = {
 };
 
 const logformat_t *const logformat_all[] = {
-    &fmt_default, &fmt_generic, &fmt_generickv, &fmt_csv, &fmt_csvnoheader, &fmt_tsv, &fmt_json,
-    &fmt_logfmt, &fmt_nginx, &fmt_apache, &fmt_syslog, NULL,
+    &fmt_default, &fmt_generic, &fmt_generickv, &fmt_csv, &fmt_csvnoheader, &fmt_tsv,
+    &fmt_json, &fmt_k8s, &fmt_logfmt, &fmt_nginx, &fmt_apache, &fmt_syslog, NULL,
 };
 
 const logformat_t *logformat_find(const char *name)

@@ -15,9 +15,9 @@
 
 static const extract_format_t *const formats[] = {
     &extract_format_default, &extract_format_generic, &extract_format_generickv,
-    &extract_format_csv, &extract_format_csvnoheader, &extract_format_tsv, &extract_format_json,
-    &extract_format_logfmt, &extract_format_nginx, &extract_format_apache, &extract_format_syslog,
-    NULL,
+    &extract_format_csv, &extract_format_csvnoheader, &extract_format_tsv,
+    &extract_format_json, &extract_format_k8s, &extract_format_logfmt,
+    &extract_format_nginx, &extract_format_apache, &extract_format_syslog, NULL,
 };
 
 static const extract_format_t *format_find(const char *name)
@@ -523,7 +523,7 @@ extractor_t *extractor_new_opts(const char *format, const char *const *fields, s
         return NULL;
     }
     if (plan_fields(x, fields, e) < 0 ||
-        (fmt == &extract_format_json && plan_json(x, e) < 0) ||
+        ((fmt == &extract_format_json || fmt == &extract_format_k8s) && plan_json(x, e) < 0) ||
         (fmt == &extract_format_csvnoheader && extract_csv_plan_columns(x, e) < 0)) {
         extractor_free(x);
         return NULL;

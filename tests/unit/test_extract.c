@@ -20,8 +20,8 @@
 static const extract_env_t env = {"host07", "UTC", "7200"};
 
 static const char *const all_formats[] = {
-    "default", "generic", "generickv", "csv", "csvnoheader", "tsv", "json", "logfmt", "nginx",
-    "apache", "syslog",
+    "default", "generic", "generickv", "csv", "csvnoheader", "tsv", "json", "k8s", "logfmt",
+    "nginx", "apache", "syslog",
 };
 #define N_FORMATS (sizeof all_formats / sizeof all_formats[0])
 
