@@ -260,10 +260,11 @@ uint32_t extract_json_unescape(const char *s, uint32_t len, char *out);
 #define EXTRACT_JSON_OUTER 3
 typedef struct extract_json_outer {
     const char *name[EXTRACT_JSON_OUTER]; /* the keys */
-    sv_t val[EXTRACT_JSON_OUTER];  /* their raw content (escapes kept);
-                                      len SV_MISSING: the line has none that
-                                      is a string */
-    bool esc[EXTRACT_JSON_OUTER];  /* the content holds escapes */
+    sv_t val[EXTRACT_JSON_OUTER];  /* their content: the first one's
+                                      unescaped (in scratch), the others'
+                                      raw; len SV_MISSING: the line has
+                                      none that is a string */
+    bool esc[EXTRACT_JSON_OUTER];  /* the raw content holds escapes */
 } extract_json_outer_t;
 
 /* The JSON object at [p, p+len) into line i's columns, by the requested

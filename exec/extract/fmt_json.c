@@ -75,17 +75,25 @@ static unsigned hex4(const char *p)
     return v;
 }
 
+#ifdef EXTRACT_SSE2
+/* The bytes of v that need attention inside a string: '"', '\\' and the
+ * control characters. */
+static inline unsigned j_special16(__m128i v)
+{
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i ctl = _mm_set1_epi8(0x1f);
+    __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                             _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
+    return (unsigned)_mm_movemask_epi8(m);
+}
+#endif
+
 /* Skips bytes that need no attention inside a string. */
 static inline const char *j_str_plain(const char *p, const char *end)
 {
 #ifdef EXTRACT_SSE2
-    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
-    const __m128i ctl = _mm_set1_epi8(0x1f);
     while (end - p >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-                                 _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
-        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+        unsigned mask = j_special16(_mm_loadu_si128((const __m128i *)(const void *)p));
         if (mask)
             return p + __builtin_ctz(mask);
         p += 16;
@@ -94,6 +102,24 @@ static inline const char *j_str_plain(const char *p, const char *end)
     while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
         p++;
     return p;
+}
+
+/* At p, where a string's plain bytes end: 0 its closing quote, 1 a
+ * backslash and a byte after it, -1 when the string is bad (unterminated,
+ * a control character). */
+static int j_at_special(jp_t *j, const char *p)
+{
+    if (p >= j->end || (*p == '\\' && j->end - p < 2)) {
+        j_fail(j, "unterminated string");
+        return -1;
+    }
+    if (*p == '"')
+        return 0;
+    if ((unsigned char)*p < 0x20) {
+        j_fail(j, "control character in string");
+        return -1;
+    }
+    return 1;
 }
 
 /* At '"': validates a string, sets its raw content and whether it holds
@@ -105,17 +131,13 @@ static bool j_string(jp_t *j, const char **s, uint32_t *len, bool *esc)
     *s = p;
     for (;;) {
         p = j_str_plain(p, end);
-        if (p >= end)
-            return j_fail(j, "unterminated string");
-        unsigned char c = (unsigned char)*p;
-        if (c == '"')
+        int at = j_at_special(j, p);
+        if (at <= 0) {
+            if (at < 0)
+                return false;
             break;
-        if (c < 0x20)
-            return j_fail(j, "control character in string");
-        /* a backslash */
+        }
         *esc = true;
-        if (end - p < 2)
-            return j_fail(j, "unterminated string");
         switch (p[1]) {
         case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
             p += 2;
@@ -172,6 +194,72 @@ uint32_t extract_json_unescape(const char *s, uint32_t len, char *out)
         }
     }
     return o;
+}
+
+/* At '"': j_string and extract_json_unescape in one pass, for a long
+ * string with many escapes (k8s's log): validates the string, writes its
+ * unescaped content to out (room for the rest of the line and 16 bytes
+ * more) and moves past the closing quote. 16 bytes are copied at a time,
+ * whatever they hold, and the copy stops at the first that needs care. */
+static bool j_string_copy(jp_t *j, char *out, uint32_t *olen)
+{
+    const char *p = j->p + 1, *end = j->end;
+    uint32_t o = 0;
+    for (;;) {
+        bool special = false;
+#ifdef EXTRACT_SSE2
+        while (end - p >= 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+            _mm_storeu_si128((__m128i *)(void *)(out + o), v);
+            unsigned mask = j_special16(v);
+            if (mask) {
+                unsigned k = (unsigned)__builtin_ctz(mask);
+                p += k;
+                o += k;
+                special = true;
+                break;
+            }
+            p += 16;
+            o += 16;
+        }
+#endif
+        if (!special)
+            while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+                out[o++] = *p++;
+        int at = j_at_special(j, p);
+        if (at <= 0) {
+            if (at < 0)
+                return false;
+            break;
+        }
+        char b = extract_escape_byte(p[1], false);
+        if (b) {
+            out[o++] = b;
+            p += 2;
+            continue;
+        }
+        if (p[1] != 'u')
+            return j_fail(j, "bad escape in string");
+        if (end - p < 6 || hexval((unsigned char)p[2]) < 0 || hexval((unsigned char)p[3]) < 0 ||
+            hexval((unsigned char)p[4]) < 0 || hexval((unsigned char)p[5]) < 0)
+            return j_fail(j, "bad \\u escape");
+        /* a surrogate pair is one escape of 12 bytes */
+        uint32_t span = 6;
+        unsigned cp = hex4(p + 2);
+        if (cp >= 0xD800 && cp <= 0xDBFF && end - p >= 12 && p[6] == '\\' && p[7] == 'u') {
+            bool hex = true;
+            for (int k = 8; k < 12; k++)
+                hex &= hexval((unsigned char)p[k]) >= 0;
+            unsigned lo = hex ? hex4(p + 8) : 0;
+            if (lo >= 0xDC00 && lo <= 0xDFFF)
+                span = 12;
+        }
+        o += extract_json_unescape(p, span, out + o);
+        p += span;
+    }
+    *olen = o;
+    j->p = p + 1;
+    return true;
 }
 
 static bool j_number(jp_t *j)
@@ -336,8 +424,18 @@ static bool j_object(jp_t *j, int depth, bool track, bool top)
             extract_json_outer_t *o = j->outer;
             for (int k = 0; k < EXTRACT_JSON_OUTER; k++)
                 if (len == strlen(o->name[k]) && memcmp(s, o->name[k], len) == 0) {
-                    if (!j_string(j, &o->val[k].p, &o->val[k].len, &o->esc[k]))
+                    if (k == 0) {
+                        /* the log: validated and unescaped in one pass */
+                        char *out = extract_scratch(x, (size_t)(j->end - j->p) + 16);
+                        if (!out)
+                            return j_fail(j, "out of memory unescaping a string");
+                        if (!j_string_copy(j, out, &o->val[k].len))
+                            return false;
+                        o->val[k].p = out;
+                        o->esc[k] = false;
+                    } else if (!j_string(j, &o->val[k].p, &o->val[k].len, &o->esc[k])) {
                         return false;
+                    }
                     field = k;
                     break;
                 }

@@ -14,7 +14,15 @@ logtime_ctx_t logtime_ctx_local(void)
     return (logtime_ctx_t){(int64_t)now, (int32_t)tm.tm_gmtoff};
 }
 
-int64_t logtime_days_from_civil(int64_t y, unsigned m, unsigned d)
+/* The last date each thread converted, either way: a log's lines mostly
+ * share their day, and the conversions cost a handful of divisions. */
+static __thread struct {
+    int64_t y, days;      /* the date and its day number */
+    unsigned m, d;
+    bool set;             /* the entry is valid */
+} last_date;
+
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
 {
     y -= m <= 2;
     const int64_t era = (y >= 0 ? y : y - 399) / 400;
@@ -22,6 +30,19 @@ int64_t logtime_days_from_civil(int64_t y, unsigned m, unsigned d)
     const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
     const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     return era * 146097 + (int64_t)doe - 719468;
+}
+
+int64_t logtime_days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    if (last_date.set && last_date.y == y && last_date.m == m && last_date.d == d)
+        return last_date.days;
+    int64_t days = days_from_civil(y, m, d);
+    last_date.y = y;
+    last_date.m = m;
+    last_date.d = d;
+    last_date.days = days;
+    last_date.set = true;
+    return days;
 }
 
 typedef struct civil {
@@ -32,8 +53,18 @@ typedef struct civil {
 static civil_t civil_from_seconds(int64_t s)
 {
     int64_t z = s >= 0 ? s / 86400 : (s - 86399) / 86400;
-    int64_t sod = s - z * 86400;
+    unsigned sod = (unsigned)(s - z * 86400);
     civil_t c;
+    c.hh = sod / 3600;
+    c.mm = sod / 60 % 60;
+    c.ss = sod % 60;
+    if (last_date.set && last_date.days == z) {
+        c.y = last_date.y;
+        c.m = last_date.m;
+        c.d = last_date.d;
+        return c;
+    }
+    int64_t day = z;
     z += 719468;
     const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
     const unsigned doe = (unsigned)(z - era * 146097);
@@ -43,9 +74,11 @@ static civil_t civil_from_seconds(int64_t s)
     c.d = doy - (153 * mp + 2) / 5 + 1;
     c.m = mp < 10 ? mp + 3 : mp - 9;
     c.y = (int64_t)yoe + era * 400 + (c.m <= 2);
-    c.hh = (unsigned)(sod / 3600);
-    c.mm = (unsigned)(sod / 60 % 60);
-    c.ss = (unsigned)(sod % 60);
+    last_date.y = c.y;
+    last_date.m = c.m;
+    last_date.d = c.d;
+    last_date.days = day;
+    last_date.set = true;
     return c;
 }
 

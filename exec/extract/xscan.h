@@ -60,7 +60,7 @@ static inline void xscan_masks(const char *q, uint32_t r, const char c[4], uint6
 #endif
 }
 
-static inline void xscan_load(xscan_t *s, uint32_t w)
+static __attribute__((noinline)) void xscan_load(xscan_t *s, uint32_t w)
 {
     uint32_t r = s->len - w;
     if (r >= 64) {
@@ -84,16 +84,16 @@ static inline void xscan_load(xscan_t *s, uint32_t w)
 /* The first offset >= pos whose byte is one of the set (bit b: c[b]), or
  * in the set when `in` is false the first whose byte is none of them; the
  * line's length when there is none. */
-static inline uint32_t xscan_find(xscan_t *s, uint32_t pos, unsigned set, bool in)
+static inline __attribute__((always_inline)) uint32_t xscan_find(xscan_t *s, uint32_t pos,
+                                                                   unsigned set, bool in)
 {
     while (pos < s->len) {
         uint32_t w = pos & ~63u;
         if (w != s->win)
             xscan_load(s, w);
-        uint64_t m = 0;
-        for (int b = 0; b < 4; b++)
-            if (set >> b & 1)
-                m |= s->m[b];
+        /* set is a constant where this is inlined: the ORs fold */
+        uint64_t m = (set & 1 ? s->m[0] : 0) | (set & 2 ? s->m[1] : 0) |
+                     (set & 4 ? s->m[2] : 0) | (set & 8 ? s->m[3] : 0);
         if (!in)
             m = ~m & s->valid;
         m &= ~(uint64_t)0 << (pos & 63);
