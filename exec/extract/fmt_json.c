@@ -420,27 +420,38 @@ static bool j_object(jp_t *j, int depth, bool track, bool top)
         j_ws(j);
         uint32_t field = EXTRACT_NONE;
         bool descend = false;
-        if (top && j->outer && !esc && j->p < j->end && *j->p == '"') {
+        if (top && j->outer) {
+            /* k8s: the runtime's strings; the last of a key wins, also
+             * when it is no string (then the key has none) */
             extract_json_outer_t *o = j->outer;
-            for (int k = 0; k < EXTRACT_JSON_OUTER; k++)
-                if (len == strlen(o->name[k]) && memcmp(s, o->name[k], len) == 0) {
-                    if (k == 0) {
-                        /* the log: validated and unescaped in one pass */
-                        char *out = extract_scratch(x, (size_t)(j->end - j->p) + 16);
-                        if (!out)
-                            return j_fail(j, "out of memory unescaping a string");
-                        if (!j_string_copy(j, out, &o->val[k].len))
-                            return false;
-                        o->val[k].p = out;
-                        o->esc[k] = false;
-                    } else if (!j_string(j, &o->val[k].p, &o->val[k].len, &o->esc[k])) {
+            char kb[64];
+            const char *kn = s;
+            uint32_t kl = len;
+            if (esc)
+                kl = len <= sizeof kb ? extract_json_unescape(s, len, kb) : 0, kn = kb;
+            int k = 0;
+            while (k < EXTRACT_JSON_OUTER &&
+                   !(kl == strlen(o->name[k]) && memcmp(kn, o->name[k], kl) == 0))
+                k++;
+            if (k < EXTRACT_JSON_OUTER) {
+                if (j->p >= j->end || *j->p != '"') {
+                    o->val[k] = (sv_t){NULL, SV_MISSING};
+                    if (!j_value(j, depth, EXTRACT_NONE, false))
                         return false;
-                    }
-                    field = k;
-                    break;
+                } else if (k == 0) {
+                    /* the log: validated and unescaped in one pass */
+                    char *out = extract_scratch(x, (size_t)(j->end - j->p) + 16);
+                    if (!out)
+                        return j_fail(j, "out of memory unescaping a string");
+                    if (!j_string_copy(j, out, &o->val[k].len))
+                        return false;
+                    o->val[k].p = out;
+                    o->esc[k] = false;
+                } else if (!j_string(j, &o->val[k].p, &o->val[k].len, &o->esc[k])) {
+                    return false;
                 }
-            if (field != EXTRACT_NONE)
                 goto next;
+            }
         }
         if (track) {
             const char *name;

@@ -57,6 +57,7 @@ static void test_rejected(void **state)
         "", "not json", "{\"stream\":\"stdout\"}", "{\"log\":5}", "{\"log\":\"plain text\\n\"}",
         "{\"log\":\"[1]\"}", "{\"log\":\"{\\\"a\\\":1} x\"}", "{\"log\":\"{\\\"a\\\":}\"}",
         "{\"log\":\"{}\"", "[{\"log\":\"{}\"}]",
+        "{\"log\":\"{}\",\"log\":5}",   /* the last log is no string */
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         sv_t v[2];
@@ -65,6 +66,12 @@ static void test_rejected(void **state)
         assert_sv(v[1], NULL);
         assert_non_null(strstr(extractor_last_error(x), "k8s line rejected"));
     }
+    /* a key written with escapes is the same key */
+    sv_t w[2];
+    const char *esc = "{\"l\\u006fg\":\"{\\\"level\\\":7}\",\"str\\u0065am\":\"x\"}";
+    assert_int_equal(xt_run1(x, 2, esc, strlen(esc), w), EXTRACT_OK);
+    assert_sv(w[0], "7");
+    assert_sv(w[1], "x");
     /* an unreadable runtime time: the line stays, the time is counted */
     const char *g[] = {"$time"};
     extractor_t *y = xt_make("k8s", &env, g, 1);
