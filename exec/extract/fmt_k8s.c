@@ -88,7 +88,7 @@ static uint8_t k8s_line(extractor_t *x, size_t i, const char *p, uint32_t len, s
     k8s_set(x, KS_STREAM, i, cols, stream);
     k8s_set(x, KS_TIME, i, cols, time);
     uint32_t s = 0;
-    while (s < l && (log.p[s] == ' ' || log.p[s] == '\t'))
+    while (s < l && (log.p[s] == ' ' || log.p[s] == '\t' || log.p[s] == '\n' || log.p[s] == '\r'))
         s++;
     if (!extract_json_object(x, i, log.p + s, l - s, cols, NULL, &why, &at)) {
         extract_error(x, "k8s line rejected: its log is no JSON object: %s at byte %zu of the log",

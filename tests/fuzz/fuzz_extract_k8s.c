@@ -76,7 +76,7 @@ static void check(xc_run_t *run, size_t b, size_t r)
     if (log) {
         while (ll && strchr("\n\r \t", log[ll - 1]))
             ll--;
-        while (s < ll && (log[s] == ' ' || log[s] == '\t'))
+        while (s < ll && strchr("\n\r \t", log[s]))
             s++;
         if (memchr(log + s, '\0', ll - s) == NULL) {
             inner = json_loadb(log + s, ll - s, 0, &je);

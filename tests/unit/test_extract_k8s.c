@@ -39,10 +39,10 @@ static void test_fields(void **state)
     assert_sv(v[7], NULL);         /* the runtime's keys are no barewords */
     assert_sv(v[8], NULL);
     /* keys in another order, spaces, an escaped stream, no time */
-    const char *l2 = "{ \"stream\" : \"std\\u006frr\" , \"log\" : \" {\\\"level\\\":1} \\r\\n\" }";
+    const char *l2 = "{ \"stream\" : \"std\\u006frr\" , \"log\" : \"\\n {\\\"level\\\":1} \\r\\n\" }";
     assert_int_equal(xt_run1(x, 9, l2, strlen(l2), v), EXTRACT_OK);
     assert_sv(v[0], "1");
-    assert_sv(v[3], " {\"level\":1}");
+    assert_sv(v[3], "\n {\"level\":1}");
     assert_sv(v[4], "stdorr");
     assert_sv(v[5], NULL);
     extractor_free(x);
