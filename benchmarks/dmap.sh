@@ -104,24 +104,7 @@ HOST00_LINES=$(field host00_lines "$STATS_STAMP")
 
 # ------------------------------------------------------------- DuckDB
 DUCK_DIR=$SCRIPT_DIR/duckdb
-HAVE_DUCKDB=0
-if ! have node; then
-    note "node not installed: DuckDB rows and the dmap/DuckDB targets skipped (apt-get install nodejs npm)"
-elif [[ -d $DUCK_DIR/node_modules/@duckdb/node-api ]]; then
-    HAVE_DUCKDB=1
-elif [[ $INSTALL == 0 ]]; then
-    note "@duckdb/node-api is not installed in $DUCK_DIR and --no-install was given: DuckDB rows skipped"
-elif ! have npm; then
-    note "npm not installed: cannot install @duckdb/node-api; DuckDB rows skipped"
-else
-    progress "installing @duckdb/node-api into $DUCK_DIR/node_modules (npm install)"
-    if (cd "$DUCK_DIR" && npm install --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1 &&
-        [[ -d $DUCK_DIR/node_modules/@duckdb/node-api ]]; then
-        HAVE_DUCKDB=1
-    else
-        note "npm install of @duckdb/node-api failed: DuckDB rows skipped ($(tail -3 "$TMP/npm.log" | tr '\n' ' '))"
-    fi
-fi
+find_duckdb "$DUCK_DIR"
 
 sample_cpu_busy
 
@@ -373,22 +356,6 @@ if [[ $HAVE_DMAP == 1 ]]; then
 fi
 
 # ---------------------------------------------------------------- report
-ok() { [[ ${OK[$1]:-0} == 1 ]]; }
-
-PASS_N=0 MISS_N=0 NA_N=0
-SUMMARY=()
-# target TEXT VALUE OP LIMIT: OP is le or ge; VALUE empty means n/a
-target() {
-    local text=$1 v=$2 op=$3 lim=$4 res
-    if [[ -z $v ]]; then
-        res="n/a " NA_N=$((NA_N + 1))
-    elif $op "$v" "$lim"; then
-        res=PASS PASS_N=$((PASS_N + 1))
-    else
-        res=MISS MISS_N=$((MISS_N + 1))
-    fi
-    SUMMARY+=("$res  $text: ${v:-not measured} (target $([[ $op == le ]] && echo '<=' || echo '>=') $lim)")
-}
 
 echo
 echo "=== DTail in C benchmark: dmap (issue 4) ==="

@@ -105,6 +105,30 @@ find_time() { # sets HAVE_TIME; installs /usr/bin/time when root and it is missi
     if [[ -x /usr/bin/time ]]; then HAVE_TIME=1; else note "/usr/bin/time missing (package 'time'): peak RSS not measured"; fi
 }
 
+# find_duckdb DIR: sets HAVE_DUCKDB when @duckdb/node-api is in DIR's
+# node_modules, running `npm install` there first unless INSTALL is 0
+find_duckdb() {
+    local dir=$1
+    HAVE_DUCKDB=0
+    if ! have node; then
+        note "node not installed: DuckDB rows and the dmap/DuckDB targets skipped (apt-get install nodejs npm)"
+    elif [[ -d $dir/node_modules/@duckdb/node-api ]]; then
+        HAVE_DUCKDB=1
+    elif [[ ${INSTALL:-1} == 0 ]]; then
+        note "@duckdb/node-api is not installed in $dir and --no-install was given: DuckDB rows skipped"
+    elif ! have npm; then
+        note "npm not installed: cannot install @duckdb/node-api; DuckDB rows skipped"
+    else
+        progress "installing @duckdb/node-api into $dir/node_modules (npm install)"
+        if (cd "$dir" && npm install --no-audit --no-fund --loglevel=error) >"$TMP/npm.log" 2>&1 &&
+            [[ -d $dir/node_modules/@duckdb/node-api ]]; then
+            HAVE_DUCKDB=1
+        else
+            note "npm install of @duckdb/node-api failed: DuckDB rows skipped ($(tail -3 "$TMP/npm.log" | tr '\n' ' '))"
+        fi
+    fi
+}
+
 # build_c NAME SRC: compile a single-file helper into the cache, once per
 # source version; sets KEY to the source's key
 build_c() {
@@ -293,6 +317,24 @@ fmt() { awk -v v="$1" -v f="$2" 'BEGIN { if (v == "") print "-"; else printf f, 
 ratio() { awk -v a="$1" -v b="$2" -v f="${RATIO_FMT:-%.2f}" 'BEGIN { if (a == "" || b == "" || b == 0) print ""; else printf f, a / b }'; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+
+ok() { [[ ${OK[$1]:-0} == 1 ]]; }   # ID: the run ID was measured
+
+# target TEXT VALUE OP LIMIT: a line of SUMMARY (PASS, MISS or n/a) and
+# its count in PASS_N, MISS_N or NA_N; OP is le or ge; VALUE empty means n/a
+PASS_N=0 MISS_N=0 NA_N=0
+SUMMARY=()
+target() {
+    local text=$1 v=$2 op=$3 lim=$4 res
+    if [[ -z $v ]]; then
+        res="n/a " NA_N=$((NA_N + 1))
+    elif $op "$v" "$lim"; then
+        res=PASS PASS_N=$((PASS_N + 1))
+    else
+        res=MISS MISS_N=$((MISS_N + 1))
+    fi
+    SUMMARY+=("$res  $text: ${v:-not measured} (target $([[ $op == le ]] && echo '<=' || echo '>=') $lim)")
+}
 
 print_machine() {
     local host_cpu

@@ -407,12 +407,13 @@ static void worker_free(map_worker_t *w)
 }
 
 /* The table filter DTail derives from `from TABLE` (§2.10). It applies to
- * the formats that read DTail's MAPREDUCE records; csv and json have no
- * such records, so `from` does not filter them (DTail's D10 fixed). */
+ * the formats that read DTail's MAPREDUCE records; csv, json and the
+ * others have no such records, so `from` does not filter them (DTail's
+ * D10 fixed). */
 static const char *table_pattern(const plan_t *plan, char *buf, size_t cap)
 {
-    const char *fmt = plan->logformat->name;
-    if (!plan->table || !strcmp(plan->table, ".") || !strcmp(fmt, "csv") || !strcmp(fmt, "json"))
+    if (!plan->table || !strcmp(plan->table, ".") ||
+        !extract_format_has_tables(plan->logformat->name))
         return NULL;
     if (!strcmp(plan->table, "*"))
         return "|MAPREDUCE:";
@@ -625,7 +626,7 @@ int mapscan_run(mapscan_t *ms, input_t *in, const char *name, const char *source
     int rc;
     int parallel = ms->o.n_threads > 1 && input_kind(in) == INPUT_PLAIN &&
                    input_plain_size(in) >= MAP_MIN_PARALLEL &&
-                   strcmp(ms->o.plan->logformat->name, "csv") != 0;
+                   !extractor_per_source(ms->workers[0].x);
     if (parallel) {
         rc = run_parallel(ms, in, e);
     } else {
@@ -777,6 +778,19 @@ void mapscan_stats(const mapscan_t *ms, map_stats_t *out)
         out->bytes_read += s->bytes_read;
         for (int k = 0; k < s->n_examples && out->n_examples < MAP_ERROR_EXAMPLES; k++)
             memcpy(out->examples[out->n_examples++], s->examples[k], 256);
+        /* Times: the extractor's ($time) and the evaluator's (bucket()). */
+        const map_worker_t *w = &ms->workers[i];
+        if (!w->x)
+            continue;
+        out->times_unparsable += extractor_bad_times(w->x) + w->ev.n_badtime;
+        for (int k = 0; k < 2 * EVAL_TIME_EXAMPLES; k++) {
+            const char *ex = k < EVAL_TIME_EXAMPLES ? extractor_bad_time(w->x, k)
+                             : (uint64_t)(k - EVAL_TIME_EXAMPLES) < w->ev.n_badtime
+                                 ? w->ev.badtime_ex[k - EVAL_TIME_EXAMPLES]
+                                 : NULL;
+            if (ex && out->n_time_examples < MAP_ERROR_EXAMPLES)
+                snprintf(out->time_examples[out->n_time_examples++], 80, "%s", ex);
+        }
     }
 }
 

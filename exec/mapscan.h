@@ -36,6 +36,11 @@ typedef struct map_stats {
     unsigned long long bytes_read;      /* decoded bytes */
     char examples[MAP_ERROR_EXAMPLES][256]; /* first unparsed lines, with the reason */
     int n_examples;                     /* examples kept */
+    unsigned long long times_unparsable; /* values $time or bucket() could not
+                                           read as a timestamp (each line
+                                           once): left missing */
+    char time_examples[MAP_ERROR_EXAMPLES][80]; /* the first of them */
+    int n_time_examples;                /* examples kept */
 } map_stats_t;
 
 typedef struct map_opts {

@@ -33,13 +33,58 @@ static const logformat_t fmt_csv = {
     "csv", no_vars, true, true,
     "comma-separated values; the first line of each file names the columns",
 };
+static const logformat_t fmt_csvnoheader = {
+    "csvnoheader", no_vars, true, true,
+    "comma-separated values without a header; columns are $1, $2, ...",
+};
+static const logformat_t fmt_tsv = {
+    "tsv", no_vars, true, true,
+    "tab-separated values; the first line of each file names the columns",
+};
+
+static const char *const time_var[] = { "$time", NULL };
+
 static const logformat_t fmt_json = {
-    "json", no_vars, true, false,
-    "one JSON object per line; keys are fields, nested keys as a.b",
+    "json", time_var, true, false,
+    "one JSON object per line; keys are fields, nested keys as a.b, array members as a.0",
+};
+static const char *const k8s_vars[] = { "$log", "$stream", "$time", NULL };
+static const logformat_t fmt_k8s = {
+    "k8s", k8s_vars, true, false,
+    "a container's JSON log line ({\"log\":\"{...}\\n\",\"stream\":...}); the log's keys are fields",
+};
+static const logformat_t fmt_logfmt = {
+    "logfmt", time_var, true, false,
+    "space-separated key=value pairs, quoted values, bare keys",
+};
+
+/* The access logs' common and combined layouts, nginx's names (fmt_access.c). */
+static const char *const access_vars[] = {
+    "$remote_addr", "$remote_user", "$time_local", "$request", "$method", "$path",
+    "$protocol", "$status", "$body_bytes_sent", "$http_referer", "$http_user_agent",
+    "$http_x_forwarded_for", "$request_time", "$time", NULL,
+};
+static const logformat_t fmt_nginx = {
+    "nginx", access_vars, false, false,
+    "nginx's access log, common or combined layout",
+};
+static const logformat_t fmt_apache = {
+    "apache", access_vars, false, false,
+    "Apache's access log, common or combined layout",
+};
+
+static const char *const syslog_vars[] = {
+    "$priority", "$facility", "$severity", "$version", "$timestamp", "$host", "$app",
+    "$pid", "$msgid", "$sd", "$message", "$time", NULL,
+};
+static const logformat_t fmt_syslog = {
+    "syslog", syslog_vars, true, false,
+    "RFC 5424 and RFC 3164 syslog lines; structured data as SDID.NAME",
 };
 
 const logformat_t *const logformat_all[] = {
-    &fmt_default, &fmt_generic, &fmt_generickv, &fmt_csv, &fmt_json, NULL,
+    &fmt_default, &fmt_generic, &fmt_generickv, &fmt_csv, &fmt_csvnoheader, &fmt_tsv,
+    &fmt_json, &fmt_k8s, &fmt_logfmt, &fmt_nginx, &fmt_apache, &fmt_syslog, NULL,
 };
 
 const logformat_t *logformat_find(const char *name)

@@ -7,6 +7,7 @@
 #include "parser/plan.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,16 +48,19 @@ static int plan_logformat(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q,
         p->logformat = logformat_find(w->text);
         p->logformat_given = true;
         if (!p->logformat) {
-            const char *names[16];
-            size_t n = 0;
-            for (; logformat_all[n] && n < 15; n++)
+            const char *names[32];
+            char known[256] = "";
+            size_t n = 0, kl = 0;
+            for (; logformat_all[n] && n < 31; n++) {
                 names[n] = logformat_all[n]->name;
+                kl += (size_t)snprintf(known + kl, kl < sizeof known ? sizeof known - kl : 0,
+                                       "%s%s", n ? " " : "", names[n]);
+            }
             names[n] = NULL;
             const char *s = resolve_suggest(w->text, names);
             return parse_error(rc->pc, ERR_QUERY, w->off,
-                               "unknown log format '%s'%s%s%s (known: default generic "
-                               "generickv csv json)", w->text,
-                               s ? "; did you mean " : "", s ? s : "", s ? "?" : "");
+                               "unknown log format '%s'%s%s%s (known: %s)", w->text,
+                               s ? "; did you mean " : "", s ? s : "", s ? "?" : "", known);
         }
     } else if (!q->slot[AST_FROM]) {
         /* DTail: without from and logformat, lines get the generic parser. */

@@ -97,6 +97,14 @@ static void print_summary(dmap_state_t *rs, const map_stats_t *st, size_t n_grou
                 st->lines_unparsed, rs->job->plan->map->logformat->name);
     for (int i = 0; i < st->n_examples && log_level >= LOG_DEBUG; i++)
         term_fprintf(stderr, "dmap: unparsed: %s\n", st->examples[i]);
+    if (st->times_unparsable && log_level >= LOG_WARN && !quiet)
+        fprintf(stderr, "dmap: %llu time%s could not be read as a timestamp, so %s missing "
+                        "($time, bucket())%s\n",
+                st->times_unparsable, st->times_unparsable == 1 ? "" : "s",
+                st->times_unparsable == 1 ? "it is" : "they are",
+                log_level < LOG_DEBUG ? " (--logLevel debug shows examples)" : "");
+    for (int i = 0; i < st->n_time_examples && log_level >= LOG_DEBUG; i++)
+        term_fprintf(stderr, "dmap: unparsable time: '%s'\n", st->time_examples[i]);
 }
 
 /* sp: the spill holding the whole result, or NULL when it is all in

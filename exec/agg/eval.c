@@ -12,6 +12,7 @@
 #include "exec/agg/compare.h"
 #include "exec/agg/eval_int.h"
 #include "exec/agg/number.h"
+#include "exec/extract/logtime.h"
 #include "wire/codec.h"
 
 /* Scratch: linked blocks, reused batch after batch; pointers stay valid
@@ -175,6 +176,7 @@ int eval_init(eval_t *ev, const plan_t *plan, err_t *e)
 {
     memset(ev, 0, sizeof *ev);
     ev->plan = plan;
+    ev->tctx = logtime_ctx_local();
     size_t n_ids = plan->n_select + 2 * plan->n_where + plan->n_set + plan->n_group_by;
     long *ids = calloc(n_ids ? n_ids : 1, sizeof *ids);
     if (!ids)
@@ -301,73 +303,21 @@ void eval_free(eval_t *ev)
 
 /* ---- time buckets ------------------------------------------------------ */
 
-static int digits(const char *p, size_t n, int *out)
+/* Row r's bucket() argument x was no timestamp: counted once per line
+ * (a query has bucket() in select and group by), the first values kept. */
+static void bad_time(eval_t *ev, uint32_t r, sv_t x)
 {
-    int v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] < '0' || p[i] > '9')
-            return 0;
-        v = v * 10 + (p[i] - '0');
+    if (ev->badtime[r])
+        return;
+    ev->badtime[r] = 1;
+    ev->badtime_any = true;
+    if (ev->n_badtime++ < EVAL_TIME_EXAMPLES) {
+        char *o = ev->badtime_ex[ev->n_badtime - 1];
+        snprintf(o, EVAL_TIME_EXAMPLE_LEN, "%.*s", x.len < 64 ? (int)x.len : 64, x.p);
+        for (char *c = o; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
     }
-    *out = v;
-    return 1;
-}
-
-/* Buckets timestamp x to a multiple of w seconds and writes it in the same
- * layout into out (cap >= x.len + 1). Returns the length, or -1 when x is
- * not a timestamp this understands. */
-static long bucket_format(const char *x, size_t len, int64_t w, char *out)
-{
-    struct tm tm;
-    memset(&tm, 0, sizeof tm);
-    int Y = 2000, M, D, h, m, s;
-    size_t date_len;   /* bytes of the date part, to keep the layout */
-    if (len == 11 && x[4] == '-' && digits(x, 2, &M) && digits(x + 2, 2, &D) &&
-        digits(x + 5, 2, &h) && digits(x + 7, 2, &m) && digits(x + 9, 2, &s)) {
-        date_len = 4;            /* DTail: MMDD-HHMMSS, no year (a leap year keeps 0229) */
-    } else if (len == 15 && x[8] == '-' && digits(x, 4, &Y) && digits(x + 4, 2, &M) &&
-               digits(x + 6, 2, &D) && digits(x + 9, 2, &h) && digits(x + 11, 2, &m) &&
-               digits(x + 13, 2, &s)) {
-        date_len = 8;            /* YYYYMMDD-HHMMSS */
-    } else if (len >= 19 && x[4] == '-' && x[7] == '-' && (x[10] == 'T' || x[10] == ' ') &&
-               x[13] == ':' && x[16] == ':' && digits(x, 4, &Y) && digits(x + 5, 2, &M) &&
-               digits(x + 8, 2, &D) && digits(x + 11, 2, &h) && digits(x + 14, 2, &m) &&
-               digits(x + 17, 2, &s)) {
-        date_len = 10;           /* ISO 8601 / RFC 3339: zone suffix kept, fraction dropped */
-    } else if (len >= 9 && len <= 12 && digits(x, len, &(int){0})) {
-        long long t = strtoll(x, NULL, 10);
-        t -= ((t % w) + w) % w;
-        return snprintf(out, len + 2, "%lld", t);
-    } else {
-        return -1;
-    }
-    if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || s > 60)
-        return -1;
-    tm.tm_year = Y - 1900;
-    tm.tm_mon = M - 1;
-    tm.tm_mday = D;
-    tm.tm_hour = h;
-    tm.tm_min = m;
-    tm.tm_sec = s;
-    time_t t = timegm(&tm);
-    t -= ((t % w) + w) % w;
-    struct tm b;
-    gmtime_r(&t, &b);
-    if (date_len == 4)
-        return snprintf(out, 12, "%02d%02d-%02d%02d%02d", b.tm_mon + 1, b.tm_mday, b.tm_hour,
-                        b.tm_min, b.tm_sec);
-    if (date_len == 8)
-        return snprintf(out, 16, "%04d%02d%02d-%02d%02d%02d", b.tm_year + 1900, b.tm_mon + 1,
-                        b.tm_mday, b.tm_hour, b.tm_min, b.tm_sec);
-    /* ISO: same separators, no fraction, the zone as written. */
-    size_t zone = 19;
-    if (zone < len && x[zone] == '.')
-        while (zone < len && (x[zone] == '.' || (x[zone] >= '0' && x[zone] <= '9')))
-            zone++;
-    int n = snprintf(out, 20, "%04d-%02d-%02d%c%02d:%02d:%02d", b.tm_year + 1900, b.tm_mon + 1,
-                     b.tm_mday, x[10], b.tm_hour, b.tm_min, b.tm_sec);
-    memcpy(out + n, x + zone, len - zone);
-    return n + (long)(len - zone);
 }
 
 /* ---- evaluation -------------------------------------------------------- */
@@ -475,10 +425,17 @@ const sv_t *eval_node(eval_t *ev, ev_node_t *n, const uint32_t *rows, size_t nr)
             break;
         }
         case EV_BUCKET: {
-            char *o = scratch_alloc(ev->scratch, (size_t)x.len + 24);
-            long bl = o && x.len < 64 ? bucket_format(x.p, x.len, n->bucket_seconds, o) : -1;
-            if (bl >= 0)
+            logtime_t t;
+            if (!logtime_parse(x.p, x.len, &ev->tctx, &t)) {
+                bad_time(ev, r, x);
+                break;
+            }
+            char *o = scratch_alloc(ev->scratch, LOGTIME_MAX);
+            size_t bl = o ? logtime_write_bucket(&t, n->bucket_seconds, o) : 0;
+            if (bl)
                 res = (sv_t){o, (uint32_t)bl};
+            else if (o)
+                bad_time(ev, r, x);
             break;
         }
         case EV_REGEX: {
@@ -635,6 +592,10 @@ static int assign_groups(eval_t *ev, agg_table_t *t, const uint32_t *rows, size_
 size_t eval_batch(eval_t *ev, agg_table_t *table, uint32_t *rows, size_t nr, const uint64_t *seq)
 {
     scratch_reset(ev->scratch);
+    if (ev->badtime_any) {
+        memset(ev->badtime, 0, sizeof ev->badtime);
+        ev->badtime_any = false;
+    }
     nr = where_filter(ev, rows, nr);
     if (!nr)
         return 0;

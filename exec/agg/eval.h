@@ -17,9 +17,12 @@
 #include "base/err.h"
 #include "exec/agg/table.h"
 #include "exec/extract/extract.h"
+#include "exec/extract/logtime.h"
 #include "parser/plan.h"
 
 #define EVAL_BATCH 1024   /* lines per batch */
+#define EVAL_TIME_EXAMPLES 3      /* values kept that were no timestamp */
+#define EVAL_TIME_EXAMPLE_LEN 72  /* bytes of each, NUL included */
 
 typedef struct ev_node ev_node_t;
 typedef struct ev_scratch ev_scratch_t;
@@ -56,6 +59,14 @@ typedef struct eval {
     uint32_t gid[EVAL_BATCH];   /* group of each selected row (compacted) */
     sv_t vals[EVAL_BATCH];      /* gathered values (compacted) */
     uint64_t seqs[EVAL_BATCH];  /* gathered row positions (compacted) */
+    /* bucket() of values that are no timestamp (exec/extract/logtime.h) */
+    logtime_ctx_t tctx;         /* now and the local offset, for a year or
+                                   zone a timestamp does not write */
+    uint64_t n_badtime;         /* lines with such a value, since init */
+    uint8_t badtime[EVAL_BATCH];/* this batch's rows counted already */
+    bool badtime_any;           /* some row of badtime is set */
+    char badtime_ex[EVAL_TIME_EXAMPLES][EVAL_TIME_EXAMPLE_LEN]; /* the
+                                   first such values (control bytes as ?) */
 } eval_t;
 
 /* Compiles plan for one thread. The field names for the extractor are

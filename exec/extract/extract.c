@@ -8,13 +8,25 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "base/grow.h"
+#include "exec/extract/logtime.h"
 
 static const extract_format_t *const formats[] = {
     &extract_format_default, &extract_format_generic, &extract_format_generickv,
-    &extract_format_csv, &extract_format_json, NULL,
+    &extract_format_csv, &extract_format_csvnoheader, &extract_format_tsv,
+    &extract_format_json, &extract_format_k8s, &extract_format_logfmt,
+    &extract_format_nginx, &extract_format_apache, &extract_format_syslog, NULL,
 };
+
+static const extract_format_t *format_find(const char *name)
+{
+    for (size_t i = 0; name && formats[i]; i++)
+        if (strcmp(formats[i]->name, name) == 0)
+            return formats[i];
+    return NULL;
+}
 
 /* ---- name tables ---- */
 
@@ -148,6 +160,8 @@ bool extract_owns(const extractor_t *x, const char *p, size_t len)
     for (int k = 0; k < 4; k++)
         env_len += strlen(x->env_block + env_len) + 1;
     if (span_in(p, len, x->env_block, env_len))
+        return true;
+    if (span_in(p, len, x->fmt->consts, x->fmt->consts_len))
         return true;
     if (span_in(p, len, x->scratch.buf, x->scratch.used))
         return true;
@@ -326,12 +340,62 @@ static void plan_kv_patterns(extractor_t *x)
     }
 }
 
+/* Adds a hidden column planned as *fp; its index, EXTRACT_NONE on OOM. */
+static uint32_t add_hidden(extractor_t *x, field_plan_t fp)
+{
+    field_plan_t *np = realloc(x->plan, (x->n_cols + 1) * sizeof *np);
+    if (!np)
+        return EXTRACT_NONE;
+    x->plan = np;
+    x->plan[x->n_cols] = fp;
+    return (uint32_t)x->n_cols++;
+}
+
+/* $time of a format with a time source: the columns it is read from (the
+ * query's own field of that name, else a hidden one). */
+static int plan_time(extractor_t *x)
+{
+    const extract_format_t *fmt = x->fmt;
+    if (x->time_col == EXTRACT_NONE)
+        return 0;
+    if (fmt->time_slot) {
+        uint32_t c = EXTRACT_NONE;
+        for (size_t f = 0; f < x->n_cols; f++)
+            if (x->plan[f].kind == FIELD_SLOT && x->plan[f].pos == fmt->time_slot)
+                c = (uint32_t)f;
+        if (c == EXTRACT_NONE &&
+            (c = add_hidden(x, (field_plan_t){.kind = FIELD_SLOT, .pos = fmt->time_slot})) ==
+                EXTRACT_NONE)
+            return -1;
+        x->time_src[x->n_time_src++] = c;
+    }
+    for (size_t k = 0; fmt->time_keys && fmt->time_keys[k] && x->n_time_src < 8; k++) {
+        const char *name = fmt->time_keys[k];
+        size_t len = strlen(name);
+        uint32_t c = EXTRACT_NONE;
+        for (uint32_t d = 0; d < x->n_dyn; d++)
+            if (x->dyn[d].len == len && memcmp(x->dyn[d].name, name, len) == 0)
+                c = x->dyn[d].field;
+        if (c == EXTRACT_NONE) {
+            if ((c = add_hidden(x, (field_plan_t){.kind = FIELD_MISSING})) == EXTRACT_NONE ||
+                keys_add(&x->dyn, &x->n_dyn, name, len, c) == EXTRACT_NONE)
+                return -1;
+            if (len > x->dyn_max_len)
+                x->dyn_max_len = (uint32_t)len;
+        }
+        x->time_src[x->n_time_src++] = c;
+    }
+    return 0;
+}
+
 static int plan_fields(extractor_t *x, const char *const *fields, err_t *e)
 {
     x->plan = calloc(x->n_fields ? x->n_fields : 1, sizeof *x->plan);
     x->dups = calloc(x->n_fields ? 2 * x->n_fields : 1, sizeof *x->dups);
     if (!x->plan || !x->dups)
         return err_set(e, ERR_NOMEM, "out of memory planning log format fields");
+    x->n_cols = x->n_fields;
+    x->time_col = EXTRACT_NONE;
     for (size_t f = 0; f < x->n_fields; f++) {
         const char *name = fields[f];
         size_t len = strlen(name);
@@ -352,6 +416,8 @@ static int plan_fields(extractor_t *x, const char *const *fields, err_t *e)
         field_plan_t *fp = &x->plan[f];
         if (!plan_common(x, name, fp) && !(x->fmt->plan_var && x->fmt->plan_var(name, fp)))
             fp->kind = FIELD_MISSING;
+        if (fp->kind == FIELD_TIME)
+            x->time_col = (uint32_t)f;
         /* In dynamic formats a line's own key of the same name overrides
          * even a variable, as DTail's field map does. */
         if (x->fmt->dynamic) {
@@ -361,13 +427,21 @@ static int plan_fields(extractor_t *x, const char *const *fields, err_t *e)
                 x->dyn_max_len = (uint32_t)len;
         }
     }
-    x->by_kind = calloc(x->n_fields ? x->n_fields : 1, sizeof *x->by_kind);
-    if (!x->by_kind)
+    if (plan_time(x) < 0)
+        return err_set(e, ERR_NOMEM, "out of memory planning log format fields");
+    for (uint32_t k = 0; k < EXTRACT_SLOTS; k++)
+        x->slot_col[k] = EXTRACT_NONE;
+    for (size_t f = 0; f < x->n_cols; f++)
+        if (x->plan[f].kind == FIELD_SLOT && x->plan[f].pos < EXTRACT_SLOTS)
+            x->slot_col[x->plan[f].pos] = (uint32_t)f;
+    x->by_kind = calloc(x->n_cols ? x->n_cols : 1, sizeof *x->by_kind);
+    x->ext_cols = calloc(x->n_cols ? x->n_cols : 1, sizeof *x->ext_cols);
+    if (!x->by_kind || !x->ext_cols)
         return err_set(e, ERR_NOMEM, "out of memory planning log format fields");
     uint32_t at = 0;
     for (uint32_t k = 0; k < FIELD_KINDS; k++) {
         x->kind_start[k] = at;
-        for (size_t f = 0; f < x->n_fields; f++)
+        for (size_t f = 0; f < x->n_cols; f++)
             if (x->plan[f].kind == k)
                 x->by_kind[at++] = (uint32_t)f;
     }
@@ -407,19 +481,29 @@ static int plan_json(extractor_t *x, err_t *e)
 
 /* ---- public interface ---- */
 
-extractor_t *extractor_new(const char *format, const char *const *fields, size_t n_fields,
-                           const extract_env_t *env, err_t *e)
+extractor_t *extractor_new_opts(const char *format, const char *const *fields, size_t n_fields,
+                                const extract_env_t *env, const extract_opts_t *opts, err_t *e)
 {
-    const extract_format_t *fmt = NULL;
-    for (size_t i = 0; format && formats[i]; i++)
-        if (strcmp(formats[i]->name, format) == 0)
-            fmt = formats[i];
+    const extract_format_t *fmt = format_find(format);
+    extract_opts_t o = opts ? *opts : (extract_opts_t){0};
     if (!fmt) {
         err_set(e, ERR_QUERY, "unknown log format \"%s\"", format ? format : "(null)");
         return NULL;
     }
     if (n_fields > UINT32_MAX / 4) {
         err_set(e, ERR_QUERY, "too many fields for log format \"%s\"", format);
+        return NULL;
+    }
+    if (o.pattern) {
+        err_set(e, ERR_QUERY, "log format \"%s\" takes no pattern", format);
+        return NULL;
+    }
+    if (o.delimiter && (!fmt->delimiter || o.delimiter == '\n' || o.delimiter == '\r' ||
+                        o.delimiter == '"')) {
+        err_set(e, ERR_QUERY, fmt->delimiter ? "log format \"%s\": a delimiter cannot be a "
+                                               "quote or a line end"
+                                             : "log format \"%s\" takes no delimiter",
+                format);
         return NULL;
     }
     extractor_t *x = calloc(1, sizeof *x);
@@ -429,17 +513,49 @@ extractor_t *extractor_new(const char *format, const char *const *fields, size_t
     }
     x->fmt = fmt;
     x->n_fields = n_fields;
-    x->csv_need_header = true;
+    x->csv_need_header = fmt->per_source;
+    x->delim = o.delimiter ? o.delimiter : fmt->delimiter;
+    x->now = o.now ? o.now : (long long)time(NULL);
+    x->zone_off = env && env->timeoffset ? (int32_t)strtol(env->timeoffset, NULL, 10) : 0;
     if (env_copy(x, env) < 0) {
         err_set(e, ERR_NOMEM, "out of memory creating the log format extractor");
         extractor_free(x);
         return NULL;
     }
-    if (plan_fields(x, fields, e) < 0 || (fmt == &extract_format_json && plan_json(x, e) < 0)) {
+    if (plan_fields(x, fields, e) < 0 ||
+        ((fmt == &extract_format_json || fmt == &extract_format_k8s) && plan_json(x, e) < 0) ||
+        (fmt == &extract_format_csvnoheader && extract_csv_plan_columns(x, e) < 0)) {
         extractor_free(x);
         return NULL;
     }
     return x;
+}
+
+extractor_t *extractor_new(const char *format, const char *const *fields, size_t n_fields,
+                           const extract_env_t *env, err_t *e)
+{
+    return extractor_new_opts(format, fields, n_fields, env, NULL, e);
+}
+
+bool extractor_per_source(const extractor_t *x)
+{
+    return x->fmt->per_source;
+}
+
+bool extract_format_has_tables(const char *format)
+{
+    const extract_format_t *fmt = format_find(format);
+    return fmt && fmt->records;
+}
+
+unsigned long long extractor_bad_times(const extractor_t *x)
+{
+    return x->n_badtime;
+}
+
+const char *extractor_bad_time(const extractor_t *x, int k)
+{
+    return k >= 0 && k < 3 && (unsigned long long)k < x->n_badtime ? x->badtime_ex[k] : NULL;
 }
 
 void extractor_line_names(const extractor_t *x, const char *line, size_t len, extract_name_fn fn,
@@ -479,6 +595,8 @@ void extractor_free(extractor_t *x)
     free(x->dyn_tab.slot);
     free(x->pre_tab.slot);
     free(x->plan);
+    free(x->hid_mem);
+    free(x->ext_cols);
     free(x->by_kind);
     free(x->dups);
     free(x->env_block);
@@ -492,6 +610,8 @@ void extractor_free(extractor_t *x)
 void extractor_begin_source(extractor_t *x, const char *source_id)
 {
     (void)source_id;
+    if (!x->fmt->per_source)
+        return;                 /* csvnoheader's columns are fixed */
     x->csv_need_header = true;
     x->csv_header_bad = false;
     x->csv_cols = 0;
@@ -530,16 +650,82 @@ static void batch_begin(extractor_t *x)
     scratch_reset(&x->scratch);
 }
 
+/* $time of the batch's parsed lines: the first time source a line has,
+ * read as a timestamp and written as ISO 8601 in UTC. A source that is
+ * no timestamp leaves $time missing and is counted. A line's own key
+ * "$time" (a dynamic format) wins, as names the line provides do. */
+static void extract_time_fill(extractor_t *x, size_t n, sv_t *const *cols, const uint8_t *status)
+{
+    const logtime_ctx_t ctx = {x->now, x->zone_off};
+    sv_t *out = cols[x->time_col];
+    for (size_t i = 0; i < n; i++) {
+        if (status[i] != EXTRACT_OK || out[i].len != SV_MISSING)
+            continue;
+        sv_t raw = {NULL, SV_MISSING};
+        for (uint32_t k = 0; k < x->n_time_src && raw.len == SV_MISSING; k++)
+            raw = cols[x->time_src[k]][i];
+        if (raw.len == SV_MISSING)
+            continue;
+        logtime_t t;
+        char *o;
+        size_t tl = 0;
+        if (logtime_parse(raw.p, raw.len, &ctx, &t) && (o = extract_scratch(x, LOGTIME_MAX)) &&
+            (tl = logtime_write_utc(&t, o)) > 0) {
+            out[i].p = o;
+            out[i].len = (uint32_t)tl;
+        } else if (x->n_badtime++ < 3) {
+            char *ex = x->badtime_ex[x->n_badtime - 1];
+            snprintf(ex, sizeof x->badtime_ex[0], "%.*s", raw.len < 64 ? (int)raw.len : 64,
+                     raw.p);
+            for (char *c = ex; *c; c++)
+                if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                    *c = '?';
+        }
+    }
+    for (size_t d = 0; d < x->n_dups; d++)
+        if (x->dups[2 * d + 1] == x->time_col)
+            for (size_t i = 0; i < n; i++)
+                cols[x->dups[2 * d]][i] = out[i];
+}
+
 void extract_batch(extractor_t *x, const char *const *line, const uint32_t *len, size_t n,
                    sv_t *const *cols, uint8_t *status)
 {
     batch_begin(x);
-    x->fmt->batch(x, line, len, n, cols, status);
+    sv_t *const *all = cols;   /* the caller's columns, and the hidden ones */
+    if (x->n_cols == x->n_fields) {
+        x->fmt->batch(x, line, len, n, cols, status);
+    } else {
+        size_t n_hid = x->n_cols - x->n_fields;
+        if (n > x->hid_cap) {
+            sv_t *m = realloc(x->hid_mem, n * n_hid * sizeof *m);
+            if (!m) {
+                /* No room for the time source: every line is an error. */
+                extract_error(x, "out of memory extracting the time");
+                for (size_t i = 0; i < n; i++) {
+                    for (size_t f = 0; f < x->n_fields; f++)
+                        cols[f][i] = (sv_t){NULL, SV_MISSING};
+                    status[i] = EXTRACT_ERROR;
+                }
+                return;
+            }
+            x->hid_mem = m;
+            x->hid_cap = n;
+        }
+        for (size_t f = 0; f < x->n_fields; f++)
+            x->ext_cols[f] = cols[f];
+        for (size_t h = 0; h < n_hid; h++)
+            x->ext_cols[x->n_fields + h] = x->hid_mem + h * x->hid_cap;
+        all = x->ext_cols;
+        x->fmt->batch(x, line, len, n, all, status);
+    }
+    if (x->time_col != EXTRACT_NONE)
+        extract_time_fill(x, n, all, status);
 }
 
 bool extractor_splits_lines(const extractor_t *x)
 {
-    return x->fmt->lines != NULL;
+    return x->fmt->lines != NULL && x->n_cols == x->n_fields && x->time_col == EXTRACT_NONE;
 }
 
 const char *extract_lines(extractor_t *x, const char *p, const char *end, const char **line,

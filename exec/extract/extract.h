@@ -48,19 +48,53 @@ typedef struct extract_env {
     const char *timeoffset; /* $timeoffset, seconds east of UTC, e.g. "7200" */
 } extract_env_t;
 
+/* What a format may be told beyond its name (all zero: its defaults). The
+ * query language has no syntax for these yet; they are the place where
+ * `logformat csv delimiter ";"` and the like will arrive. */
+typedef struct extract_opts {
+    char delimiter;         /* csv, csvnoheader, tsv: the separator byte;
+                               0: the format's own (',' or '\t') */
+    const char *pattern;    /* reserved for a format given by a pattern:
+                               must be NULL */
+    long long now;          /* the instant (seconds since 1970, UTC) a year
+                               a timestamp does not write is inferred
+                               against (syslog's RFC 3164); 0: the clock
+                               when the extractor is made */
+} extract_opts_t;
+
 typedef struct extractor extractor_t;
 
-/* Creates an extractor for format `format` ("default", "generic",
- * "generickv", "csv", "json"). fields[0..n_fields) are the names the query
- * uses; column f of every batch holds field fields[f]. env is copied.
- * Unknown format: -1 with e set. */
+/* Creates an extractor for format `format` (a name of parser/logformat.c:
+ * "default", "generic", "generickv", "csv", "csvnoheader", "tsv", "json",
+ * "logfmt", "nginx", "apache", "syslog", "k8s"). fields[0..n_fields) are
+ * the names the query uses; column f of every batch holds field fields[f].
+ * env and opts (NULL: none) are copied. Unknown format or option: NULL
+ * with e set. */
+extractor_t *extractor_new_opts(const char *format, const char *const *fields, size_t n_fields,
+                                const extract_env_t *env, const extract_opts_t *opts, err_t *e);
+/* extractor_new_opts without options. */
 extractor_t *extractor_new(const char *format, const char *const *fields, size_t n_fields,
                            const extract_env_t *env, err_t *e);
 void extractor_free(extractor_t *x);
 
+/* Whether a line's fields depend on the lines before it in its source
+ * (csv and tsv: the header): then one worker reads a source from its
+ * first line on. */
+bool extractor_per_source(const extractor_t *x);
+/* Whether `from TABLE` selects lines of format `format` by DTail's
+ * MAPREDUCE:TABLE records (default, generic, generickv); the other
+ * formats have no such records and `from` does not filter them. */
+bool extract_format_has_tables(const char *format);
+/* Lines whose $time the format found but could not read as a timestamp
+ * (exec/extract/logtime.h): $time is missing on them. Since creation. */
+unsigned long long extractor_bad_times(const extractor_t *x);
+/* The k-th of the first such values (k < 3), control bytes as '?', or
+ * NULL. */
+const char *extractor_bad_time(const extractor_t *x, int k);
+
 /* A new input begins (csv: its first line is the header, not a row). */
 void extractor_begin_source(extractor_t *x, const char *source_id);
-/* csv only: sets the header explicitly (a parallel worker starting inside a
+/* csv and tsv: sets the header explicitly (a parallel worker starting inside a
  * file gets the file's first line this way). line has no '\n'. */
 int extractor_set_header(extractor_t *x, const char *line, size_t len, err_t *e);
 

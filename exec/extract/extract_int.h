@@ -37,8 +37,16 @@ enum field_kind {
     FIELD_POS,          /* default: positional field `pos` */
     FIELD_TIMEPART,     /* default: bytes [sub_off, sub_off+sub_len) of
                            field 1 when it is YYYYMMDD-HHMMSS */
+    FIELD_SLOT,         /* a fixed field of a format (nginx, syslog, k8s):
+                           its slot `pos` (1..EXTRACT_SLOTS-1), which the
+                           format fills through x->slot_col */
+    FIELD_TIME,         /* $time as an instant: ISO 8601 in UTC, made
+                           after the format's pass from the format's time
+                           source (extract_time_fill) */
     FIELD_KINDS         /* count */
 };
+
+#define EXTRACT_SLOTS 32            /* slots a format may have, 0 unused */
 
 typedef struct field_plan {
     uint8_t kind;       /* enum field_kind */
@@ -112,12 +120,47 @@ typedef struct extract_format {
     void (*names)(const extractor_t *x, const char *line, uint32_t len, extract_name_fn fn,
                   void *arg);
                         /* extractor_line_names; NULL: the line names none */
+    uint8_t time_slot;  /* the slot holding the line's timestamp, which
+                           $time reads (FIELD_TIME); 0: none */
+    const char *const *time_keys;
+                        /* dynamic names whose value is the line's
+                           timestamp, the first one present wins; NULL:
+                           none (with neither, $time is no FIELD_TIME) */
+    bool per_source;    /* lines depend on their source's header
+                           (extractor_per_source) */
+    bool records;       /* `from TABLE` filters by DTail's records
+                           (extract_format_has_tables) */
+    char delimiter;     /* the separator byte of a delimited format (0:
+                           none, and extract_opts_t.delimiter is refused) */
+    const char *consts; /* the block of constant values the format's views
+                           may point into ("true", facility names, ...) */
+    size_t consts_len;  /* its bytes */
 } extract_format_t;
 
 struct extractor {
     const extract_format_t *fmt;  /* the format */
-    size_t n_fields;              /* requested fields = columns */
-    field_plan_t *plan;           /* per field */
+    size_t n_fields;              /* requested fields = the caller's columns */
+    size_t n_cols;                /* n_fields, then the hidden columns: the
+                                     time source when $time is requested
+                                     and the query names no such field */
+    field_plan_t *plan;           /* per column */
+    sv_t *hid_mem;                /* the hidden columns' rows */
+    size_t hid_cap;               /* rows each hidden column has room for */
+    sv_t **ext_cols;              /* the caller's columns, then the hidden
+                                     ones: what a format's pass fills */
+    uint32_t slot_col[EXTRACT_SLOTS]; /* column of each slot, EXTRACT_NONE
+                                     when nothing asks for it */
+    uint32_t time_col;            /* column of $time (FIELD_TIME), or
+                                     EXTRACT_NONE */
+    uint32_t time_src[8];         /* columns $time is read from, in order */
+    uint32_t n_time_src;          /* entries in time_src */
+    unsigned long long n_badtime; /* time sources that were no timestamp */
+    char badtime_ex[3][72];       /* the first of them */
+    int32_t zone_off;             /* seconds east of UTC of a timestamp
+                                     without zone: $timeoffset */
+    long long now;                /* extract_opts_t.now, or the clock at
+                                     creation */
+    char delim;                   /* csv, tsv: the separator byte */
     uint32_t *by_kind;            /* the fields ordered by plan kind (dups
                                      as FIELD_MISSING) */
     uint32_t kind_start[FIELD_KINDS + 1]; /* by_kind[kind_start[k]..
@@ -170,7 +213,10 @@ struct extractor {
     bool csv_need_header;         /* the next line is the source's header */
     bool csv_header_bad;          /* the header could not be read */
     uint32_t *csv_map;            /* column -> field, EXTRACT_NONE if unused */
-    uint32_t csv_cols;            /* header columns */
+    uint32_t csv_cols;            /* header columns (csvnoheader: entries
+                                     of csv_map) */
+    bool csv_fixed;               /* csvnoheader: columns are $1, $2, ...,
+                                     a row may have any number */
     size_t csv_map_cap;           /* capacity of csv_map */
     char *csv_head;               /* copy of the current header line (for
                                      extractor_line_names) */
@@ -185,6 +231,49 @@ extern const extract_format_t extract_format_generic;
 extern const extract_format_t extract_format_generickv;
 extern const extract_format_t extract_format_csv;
 extern const extract_format_t extract_format_json;
+extern const extract_format_t extract_format_csvnoheader;
+extern const extract_format_t extract_format_tsv;
+extern const extract_format_t extract_format_k8s;
+extern const extract_format_t extract_format_logfmt;
+extern const extract_format_t extract_format_nginx;
+extern const extract_format_t extract_format_apache;
+extern const extract_format_t extract_format_syslog;
+
+/* The value of a quoted text field [p, p+n) with its backslash escapes
+ * read (unescape.c): \" \\ \/ \] \n \r \t \b \f, \xHH (a byte) and
+ * \uXXXX (a code point, as UTF-8); any other backslash is kept as
+ * written. out has room for n bytes (no escape is shorter than what it
+ * stands for); returns the length written. */
+uint32_t extract_unescape(const char *p, uint32_t n, char *out);
+/* Code point cp as UTF-8 into out (1-4 bytes); the length (unescape.c). */
+uint32_t extract_utf8_put(char *out, unsigned cp);
+/* tsv: extractor_set_header (fmt_tsv.c). */
+int extract_tsv_set_header(extractor_t *x, const char *line, size_t len, err_t *e);
+/* csvnoheader: maps the requested names $1, $2, ... to columns 0, 1, ...
+ * (fmt_csv.c). */
+int extract_csv_plan_columns(extractor_t *x, err_t *e);
+/* Unescapes the content of a validated JSON string (fmt_json.c) into out,
+ * which has room for len bytes; the length written. */
+uint32_t extract_json_unescape(const char *s, uint32_t len, char *out);
+/* The top-level keys whose string values extract_json_object takes
+ * instead of the requested names (k8s: log, stream, time). */
+#define EXTRACT_JSON_OUTER 3
+typedef struct extract_json_outer {
+    const char *name[EXTRACT_JSON_OUTER]; /* the keys */
+    sv_t val[EXTRACT_JSON_OUTER];  /* their content: the first one's
+                                      unescaped (in scratch), the others'
+                                      raw; len SV_MISSING: the line has
+                                      none that is a string */
+    bool esc[EXTRACT_JSON_OUTER];  /* the raw content holds escapes */
+} extract_json_outer_t;
+
+/* The JSON object at [p, p+len) into line i's columns, by the requested
+ * names, or with outer its top-level strings of outer's names only
+ * (fmt_json.c); false with *why and *at (the byte) when it is not exactly
+ * one valid object. */
+bool extract_json_object(extractor_t *x, size_t i, const char *p, uint32_t len,
+                         sv_t *const *cols, extract_json_outer_t *outer, const char **why,
+                         size_t *at);
 
 /* ---- shared helpers (extract.c) ---- */
 
@@ -241,7 +330,7 @@ void extract_quote(char *out, size_t cap, const char *p, size_t len, size_t max)
 /* n bytes of scratch valid until the next batch; NULL when out of memory. */
 char *extract_scratch(extractor_t *x, size_t n);
 /* Test hook: whether [p, p+len) lies in the extractor's own storage (the
- * environment strings or this batch's scratch). */
+ * environment strings, the format's constants or this batch's scratch). */
 bool extract_owns(const extractor_t *x, const char *p, size_t len);
 /* Trims Go's unicode.IsSpace bytes from both ends, as strings.TrimSpace. */
 void extract_trim_slow(const char **p, uint32_t *len);
@@ -262,7 +351,7 @@ static inline void extract_trim(const char **p, uint32_t *len)
 /* Sets every column of line i to missing (skipped and bad lines). */
 static inline void extract_line_missing(const extractor_t *x, size_t i, sv_t *const *cols)
 {
-    for (size_t f = 0; f < x->n_fields; f++) {
+    for (size_t f = 0; f < x->n_cols; f++) {
         cols[f][i].p = NULL;
         cols[f][i].len = SV_MISSING;
     }
@@ -273,7 +362,7 @@ static inline void extract_line_missing(const extractor_t *x, size_t i, sv_t *co
 static inline void extract_line_common(const extractor_t *x, size_t i, const char *p,
                                        uint32_t len, sv_t *const *cols)
 {
-    for (size_t f = 0; f < x->n_fields; f++) {
+    for (size_t f = 0; f < x->n_cols; f++) {
         const field_plan_t *fp = &x->plan[f];
         sv_t *v = &cols[f][i];
         if (fp->kind == FIELD_CONST) {
@@ -293,6 +382,62 @@ static inline void extract_line_dups(const extractor_t *x, size_t i, sv_t *const
 {
     for (size_t d = 0; d < x->n_dups; d++)
         cols[x->dups[2 * d]][i] = cols[x->dups[2 * d + 1]][i];
+}
+
+/* One line of a format that needs no state across lines: fills line i's
+ * columns from the trimmed line [p, p+len) and returns its status. */
+typedef uint8_t (*extract_line_fn)(extractor_t *x, size_t i, const char *p, uint32_t len,
+                                   sv_t *const *cols);
+
+/* The batch loop of such a format: each line trimmed, the common
+ * variables set, fn, then every column missing unless the line is
+ * EXTRACT_OK (and the repeated names copied when it is). Inline, so fn is
+ * called directly. */
+static inline __attribute__((always_inline)) void
+extract_each_line(extractor_t *x, const char *const *line, const uint32_t *len, size_t n,
+                  sv_t *const *cols, uint8_t *status, extract_line_fn fn)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *p = line[i];
+        uint32_t l = len[i];
+        extract_trim(&p, &l);
+        extract_line_common(x, i, p, l, cols);
+        uint8_t st = fn(x, i, p, l, cols);
+        if (st != EXTRACT_OK)
+            extract_line_missing(x, i, cols);
+        else
+            extract_line_dups(x, i, cols);
+        status[i] = st;
+    }
+}
+
+/* The byte a one-letter backslash escape stands for (" \\ / b f n r t,
+ * and with bracket ]), 0 when e is none. */
+static inline char extract_escape_byte(char e, bool bracket)
+{
+    switch (e) {
+    case '"': case '\\': case '/': return e;
+    case ']': return bracket ? e : 0;
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    default: return 0;
+    }
+}
+
+/* The escape readers' common step: copies [p+*k, the next backslash or
+ * n) to out+*o and moves both; false when no backslash is left. */
+static inline bool extract_copy_plain(const char *p, uint32_t n, uint32_t *k, char *out,
+                                      uint32_t *o)
+{
+    const char *bs = memchr(p + *k, '\\', n - *k);
+    uint32_t stop = bs ? (uint32_t)(bs - p) : n;
+    memcpy(out + *o, p + *k, stop - *k);
+    *o += stop - *k;
+    *k = stop;
+    return stop < n;
 }
 
 /* The field a dynamic key sets, or EXTRACT_NONE. Most keys are settled by

@@ -1,5 +1,6 @@
-/* fmt_csv.c: the `csv` log format (dtail-behaviour.md §3.5). The delimiter
- * is ','. The first line of each source (after extractor_begin_source, or
+/* fmt_csv.c: the `csv` log format (dtail-behaviour.md §3.5), and
+ * `csvnoheader`. The delimiter is ',' (extract_opts_t may set another).
+ * csv: the first line of each source (after extractor_begin_source, or
  * the line given to extractor_set_header) is the header: it yields
  * EXTRACT_SKIP and column i of later lines is the field named header[i].
  * More values than header columns is EXTRACT_ERROR; fewer leaves the rest
@@ -9,7 +10,10 @@
  * runs to the next lone '"' (a doubled "" is one quote), may hold commas,
  * and its value is the unquoted text (copied to scratch only when it held
  * ""). A quote inside an unquoted field is an ordinary byte. An unterminated
- * quoted field, or text after a closing quote, is EXTRACT_ERROR. */
+ * quoted field, or text after a closing quote, is EXTRACT_ERROR.
+ *
+ * csvnoheader: no header; column i is the field named $i+1 ($1, $2, ...),
+ * and a row may have any number of columns (those it lacks are missing). */
 #include "exec/extract/extract_int.h"
 
 #include <stdlib.h>
@@ -27,8 +31,8 @@ typedef struct csv_field {
 
 enum csv_lex { CSV_MORE, CSV_LAST, CSV_BAD };
 
-/* Reads the field at *pos of [p, p+n) and moves *pos past its comma. */
-static enum csv_lex csv_next(const char *p, uint32_t n, uint32_t *pos, csv_field_t *f)
+/* Reads the field at *pos of [p, p+n) and moves *pos past its delimiter d. */
+static enum csv_lex csv_next(const char *p, uint32_t n, uint32_t *pos, csv_field_t *f, char d)
 {
     uint32_t at = *pos;
     f->dq = false;
@@ -53,12 +57,12 @@ static enum csv_lex csv_next(const char *p, uint32_t n, uint32_t *pos, csv_field
             *pos = at;
             return CSV_LAST;
         }
-        if (p[at] != ',')
+        if (p[at] != d)
             return CSV_BAD;                     /* text after the closing quote */
         *pos = at + 1;
         return CSV_MORE;
     }
-    const char *c = at < n ? memchr(p + at, ',', n - at) : NULL;
+    const char *c = at < n ? memchr(p + at, d, n - at) : NULL;
     uint32_t e = c ? (uint32_t)(c - p) : n;
     f->p = p + at;
     f->len = e - at;
@@ -109,7 +113,7 @@ static enum err_code csv_header(extractor_t *x, const char *p, uint32_t n, const
     uint32_t buf_cap = 0;
     for (;;) {
         csv_field_t f;
-        enum csv_lex r = csv_next(p, n, &pos, &f);
+        enum csv_lex r = csv_next(p, n, &pos, &f, x->delim);
         if (r == CSV_BAD) {
             free(buf);
             *why = "CSV header has a malformed quoted field";
@@ -147,6 +151,8 @@ static enum err_code csv_header(extractor_t *x, const char *p, uint32_t n, const
 
 int extractor_set_header(extractor_t *x, const char *line, size_t len, err_t *e)
 {
+    if (x->fmt == &extract_format_tsv)
+        return extract_tsv_set_header(x, line, len, e);
     if (x->fmt != &extract_format_csv)
         return 0;
     const char *why = NULL;
@@ -164,6 +170,8 @@ int extractor_set_header(extractor_t *x, const char *line, size_t len, err_t *e)
 static inline void csv_store(const extractor_t *x, size_t i, uint32_t col, const char *p,
                              uint32_t len, sv_t *const *cols)
 {
+    if (col >= x->csv_cols)
+        return;                          /* csvnoheader: a column nobody asked for */
     uint32_t field = x->csv_map[col];
     if (field == EXTRACT_NONE)
         return;
@@ -178,16 +186,16 @@ static uint8_t csv_row_quoted(extractor_t *x, size_t i, const char *p, uint32_t 
     uint32_t pos = 0, col = 0;
     for (;;) {
         csv_field_t f;
-        enum csv_lex r = csv_next(p, n, &pos, &f);
+        enum csv_lex r = csv_next(p, n, &pos, &f, x->delim);
         if (r == CSV_BAD) {
             extract_error(x, "CSV line has a malformed quoted field");
             return EXTRACT_ERROR;
         }
-        if (col >= x->csv_cols) {
+        if (col >= x->csv_cols && !x->csv_fixed) {
             extract_error(x, "CSV line has more fields than the header");
             return EXTRACT_ERROR;
         }
-        if (x->csv_map[col] != EXTRACT_NONE) {
+        if (col < x->csv_cols && x->csv_map[col] != EXTRACT_NONE) {
             const char *v = f.p;
             uint32_t vl = f.len;
             if (f.dq) {
@@ -213,8 +221,8 @@ static uint8_t csv_row_plain(extractor_t *x, size_t i, const char *p, uint32_t n
 {
     if (n <= SPLIT_SHORT_MAX) {
         split_short_t ss;
-        split_short_init(&ss, p, n, ',', ',');
-        if (ss.n_sep >= x->csv_cols) {
+        split_short_init(&ss, p, n, x->delim, x->delim);
+        if (ss.n_sep >= x->csv_cols && !x->csv_fixed) {
             extract_error(x, "CSV line has more fields than the header");
             return EXTRACT_ERROR;
         }
@@ -226,11 +234,11 @@ static uint8_t csv_row_plain(extractor_t *x, size_t i, const char *p, uint32_t n
     }
     split_tok_t tok[CSV_TOKS];
     split_t s;
-    split_init(&s, p, n, ',', ',');
+    split_init(&s, p, n, x->delim, x->delim);
     uint32_t col = 0;
     size_t nt;
     while ((nt = split_fill(&s, tok, CSV_TOKS)) > 0) {
-        if (col + nt > x->csv_cols) {
+        if (col + nt > x->csv_cols && !x->csv_fixed) {
             extract_error(x, "CSV line has more fields than the header");
             return EXTRACT_ERROR;
         }
@@ -286,7 +294,7 @@ static void csv_names(const extractor_t *x, const char *line, uint32_t len, extr
     char buf[256];
     for (;;) {
         csv_field_t f;
-        enum csv_lex r = csv_next(x->csv_head, x->csv_head_len, &pos, &f);
+        enum csv_lex r = csv_next(x->csv_head, x->csv_head_len, &pos, &f, x->delim);
         if (r == CSV_BAD)
             return;
         if (!f.dq)
@@ -298,6 +306,42 @@ static void csv_names(const extractor_t *x, const char *line, uint32_t len, extr
     }
 }
 
+/* $1, $2, ...: the column of a name, or EXTRACT_NONE. */
+static uint32_t dollar_column(const char *name, uint32_t len)
+{
+    if (len < 2 || len > 8 || name[0] != '$' || name[1] == '0')
+        return EXTRACT_NONE;
+    uint32_t v = 0;
+    for (uint32_t k = 1; k < len; k++) {
+        if (name[k] < '0' || name[k] > '9')
+            return EXTRACT_NONE;
+        v = v * 10 + (uint32_t)(name[k] - '0');
+    }
+    return v <= (1u << 20) ? v - 1 : EXTRACT_NONE;
+}
+
+int extract_csv_plan_columns(extractor_t *x, err_t *e)
+{
+    x->csv_fixed = true;
+    x->csv_cols = 0;
+    for (uint32_t k = 0; k < x->n_dyn; k++) {
+        uint32_t c = dollar_column(x->dyn[k].name, x->dyn[k].len);
+        if (c == EXTRACT_NONE)
+            continue;
+        if (GROW_ARRAY(x->csv_map, x->csv_map_cap, (size_t)c + 1, 16) < 0)
+            return err_set(e, ERR_NOMEM, "out of memory planning CSV columns");
+        while (x->csv_cols <= c)
+            x->csv_map[x->csv_cols++] = EXTRACT_NONE;
+        x->csv_map[c] = x->dyn[k].field;
+    }
+    return 0;
+}
+
 const extract_format_t extract_format_csv = {
-    "csv", true, false, NULL, csv_batch, NULL, csv_names,
+    .name = "csv", .dynamic = true, .batch = csv_batch, .names = csv_names,
+    .per_source = true, .delimiter = ',',
+};
+
+const extract_format_t extract_format_csvnoheader = {
+    .name = "csvnoheader", .dynamic = true, .batch = csv_batch, .delimiter = ',',
 };

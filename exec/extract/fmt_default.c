@@ -512,5 +512,6 @@ static void default_names(const extractor_t *x, const char *p, uint32_t len, ext
 }
 
 const extract_format_t extract_format_default = {
-    "default", true, true, default_plan_var, default_batch, default_lines, default_names,
+    .name = "default", .dynamic = true, .table_filter = true, .plan_var = default_plan_var,
+    .batch = default_batch, .lines = default_lines, .names = default_names, .records = true,
 };

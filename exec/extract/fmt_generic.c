@@ -18,5 +18,5 @@ static void generic_batch(extractor_t *x, const char *const *line, const uint32_
 }
 
 const extract_format_t extract_format_generic = {
-    "generic", false, false, NULL, generic_batch, NULL, NULL,
+    .name = "generic", .batch = generic_batch, .records = true,
 };

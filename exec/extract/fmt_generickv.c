@@ -57,5 +57,6 @@ static void generickv_names(const extractor_t *x, const char *p, uint32_t len,
 }
 
 const extract_format_t extract_format_generickv = {
-    "generickv", true, false, NULL, generickv_batch, NULL, generickv_names,
+    .name = "generickv", .dynamic = true, .batch = generickv_batch, .names = generickv_names,
+    .records = true,
 };

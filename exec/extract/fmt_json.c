@@ -3,13 +3,18 @@
  * Keys are fields; nested keys are dotted paths ("req.user.id"). String
  * values are unescaped (\uXXXX to UTF-8, surrogate pairs joined, a lone
  * surrogate becomes U+FFFD as in Go); numbers, true, false and null are their
- * raw text; an array's or object's value is its raw JSON text (members of
- * arrays are not addressable). Names are flat: each dotted name takes the
+ * raw text; an array's or object's value is its raw JSON text, and its
+ * members are named by index ("tags.0", "a.1.b"). Names are flat: each dotted name takes the
  * last value the line gives it, whether from nested objects or from a key
  * that holds a '.' itself, and duplicate keys are not merged as objects
  * ({"a":{"b":1},"a":2} has a = 2 and a.b = 1; RFC 8259 leaves duplicate
  * names undefined).
  * A line that is not exactly one valid JSON object is EXTRACT_ERROR.
+ * $time is the first of the top-level keys time, timestamp, ts and
+ * @timestamp the line has, read as a timestamp (extract.c).
+ *
+ * The same scanner reads the `k8s` format (fmt_k8s.c) through
+ * extract_json_object.
  *
  * A hand-written recursive-descent scanner: no allocation per line, no
  * read past the line, nesting limited to JSON_MAX_DEPTH. Paths are built
@@ -31,6 +36,8 @@ typedef struct jp {
     sv_t *const *cols;    /* output columns */
     uint32_t plen;        /* bytes of the current path in x->json_path */
     const char *err;      /* why the line was rejected */
+    extract_json_outer_t *outer; /* k8s: the top-level strings to take
+                             instead of the requested names; NULL: none */
 } jp_t;
 
 static bool j_fail(jp_t *j, const char *why)
@@ -68,17 +75,25 @@ static unsigned hex4(const char *p)
     return v;
 }
 
+#ifdef EXTRACT_SSE2
+/* The bytes of v that need attention inside a string: '"', '\\' and the
+ * control characters. */
+static inline unsigned j_special16(__m128i v)
+{
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i ctl = _mm_set1_epi8(0x1f);
+    __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                             _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
+    return (unsigned)_mm_movemask_epi8(m);
+}
+#endif
+
 /* Skips bytes that need no attention inside a string. */
 static inline const char *j_str_plain(const char *p, const char *end)
 {
 #ifdef EXTRACT_SSE2
-    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
-    const __m128i ctl = _mm_set1_epi8(0x1f);
     while (end - p >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-                                 _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
-        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+        unsigned mask = j_special16(_mm_loadu_si128((const __m128i *)(const void *)p));
         if (mask)
             return p + __builtin_ctz(mask);
         p += 16;
@@ -87,6 +102,24 @@ static inline const char *j_str_plain(const char *p, const char *end)
     while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
         p++;
     return p;
+}
+
+/* At p, where a string's plain bytes end: 0 its closing quote, 1 a
+ * backslash and a byte after it, -1 when the string is bad (unterminated,
+ * a control character). */
+static int j_at_special(jp_t *j, const char *p)
+{
+    if (p >= j->end || (*p == '\\' && j->end - p < 2)) {
+        j_fail(j, "unterminated string");
+        return -1;
+    }
+    if (*p == '"')
+        return 0;
+    if ((unsigned char)*p < 0x20) {
+        j_fail(j, "control character in string");
+        return -1;
+    }
+    return 1;
 }
 
 /* At '"': validates a string, sets its raw content and whether it holds
@@ -98,17 +131,13 @@ static bool j_string(jp_t *j, const char **s, uint32_t *len, bool *esc)
     *s = p;
     for (;;) {
         p = j_str_plain(p, end);
-        if (p >= end)
-            return j_fail(j, "unterminated string");
-        unsigned char c = (unsigned char)*p;
-        if (c == '"')
+        int at = j_at_special(j, p);
+        if (at <= 0) {
+            if (at < 0)
+                return false;
             break;
-        if (c < 0x20)
-            return j_fail(j, "control character in string");
-        /* a backslash */
+        }
         *esc = true;
-        if (end - p < 2)
-            return j_fail(j, "unterminated string");
         switch (p[1]) {
         case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
             p += 2;
@@ -130,51 +159,20 @@ static bool j_string(jp_t *j, const char **s, uint32_t *len, bool *esc)
     return true;
 }
 
-static uint32_t utf8_put(char *out, unsigned cp)
-{
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | cp >> 6);
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | cp >> 12);
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | cp >> 18);
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* Unescapes validated string content [s, s+len) into out (at most len
- * bytes are written: every escape is at least as long as its output). */
-static uint32_t j_unescape(const char *s, uint32_t len, char *out)
+ * bytes are written: every escape is at least as long as its output). The
+ * runs between escapes are copied whole. */
+uint32_t extract_json_unescape(const char *s, uint32_t len, char *out)
 {
     uint32_t o = 0, k = 0;
-    while (k < len) {
-        char c = s[k];
-        if (c != '\\') {
-            out[o++] = c;
-            k++;
-            continue;
-        }
+    while (extract_copy_plain(s, len, &k, out, &o)) {
         char e = s[k + 1];
         k += 2;
-        switch (e) {
-        case 'b': out[o++] = '\b'; break;
-        case 'f': out[o++] = '\f'; break;
-        case 'n': out[o++] = '\n'; break;
-        case 'r': out[o++] = '\r'; break;
-        case 't': out[o++] = '\t'; break;
-        case 'u': {
+        if (e != 'u') {
+            out[o++] = extract_escape_byte(e, false);   /* validated: one of " \ / b f n r t */
+            continue;
+        }
+        {
             unsigned cp = hex4(s + k);
             k += 4;
             if (cp >= 0xD800 && cp <= 0xDBFF) {
@@ -192,13 +190,76 @@ static uint32_t j_unescape(const char *s, uint32_t len, char *out)
             } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
                 cp = 0xFFFD;
             }
-            o += utf8_put(out + o, cp);
-            break;
-        }
-        default: out[o++] = e; break;   /* " \ / */
+            o += extract_utf8_put(out + o, cp);
         }
     }
     return o;
+}
+
+/* At '"': j_string and extract_json_unescape in one pass, for a long
+ * string with many escapes (k8s's log): validates the string, writes its
+ * unescaped content to out (room for the rest of the line and 16 bytes
+ * more) and moves past the closing quote. 16 bytes are copied at a time,
+ * whatever they hold, and the copy stops at the first that needs care. */
+static bool j_string_copy(jp_t *j, char *out, uint32_t *olen)
+{
+    const char *p = j->p + 1, *end = j->end;
+    uint32_t o = 0;
+    for (;;) {
+        bool special = false;
+#ifdef EXTRACT_SSE2
+        while (end - p >= 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+            _mm_storeu_si128((__m128i *)(void *)(out + o), v);
+            unsigned mask = j_special16(v);
+            if (mask) {
+                unsigned k = (unsigned)__builtin_ctz(mask);
+                p += k;
+                o += k;
+                special = true;
+                break;
+            }
+            p += 16;
+            o += 16;
+        }
+#endif
+        if (!special)
+            while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+                out[o++] = *p++;
+        int at = j_at_special(j, p);
+        if (at <= 0) {
+            if (at < 0)
+                return false;
+            break;
+        }
+        char b = extract_escape_byte(p[1], false);
+        if (b) {
+            out[o++] = b;
+            p += 2;
+            continue;
+        }
+        if (p[1] != 'u')
+            return j_fail(j, "bad escape in string");
+        if (end - p < 6 || hexval((unsigned char)p[2]) < 0 || hexval((unsigned char)p[3]) < 0 ||
+            hexval((unsigned char)p[4]) < 0 || hexval((unsigned char)p[5]) < 0)
+            return j_fail(j, "bad \\u escape");
+        /* a surrogate pair is one escape of 12 bytes */
+        uint32_t span = 6;
+        unsigned cp = hex4(p + 2);
+        if (cp >= 0xD800 && cp <= 0xDBFF && end - p >= 12 && p[6] == '\\' && p[7] == 'u') {
+            bool hex = true;
+            for (int k = 8; k < 12; k++)
+                hex &= hexval((unsigned char)p[k]) >= 0;
+            unsigned lo = hex ? hex4(p + 8) : 0;
+            if (lo >= 0xDC00 && lo <= 0xDFFF)
+                span = 12;
+        }
+        o += extract_json_unescape(p, span, out + o);
+        p += span;
+    }
+    *olen = o;
+    j->p = p + 1;
+    return true;
 }
 
 static bool j_number(jp_t *j)
@@ -243,7 +304,7 @@ static bool j_literal(jp_t *j, const char *word, size_t n)
 }
 
 static bool j_object(jp_t *j, int depth, bool track, bool top);
-static bool j_array(jp_t *j, int depth);
+static bool j_array(jp_t *j, int depth, bool track);
 
 /* Reads one value; field is the column it fills (EXTRACT_NONE: none);
  * descend: an object here may hold requested keys (path is current). */
@@ -265,7 +326,7 @@ static bool j_value(jp_t *j, int depth, uint32_t field, bool descend)
                 char *out = extract_scratch(j->x, len);
                 if (!out)
                     return j_fail(j, "out of memory unescaping a string");
-                len = j_unescape(s, len, out);
+                len = extract_json_unescape(s, len, out);
                 s = out;
             }
             j->cols[field][j->i].p = s;
@@ -277,7 +338,7 @@ static bool j_value(jp_t *j, int depth, uint32_t field, bool descend)
         ok = j_object(j, depth + 1, descend, false);
         break;
     case '[':
-        ok = j_array(j, depth + 1);
+        ok = j_array(j, depth + 1, descend);
         break;
     case 't':
         ok = j_literal(j, "true", 4);
@@ -322,7 +383,7 @@ static bool j_path_key(jp_t *j, uint32_t base, bool top, const char *s, uint32_t
     if (len > x->json_path_cap - at)
         return false;                    /* unescaped >= len / 6: too long */
     if (esc)
-        at += j_unescape(s, len, x->json_path + at);
+        at += extract_json_unescape(s, len, x->json_path + at);
     else {
         memcpy(x->json_path + at, s, len);
         at += len;
@@ -359,13 +420,47 @@ static bool j_object(jp_t *j, int depth, bool track, bool top)
         j_ws(j);
         uint32_t field = EXTRACT_NONE;
         bool descend = false;
+        if (top && j->outer) {
+            /* k8s: the runtime's strings; the last of a key wins, also
+             * when it is no string (then the key has none) */
+            extract_json_outer_t *o = j->outer;
+            char kb[64];
+            const char *kn = s;
+            uint32_t kl = len;
+            if (esc)
+                kl = len <= sizeof kb ? extract_json_unescape(s, len, kb) : 0, kn = kb;
+            int k = 0;
+            while (k < EXTRACT_JSON_OUTER &&
+                   !(kl == strlen(o->name[k]) && memcmp(kn, o->name[k], kl) == 0))
+                k++;
+            if (k < EXTRACT_JSON_OUTER) {
+                if (j->p >= j->end || *j->p != '"') {
+                    o->val[k] = (sv_t){NULL, SV_MISSING};
+                    if (!j_value(j, depth, EXTRACT_NONE, false))
+                        return false;
+                } else if (k == 0) {
+                    /* the log: validated and unescaped in one pass */
+                    char *out = extract_scratch(x, (size_t)(j->end - j->p) + 16);
+                    if (!out)
+                        return j_fail(j, "out of memory unescaping a string");
+                    if (!j_string_copy(j, out, &o->val[k].len))
+                        return false;
+                    o->val[k].p = out;
+                    o->esc[k] = false;
+                } else if (!j_string(j, &o->val[k].p, &o->val[k].len, &o->esc[k])) {
+                    return false;
+                }
+                goto next;
+            }
+        }
         if (track) {
             const char *name;
             uint32_t plen;
             if (j_path_key(j, base, top, s, len, esc, &name, &plen)) {
                 field = extract_dyn_field(x, name, plen);
-                /* only an object value can hold requested names below */
-                descend = x->n_pre && j->p < j->end && *j->p == '{' &&
+                /* only an object or array value can hold requested names
+                 * below */
+                descend = x->n_pre && j->p < j->end && (*j->p == '{' || *j->p == '[') &&
                           extract_name_find(&x->pre_tab, x->pre, name, plen) != EXTRACT_NONE;
                 if (descend && name != x->json_path)
                     memcpy(x->json_path, name, plen);   /* the base of nested keys */
@@ -375,6 +470,7 @@ static bool j_object(jp_t *j, int depth, bool track, bool top)
         if (!j_value(j, depth, field, descend))
             return false;
         j->plen = base;
+next:
         j_ws(j);
         if (j->p < j->end && *j->p == ',') {
             j->p++;
@@ -389,19 +485,51 @@ static bool j_object(jp_t *j, int depth, bool track, bool top)
     }
 }
 
-static bool j_array(jp_t *j, int depth)
+/* Element k of an array whose path is the current one (the path buffer
+ * holds it): its path "base.k" made in the buffer; false when that is
+ * longer than any requested name. */
+static bool j_path_index(jp_t *j, uint32_t base, uint32_t k, uint32_t *plen)
+{
+    extractor_t *x = j->x;
+    char digits[10];
+    uint32_t nd = 0;
+    do {
+        digits[nd++] = (char)('0' + k % 10);
+        k /= 10;
+    } while (k);
+    if (base + 1 + nd > x->dyn_max_len || base + 1 + nd > x->json_path_cap)
+        return false;
+    x->json_path[base] = '.';
+    for (uint32_t d = 0; d < nd; d++)
+        x->json_path[base + 1 + d] = digits[nd - 1 - d];
+    *plen = base + 1 + nd;
+    return true;
+}
+
+static bool j_array(jp_t *j, int depth, bool track)
 {
     if (depth > JSON_MAX_DEPTH)
         return j_fail(j, "nesting too deep");
+    extractor_t *x = j->x;
+    uint32_t base = j->plen;
     j->p++;                          /* '[' */
     j_ws(j);
     if (j->p < j->end && *j->p == ']') {
         j->p++;
         return true;
     }
-    for (;;) {
-        if (!j_value(j, depth, EXTRACT_NONE, false))
+    for (uint32_t k = 0;; k++) {
+        uint32_t field = EXTRACT_NONE, plen;
+        bool descend = false;
+        if (track && j_path_index(j, base, k, &plen)) {
+            field = extract_dyn_field(x, x->json_path, plen);
+            descend = x->n_pre && j->p < j->end && (*j->p == '{' || *j->p == '[') &&
+                      extract_name_find(&x->pre_tab, x->pre, x->json_path, plen) != EXTRACT_NONE;
+            j->plen = plen;
+        }
+        if (!j_value(j, depth, field, descend))
             return false;
+        j->plen = base;
         j_ws(j);
         if (j->p < j->end && *j->p == ',') {
             j->p++;
@@ -416,41 +544,41 @@ static bool j_array(jp_t *j, int depth)
     }
 }
 
-static uint8_t json_line(extractor_t *x, size_t i, const char *p, uint32_t len, sv_t *const *cols)
+bool extract_json_object(extractor_t *x, size_t i, const char *p, uint32_t len,
+                         sv_t *const *cols, extract_json_outer_t *outer, const char **why,
+                         size_t *at)
 {
-    jp_t j = {x, p, p + len, i, cols, 0, NULL};
+    jp_t j = {x, p, p + len, i, cols, 0, NULL, outer};
     bool ok;
     if (len == 0 || *p != '{') {
         ok = j_fail(&j, "not a JSON object");
     } else {
-        ok = j_object(&j, 1, x->n_dyn > 0, true);
+        ok = j_object(&j, 1, x->n_dyn > 0 && !outer, true);
         if (ok) {
             j_ws(&j);
             if (j.p != j.end)
                 ok = j_fail(&j, "text after the JSON object");
         }
     }
-    if (ok)
+    *why = j.err;
+    *at = (size_t)(j.p - p);
+    return ok;
+}
+
+static uint8_t json_line(extractor_t *x, size_t i, const char *p, uint32_t len, sv_t *const *cols)
+{
+    const char *why;
+    size_t at;
+    if (extract_json_object(x, i, p, len, cols, NULL, &why, &at))
         return EXTRACT_OK;
-    extract_error(x, "JSON line rejected: %s at byte %zu", j.err, (size_t)(j.p - p));
+    extract_error(x, "JSON line rejected: %s at byte %zu", why, at);
     return EXTRACT_ERROR;
 }
 
 static void json_batch(extractor_t *x, const char *const *line, const uint32_t *len, size_t n,
                        sv_t *const *cols, uint8_t *status)
 {
-    for (size_t i = 0; i < n; i++) {
-        const char *p = line[i];
-        uint32_t l = len[i];
-        extract_trim(&p, &l);
-        extract_line_common(x, i, p, l, cols);
-        uint8_t st = json_line(x, i, p, l, cols);
-        if (st != EXTRACT_OK)
-            extract_line_missing(x, i, cols);
-        else
-            extract_line_dups(x, i, cols);
-        status[i] = st;
-    }
+    extract_each_line(x, line, len, n, cols, status, json_line);
 }
 
 /* Every string followed by ':' is a key, at any depth (in valid JSON no
@@ -477,6 +605,17 @@ static void json_names(const extractor_t *x, const char *p, uint32_t len, extrac
     }
 }
 
+static bool json_plan_var(const char *name, field_plan_t *fp)
+{
+    if (strcmp(name, "$time") != 0)
+        return false;
+    fp->kind = FIELD_TIME;
+    return true;
+}
+
+static const char *const json_time_keys[] = {"time", "timestamp", "ts", "@timestamp", NULL};
+
 const extract_format_t extract_format_json = {
-    "json", true, false, NULL, json_batch, NULL, json_names,
+    .name = "json", .dynamic = true, .plan_var = json_plan_var, .batch = json_batch,
+    .names = json_names, .time_keys = json_time_keys,
 };

@@ -21,22 +21,7 @@ THREE="${FANOUT_SERVERS[0]},${FANOUT_SERVERS[1]},${FANOUT_SERVERS[2]}"
 IN=$T/in
 mkdir -p "$IN" && chmod 755 "$IN"
 
-# place NAME [HEADER]: $IN/NAME whole on server 3, its thirds on 0..2
-# (HEADER=1: the first line is a CSV header each third gets too).
-place() {
-  local name=$1 header=${2:-0} i
-  cp "$IN/$name" "$SRV/s3/$name"
-  awk -v h="$header" -v srv="$SRV" -v name="$name" '
-    { line[NR] = $0 } END {
-      first = h ? 2 : 1; n = NR - first + 1
-      for (i = 0; i < 3; i++) {
-        f = srv "/s" i "/" name
-        if (h) print line[1] > f
-        for (r = first + int(n * i / 3); r < first + int(n * (i + 1) / 3); r++) print line[r] > f
-        close(f)
-      } }' "$IN/$name"
-  for i in 0 1 2 3; do chmod 644 "$SRV/s$i/$name"; done
-}
+place() { fanout_place "$IN" "$@"; }
 
 N_CASES=0
 # query LABEL FILE QUERY: the three runs' CSV outfiles are equal (sorted

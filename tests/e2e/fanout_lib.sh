@@ -17,6 +17,10 @@
 #   fanout_stop_all               server_lib.sh's dserver_stop for every
 #                                 server still running
 #   fanout_list                   the servers as a comma list
+#   fanout_place DIR NAME [HEADER]  with 4 servers: DIR/NAME whole on server
+#                                 3, its contiguous thirds on 0..2 under the
+#                                 same name (HEADER=1: the first line is a
+#                                 header each third gets too)
 #
 # Clients take server_lib.sh's SERVER_CLIENT_FLAGS (--key, --trustAllHosts,
 # --noColor). Every server runs bounded by `timeout` (SERVER_LIFETIME,
@@ -87,4 +91,19 @@ fanout_stop_all() {
     FANOUT_PIDS[$i]=
     FANOUT_WAIT[$i]=
   done
+}
+
+fanout_place() {
+  local dir=$1 name=$2 header=${3:-0} i
+  cp "$dir/$name" "$SRV/s3/$name"
+  awk -v h="$header" -v srv="$SRV" -v name="$name" '
+    { line[NR] = $0 } END {
+      first = h ? 2 : 1; n = NR - first + 1
+      for (i = 0; i < 3; i++) {
+        f = srv "/s" i "/" name
+        if (h) print line[1] > f
+        for (r = first + int(n * i / 3); r < first + int(n * (i + 1) / 3); r++) print line[r] > f
+        close(f)
+      } }' "$dir/$name"
+  for i in 0 1 2 3; do chmod 644 "$SRV/s$i/$name"; done
 }

@@ -106,7 +106,7 @@ bad_kex_type)
 bad_logformat)
   server_setup
   write_cfg '    "MapreduceLogFormat": "genericvk"'
-  bad_config logformat "5: Server.MapreduceLogFormat: unknown log format 'genericvk' (known: default generic generickv csv json)"
+  bad_config logformat "5: Server.MapreduceLogFormat: unknown log format 'genericvk' (known: default generic generickv csv csvnoheader tsv json k8s logfmt nginx apache syslog)"
   ;;
 client)
   server_setup

@@ -68,6 +68,12 @@ static uint8_t oracle_line(const char *p, size_t n, const char *const *fields, s
     return EXTRACT_OK;
 }
 
+static void new_source(void)
+{
+    os.need_header = true;
+    os.header_bad = false;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     xc_run_t run;
@@ -84,20 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         first = 1;
     }
-    for (size_t b = first; b < run.n_lines;) {
-        if (run.new_source[b]) {
-            extractor_begin_source(run.x, "next");
-            os.need_header = true;
-            os.header_bad = false;
-        }
-        /* a batch ends where the next source begins */
-        size_t m = 1;
-        while (m < run.batch && b + m < run.n_lines && !run.new_source[b + m])
-            m++;
-        xc_extract(&run, b, m);
-        xc_check_oracle(&run, b, m, oracle_line);
-        b += m;
-    }
+    xc_check_sources(&run, first, oracle_line, new_source);
     xo_row_free(&os.header);
     xo_row_free(&os.row);
     xc_close(&run);

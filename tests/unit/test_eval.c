@@ -199,10 +199,38 @@ static void test_bucket(void **state)
     CHECK("select bucket(t, 1h) logformat generickv", "20240229-230000\n", "t=20240229-235959");
     CHECK("select bucket(t, 1d) logformat generickv", "2024-03-01T00:00:00+02:00\n",
           "t=2024-03-01T13:14:15.123+02:00");
-    CHECK("select bucket(t, 10s) logformat generickv", "1700000000\n", "t=1700000007");
+    /* Epoch seconds, milliseconds, microseconds: ISO 8601 in UTC. */
+    CHECK("select bucket(t, 10s) logformat generickv", "2023-11-14T22:13:20Z\n", "t=1700000007");
+    CHECK("select bucket(t, 1m), count($line) group by bucket(t, 1m) logformat generickv",
+          "2023-11-14T22:13:00Z,3\n", "t=1700000007123", "t=1700000039123456",
+          "t=1700000000.5");
+    CHECK("select bucket(t, 5m) logformat generickv", "2000-10-10T13:55:00-07:00\n",
+          "t=10/Oct/2000:13:57:36 -0700");
     /* Not a timestamp: missing, so count() does not count it. */
     CHECK("select count($x) set $x = bucket(t, 1m) logformat generickv", "1\n",
           "t=garbage", "t=1002-071949");
+}
+
+/* A value bucket() cannot read is counted once per line, however many
+ * bucket() nodes see it, and the first ones are kept. */
+static void test_bucket_bad_times(void **state)
+{
+    (void)state;
+    qfix_t f;
+    agg_table_t t;
+    qfix_open(&f, "select bucket(t, 5m), count($line) group by bucket(t, 5m) logformat generickv");
+    qfix_table(&f, &t);
+    const char *lines[] = {"t=garbage", "t=2024-05-01T10:00:00Z", "t=2024-13-01T00:00:00Z",
+                           "t=", "u=1", "t=1002-071949"};
+    qfix_run(&f, &t, lines, 6);
+    assert_int_equal(f.ev.n_badtime, 3);   /* garbage, month 13, empty; not the missing t */
+    assert_string_equal(f.ev.badtime_ex[0], "garbage");
+    assert_string_equal(f.ev.badtime_ex[1], "2024-13-01T00:00:00Z");
+    assert_string_equal(f.ev.badtime_ex[2], "");
+    qfix_run(&f, &t, lines, 1);            /* the next batch counts again */
+    assert_int_equal(f.ev.n_badtime, 4);
+    agg_table_free(&t);
+    qfix_close(&f);
 }
 
 static void test_regex_capture(void **state)
@@ -800,6 +828,7 @@ int main(void)
         cmocka_unit_test(test_string_where_and_missing),
         cmocka_unit_test(test_set_functions),
         cmocka_unit_test(test_bucket),
+        cmocka_unit_test(test_bucket_bad_times),
         cmocka_unit_test(test_regex_capture),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_one_part_keys_merge),

@@ -1,8 +1,8 @@
 /* test_extract_csv.c: the `csv` format (dtail-behaviour.md §3.5): the
  * header per source, columns as fields, fewer and more values than the
  * header, RFC 4180 quoting, explicit headers for parallel workers, headers
- * that look like variables, and random rows against a char-by-char
- * state-machine oracle. */
+ * that look like variables, random rows against a char-by-char
+ * state-machine oracle, and csvnoheader's $1, $2, ... columns. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,19 +25,6 @@ static extractor_t *make(const char *const *fields, size_t n)
     return xt_make("csv", &env, fields, n);
 }
 
-/* Runs lines[0..n) as one batch; columns land in out[f * n + i]. */
-static void run(extractor_t *x, size_t n_fields, const char *const *lines, size_t n, sv_t *out,
-                uint8_t *st)
-{
-    sv_t *cols[32];
-    uint32_t lens[64];
-    for (size_t f = 0; f < n_fields; f++)
-        cols[f] = out + f * n;
-    for (size_t i = 0; i < n; i++)
-        lens[i] = (uint32_t)strlen(lines[i]);
-    extract_batch(x, lines, lens, n, cols, st);
-}
-
 static void test_header_and_rows(void **state)
 {
     (void)state;
@@ -50,7 +37,7 @@ static void test_header_and_rows(void **state)
     };
     sv_t v[5 * 3];
     uint8_t st[3];
-    run(x, 5, lines, 3, v, st);
+    xt_run_lines(x, 5, lines, 3, v, st);
     assert_int_equal(st[0], EXTRACT_SKIP);
     assert_int_equal(st[1], EXTRACT_OK);
     assert_int_equal(st[2], EXTRACT_OK);
@@ -62,12 +49,12 @@ static void test_header_and_rows(void **state)
     assert_sv(v[4 * 3 + 1], NULL);
     /* header is per source: the next line is a row until a new source */
     const char *more[] = {"1,2,3,4,5"};
-    run(x, 5, more, 1, v, st);
+    xt_run_lines(x, 5, more, 1, v, st);
     assert_int_equal(st[0], EXTRACT_OK);
     assert_sv(v[0], "1");
     extractor_begin_source(x, "second.csv");
     const char *second[] = {"$time,count($time)", "t9,99"};
-    run(x, 5, second, 2, v, st);
+    xt_run_lines(x, 5, second, 2, v, st);
     assert_int_equal(st[0], EXTRACT_SKIP);
     assert_int_equal(st[1], EXTRACT_OK);
     assert_sv(v[0 * 2 + 1], "99");
@@ -84,7 +71,7 @@ static void test_fewer_and_more(void **state)
     const char *lines[] = {"a,b,c", "1", "1,2", "1,2,3", "1,2,3,4", "", ",,", ",,,"};
     sv_t v[3 * 8];
     uint8_t st[8];
-    run(x, 3, lines, 8, v, st);
+    xt_run_lines(x, 3, lines, 8, v, st);
     uint8_t want_st[] = {EXTRACT_SKIP, EXTRACT_OK, EXTRACT_OK, EXTRACT_OK, EXTRACT_ERROR,
                          EXTRACT_OK, EXTRACT_OK, EXTRACT_ERROR};
     for (int i = 0; i < 8; i++)
@@ -122,7 +109,7 @@ static void test_quoting(void **state)
     enum { N = sizeof lines / sizeof lines[0] };
     sv_t v[3 * N];
     uint8_t st[N];
-    run(x, 3, lines, N, v, st);
+    xt_run_lines(x, 3, lines, N, v, st);
     assert_int_equal(st[1], EXTRACT_OK);
     assert_sv(v[0 * N + 1], "x,y");
     assert_sv(v[1 * N + 1], "say \"hi\"");
@@ -157,7 +144,7 @@ static void test_quoted_header(void **state)
     const char *lines[] = {"\"a,b\",\"say \"\"x\"\"\",plain", "1,2,3"};
     sv_t v[3 * 2];
     uint8_t st[2];
-    run(x, 3, lines, 2, v, st);
+    xt_run_lines(x, 3, lines, 2, v, st);
     assert_int_equal(st[0], EXTRACT_SKIP);
     assert_int_equal(st[1], EXTRACT_OK);
     assert_sv(v[0 * 2 + 1], "1");
@@ -166,14 +153,14 @@ static void test_quoted_header(void **state)
     /* a malformed header: reported, and the source's rows are errors */
     extractor_begin_source(x, "bad.csv");
     const char *bad[] = {"\"a,b", "1,2,3"};
-    run(x, 3, bad, 2, v, st);
+    xt_run_lines(x, 3, bad, 2, v, st);
     assert_int_equal(st[0], EXTRACT_ERROR);
     assert_int_equal(st[1], EXTRACT_ERROR);
     assert_string_equal(extractor_last_error(x), "CSV header has a malformed quoted field");
-    run(x, 3, bad + 1, 1, v, st);
+    xt_run_lines(x, 3, bad + 1, 1, v, st);
     assert_string_equal(extractor_last_error(x), "CSV header of this source could not be read");
     extractor_begin_source(x, "good.csv");
-    run(x, 3, lines, 2, v, st);
+    xt_run_lines(x, 3, lines, 2, v, st);
     assert_int_equal(st[1], EXTRACT_OK);
     extractor_free(x);
 }
@@ -189,7 +176,7 @@ static void test_set_header(void **state)
     const char *lines[] = {"1,2", "3,4"};
     sv_t v[2 * 2];
     uint8_t st[2];
-    run(x, 2, lines, 2, v, st);
+    xt_run_lines(x, 2, lines, 2, v, st);
     assert_int_equal(st[0], EXTRACT_OK);
     assert_sv(v[0 * 2 + 0], "2");
     assert_sv(v[1 * 2 + 1], "3");
@@ -213,7 +200,7 @@ static void test_header_names(void **state)
     const char *lines[] = {"$line,x,x", "L,1,2", "L"};
     sv_t v[4 * 3];
     uint8_t st[3];
-    run(x, 4, lines, 3, v, st);
+    xt_run_lines(x, 4, lines, 3, v, st);
     assert_sv(v[0 * 3 + 1], "L");
     assert_sv(v[1 * 3 + 1], "host07");
     assert_sv(v[2 * 3 + 1], "2");
@@ -231,14 +218,14 @@ static void test_before_any_header(void **state)
     const char *lines[] = {"a", "5", ""};
     sv_t v[3];
     uint8_t st[3];
-    run(x, 1, lines, 3, v, st);
+    xt_run_lines(x, 1, lines, 3, v, st);
     assert_int_equal(st[0], EXTRACT_SKIP);
     assert_sv(v[1], "5");
     assert_sv(v[2], "");
     /* an empty header line names one column "" */
     extractor_begin_source(x, NULL);
     const char *empty[] = {"", "1", "1,2"};
-    run(x, 1, empty, 3, v, st);
+    xt_run_lines(x, 1, empty, 3, v, st);
     assert_int_equal(st[0], EXTRACT_SKIP);
     assert_int_equal(st[1], EXTRACT_OK);
     assert_int_equal(st[2], EXTRACT_ERROR);
@@ -320,6 +307,45 @@ static void test_random(void **state)
     extractor_free(x);
 }
 
+/* csvnoheader: no header line, columns $1, $2, ...; any number of them. */
+static void test_noheader(void **state)
+{
+    (void)state;
+    const char *fields[] = {"$1", "$3", "$10", "$0", "$01", "a", "$line"};
+    extractor_t *x = xt_make("csvnoheader", &env, fields, 7);
+    assert_false(extractor_per_source(x));
+    extractor_begin_source(x, "s");
+    const char *lines[] = {"a,b,c", "1,\"x, \"\"y\"\"\",3,4,5,6,7,8,9,ten,11", "only", "\"bad", ""};
+    sv_t v[7 * 5];
+    uint8_t st[5];
+    xt_run_lines(x, 7, lines, 5, v, st);
+    assert_int_equal(st[0], EXTRACT_OK);               /* the first line is a row */
+    assert_sv(v[0 * 5 + 0], "a");
+    assert_sv(v[1 * 5 + 0], "c");
+    assert_sv(v[2 * 5 + 0], NULL);
+    assert_int_equal(st[1], EXTRACT_OK);
+    assert_sv(v[1 * 5 + 1], "3");
+    assert_sv(v[2 * 5 + 1], "ten");
+    for (int f = 3; f < 6; f++)
+        assert_sv(v[f * 5 + 1], NULL);                 /* $0, $01, a: no column */
+    assert_int_equal(st[2], EXTRACT_OK);
+    assert_sv(v[0 * 5 + 2], "only");
+    assert_sv(v[1 * 5 + 2], NULL);
+    assert_int_equal(st[3], EXTRACT_ERROR);
+    assert_int_equal(st[4], EXTRACT_OK);
+    assert_sv(v[0 * 5 + 4], "");
+    /* a quoted second column */
+    const char *q[] = {"1,\"x, \"\"y\"\"\""};
+    const char *g[] = {"$2"};
+    extractor_t *y = xt_make("csvnoheader", &env, g, 1);
+    sv_t w[1];
+    uint8_t s1[1];
+    xt_run_lines(y, 1, q, 1, w, s1);
+    assert_sv(w[0], "x, \"y\"");
+    extractor_free(y);
+    extractor_free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_header_names),
         cmocka_unit_test(test_before_any_header),
         cmocka_unit_test(test_random),
+        cmocka_unit_test(test_noheader),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,84 @@
+/* logtime.h: the timestamps log lines write, read as instants.
+ *
+ * One parser for every form the engine understands (docs/log-formats.md,
+ * "Time"): DTail's MMDD-HHMMSS and YYYYMMDD-HHMMSS, ISO 8601 / RFC 3339
+ * (zones, fractions), epoch seconds, milliseconds, microseconds and
+ * nanoseconds, the access logs' time_local (10/Oct/2000:13:55:36 -0700)
+ * and RFC 3164's "Oct 11 22:14:15" (no year: inferred). Two writers: the
+ * instant in UTC as ISO 8601 (what $time holds in the formats that
+ * carry a timestamp) and the start of a bucket() in the layout of its
+ * input. No allocation, no syscall, no locale: safe per line. */
+#ifndef DTAIL_EXEC_EXTRACT_LOGTIME_H
+#define DTAIL_EXEC_EXTRACT_LOGTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LOGTIME_MAX 40   /* bytes any writer below writes, at most */
+
+enum logtime_layout {
+    LOGTIME_DTAIL_SHORT = 0, /* MMDD-HHMMSS: no year (2000 for arithmetic,
+                                so 0229 exists) and no zone */
+    LOGTIME_DTAIL_LONG,      /* YYYYMMDD-HHMMSS, no zone */
+    LOGTIME_ISO,             /* YYYY-MM-DD[T ]HH:MM[:SS[.f]][zone] */
+    LOGTIME_EPOCH,           /* seconds (9-11 digits, a fraction allowed),
+                                ms (12-14), us (15-17), ns (18-19) */
+    LOGTIME_CLF,             /* DD/Mon/YYYY:HH:MM:SS +HHMM */
+    LOGTIME_BSD,             /* Mon DD HH:MM:SS, year inferred */
+};
+
+enum logtime_zone {
+    LOGTIME_ZONE_NONE = 0,   /* none written: the context's offset applies */
+    LOGTIME_ZONE_Z,          /* Z (UTC) */
+    LOGTIME_ZONE_OFFSET,     /* +HH:MM, +HHMM or +HH */
+};
+
+typedef struct logtime {
+    int64_t local;           /* seconds since 1970-01-01T00:00 of the wall
+                                clock as written */
+    int32_t off;             /* seconds east of UTC: as written, or the
+                                context's for a time without zone (epoch: 0) */
+    uint32_t nsec;           /* the fraction, in nanoseconds */
+    uint8_t frac_digits;     /* its digits as written (0-9) */
+    uint8_t layout;          /* enum logtime_layout */
+    uint8_t zone;            /* enum logtime_zone */
+    char sep;                /* ISO: the byte between date and time ('T'
+                                or ' ') */
+} logtime_t;
+
+/* What a timestamp does not say. */
+typedef struct logtime_ctx {
+    int64_t now;             /* the instant (seconds, UTC) a year is
+                                inferred against: a BSD time takes the year
+                                of now, or the one before when that would
+                                put it more than 7 days after now */
+    int32_t off;             /* seconds east of UTC of a time without zone */
+} logtime_ctx_t;
+
+/* The context of this host now: the clock and its zone's offset. A
+ * syscall and the zone database: once per run, never per line. */
+logtime_ctx_t logtime_ctx_local(void);
+
+/* Reads [p, p+n) as a timestamp into *t. False when it is none of the
+ * forms above, or a field is out of range (month 13, day 31 of April,
+ * hour 24, minute 60, second 61, offset past 23:59; second 60 counts as
+ * the next minute's 00). */
+bool logtime_parse(const char *p, size_t n, const logtime_ctx_t *c, logtime_t *t);
+
+/* The instant t as ISO 8601 in UTC into out (LOGTIME_MAX bytes):
+ * YYYY-MM-DDTHH:MM:SS, the fraction with the digits it was written with,
+ * then Z. Returns the length, 0 when the year is outside 0000-9999. */
+size_t logtime_write_utc(const logtime_t *t, char *out);
+
+/* The start of t's bucket of w seconds (w > 0) into out (LOGTIME_MAX
+ * bytes), in t's layout: DTail's two as written; every other form as ISO
+ * 8601 without fraction, aligned on and followed by the zone it was
+ * written with (Z, +HH:MM, or none), an epoch time as UTC with Z. Returns
+ * the length, 0 when the year is outside 0000-9999. */
+size_t logtime_write_bucket(const logtime_t *t, int64_t w, char *out);
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (m 1-12). */
+int64_t logtime_days_from_civil(int64_t y, unsigned m, unsigned d);
+
+#endif
