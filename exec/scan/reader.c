@@ -77,7 +77,11 @@ static int map_next_window(reader_t *r, err_t *e)
     size_t len = r->window;
     if ((long long)len > r->file_size - at)
         len = (size_t)(r->file_size - at);
-    void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, r->fd, at);
+    /* No MAP_POPULATE: populating each window costs 3x the system time of
+     * faulting it in (the kernel maps a large folio's pages per fault), and
+     * two scanning threads populating at once wait on each other's mm lock
+     * (benchmarks/mapprobe.c, benchmarks/README.md "Reading files"). */
+    void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, r->fd, at);
     if (m == MAP_FAILED)
         return err_set(e, ERR_INPUT, "cannot map %zu bytes at offset %lld", len, at);
     madvise(m, len, MADV_SEQUENTIAL);
