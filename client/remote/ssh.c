@@ -33,6 +33,7 @@ typedef struct ssh_conn {
                            writer thread (interactive reloads) share sess */
     long long read_deadline_ms; /* a read waiting past it ends; 0: none */
     char user[128];     /* the user logged in as */
+    int shell_pending;  /* the shell request's reply is still to be read */
 } ssh_conn_t;
 
 static int read_deadline_passed(void *ctx)
@@ -255,9 +256,27 @@ static int authenticate(ssh_session s, const ssh_client_opts_t *o, const char *u
                                  : "no key from ssh-agent, ~/.ssh/id_ed25519, id_ecdsa or id_rsa accepted");
 }
 
+/* The reply to the shell request that ssh_client_open sent without
+ * waiting: it comes in the flight that answers the first bytes written
+ * after it, so waiting for it before the first read costs no round trip. */
+static int finish_shell(ssh_conn_t *c, err_t *e)
+{
+    pthread_mutex_lock(&c->mu);
+    int rc = ssh_api.ssh_channel_request_shell(c->io.ch);
+    pthread_mutex_unlock(&c->mu);
+    c->shell_pending = 0;
+    if (rc != SSH_OK)
+        return err_set(e, ERR_IO, "the server did not open the shell: %s",
+                       ssh_api.ssh_get_error(c->io.sess));
+    return 0;
+}
+
 static ssize_t stream_read_fn(void *ctx, void *buf, size_t n, err_t *e)
 {
-    return ssh_stream_read(&((ssh_conn_t *)ctx)->io, buf, n, e);
+    ssh_conn_t *c = ctx;
+    if (c->shell_pending && finish_shell(c, e) < 0)
+        return -1;
+    return ssh_stream_read(&c->io, buf, n, e);
 }
 
 static int stream_write_fn(void *ctx, const void *buf, size_t n, err_t *e)
@@ -414,11 +433,21 @@ int ssh_client_open(const char *host, int port, const ssh_client_opts_t *o, stre
         authenticate(s, o, user, e) < 0)
         goto fail;
     st->ch = ssh_api.ssh_channel_new(s);
-    if (!st->ch || ssh_api.ssh_channel_open_session(st->ch) != SSH_OK ||
-        ssh_api.ssh_channel_request_shell(st->ch) != SSH_OK) {
+    if (!st->ch || ssh_api.ssh_channel_open_session(st->ch) != SSH_OK) {
         err_set(e, ERR_IO, "cannot open the session channel: %s", ssh_api.ssh_get_error(s));
         goto fail;
     }
+    /* The shell request goes out now and its reply is read with the
+     * answer to what the caller writes next (finish_shell): one round trip
+     * fewer for every connection (docs/protocol.md "Round trips"). */
+    ssh_api.ssh_set_blocking(s, 0);
+    int shell = ssh_api.ssh_channel_request_shell(st->ch);
+    ssh_api.ssh_set_blocking(s, 1);
+    if (shell == SSH_ERROR) {
+        err_set(e, ERR_IO, "cannot open the shell: %s", ssh_api.ssh_get_error(s));
+        goto fail;
+    }
+    c->shell_pending = shell == SSH_AGAIN;
     out->ctx = c;
     out->read = stream_read_fn;
     out->write = stream_write_fn;

@@ -29,7 +29,7 @@
     X(ssh_get_publickey_hash) X(ssh_get_server_publickey) X(ssh_key_free) X(ssh_new)        \
     X(ssh_options_set) X(ssh_pki_import_privkey_file) X(ssh_service_request)                \
     X(ssh_session_is_known_server) X(ssh_session_update_known_hosts) X(ssh_set_agent_socket)  \
-    X(ssh_string_free_char)                                                                 \
+    X(ssh_set_blocking) X(ssh_string_free_char)                                                                 \
     X(ssh_userauth_password) X(ssh_userauth_publickey) X(ssh_userauth_publickey_auto)
 
 #define EDIT_API_FUNCS(X)                                                                   \
