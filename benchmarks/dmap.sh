@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # benchmarks/dmap.sh - DTail in C benchmark: dmap against DuckDB (in-process,
 # @duckdb/node-api), mawk, gawk and a hand-written C loop, in one run, on the
-# generated MAPREDUCE:STATS file (see benchmarks/README.md, section "dmap").
+# generated MAPREDUCE:STATS file (see benchmarks/README.md, section "dmap"):
+# the targets of issue 4 (q50, qmany) and of issue 18 (q50 with having and
+# arithmetic beside q50, interleaved; count(distinct hostname) and
+# top(hostname, 10) beside DuckDB).
 #
 #   benchmarks/dmap.sh [--size MB] [--runs N] [--quick] [--cache DIR]
 #                      [--no-install] [--no-cref] [--strict] [--help]
@@ -268,20 +271,26 @@ fi
 
 # ------------------------------------------------------------------ DuckDB
 DUCK_VERSION="" DUCK_RSS=""
+# duck_result ID: bench.mjs's RESULT line of ID into MED, MIN, MAX, ROWS_OF
+duck_result() {
+    local line
+    line=$(grep "^RESULT id=$1 " "$TMP/duckdb.out")
+    if [[ -z $line ]]; then failed "$1: no result from bench.mjs"; return 1; fi
+    MED[$1]=$(field median_s "$line") MIN[$1]=$(field min_s "$line") MAX[$1]=$(field max_s "$line")
+    ROWS_OF[$1]=$(field rows "$line")
+    OK[$1]=1
+    DESC[$1]="node bench.mjs (in-process; SQL: node benchmarks/duckdb/bench.mjs --print-sql)"
+}
 if [[ $HAVE_DUCKDB == 1 ]]; then
     progress "DuckDB in-process (node $(node --version), SET threads=$THREADS): 1 warm-up + $RUNS runs per query"
-    if (cd "$DUCK_DIR" && node bench.mjs --file "$STATS" --runs "$RUNS" --warmup 1 --threads "$THREADS" --outdir "$TMP") \
+    if (cd "$DUCK_DIR" && node bench.mjs --file "$STATS" --runs "$RUNS" --warmup 1 --threads "$THREADS" --outdir "$TMP" \
+        --queries q50,qmany,qdistinct,qtop) \
         >"$TMP/duckdb.out" 2>"$TMP/duckdb.err"; then
         DUCK_VERSION=$(sed -n 's/^INFO duckdb_version=\([^ ]*\).*/\1/p' "$TMP/duckdb.out")
         DUCK_RSS=$(sed -n 's/^INFO max_rss_kib=\([0-9]*\).*/\1/p' "$TMP/duckdb.out")
         for q in "${QS[@]}"; do
             id=duckdb_$q
-            line=$(grep "^RESULT id=$id " "$TMP/duckdb.out")
-            if [[ -z $line ]]; then failed "$id: no result from bench.mjs"; continue; fi
-            MED[$id]=$(field median_s "$line") MIN[$id]=$(field min_s "$line") MAX[$id]=$(field max_s "$line")
-            ROWS_OF[$id]=$(field rows "$line")
-            OK[$id]=1
-            DESC[$id]="node bench.mjs (in-process; SQL: node benchmarks/duckdb/bench.mjs --print-sql)"
+            duck_result "$id" || continue
             if [[ -n ${REF[$q]:-} ]]; then
                 compare_rows "DuckDB ${QLABEL[$q]} vs ${REF_TOOL[$q]}" "$TMP/$id.csv" "${REF[$q]}" "${NKEYS[$q]}"
             else
@@ -353,6 +362,74 @@ if [[ $HAVE_DMAP == 1 ]]; then
         progress "timing dmap (${QLABEL[$q]})"
         time_cmd "$id" 1 "$RUNS" -- "${cmd[@]}"
     done
+fi
+
+# ------------------------------------------ issue 18: the query extensions
+# q50 with having and arithmetic beside the plain q50 (the same groups, the
+# same scan: what having and an arithmetic column cost), and
+# count(distinct) and top() of the 50 hostnames beside DuckDB's
+# count(DISTINCT) and GROUP BY ... ORDER BY count(*) DESC LIMIT 10.
+# hostname is the generator's hostname=hostNN field (a bareword of the
+# STATS line; $hostname would be the machine's name).
+Q50H='from STATS select count($line),avg($goroutines),sum($goroutines)/count($line)*2 group by hostname having count($line) > 1000 and avg($goroutines) * 2 > 1'
+QDISTINCT='from STATS select count(distinct hostname)'
+QTOP='from STATS select top(hostname, 10)'
+declare -A Q18=([q50h]=$Q50H [qdistinct]=$QDISTINCT [qtop]=$QTOP)
+declare -A Q18LABEL=([q50h]="q50 with having and arithmetic" [qdistinct]="count(distinct hostname)" [qtop]="top(hostname, 10)")
+Q18S=(q50h qdistinct qtop)
+if [[ $HAVE_DUCKDB == 1 && -s $TMP/duckdb.out ]]; then
+    for q in qdistinct qtop; do duck_result "duckdb_$q"; done
+fi
+if [[ $HAVE_DMAP == 1 ]]; then
+    for q in "${Q18S[@]}"; do
+        id=dmap_$q
+        progress "checking dmap (${Q18LABEL[$q]})"
+        check_run "$id" "$TMP/$id.csv" -- "${DMAP_CMD[@]}" "${DMAP_EXTRA[@]}" --plain --query "${Q18[$q]} outfile -" "$STATS" || continue
+        tail -n +2 "$TMP/$id.csv" | tr -d '"' >"$TMP/$id.got"
+        ROWS_OF[$id]=$(wc -l <"$TMP/$id.got")
+        if [[ $q == q50h ]]; then
+            # every group has > 1000 lines: the rows are q50's, and the
+            # arithmetic column is twice the average
+            if [[ -n ${REF[q50]:-} ]]; then
+                cut -d, -f2- "${REF[q50]}" >"$TMP/q50h.refproj"
+                cut -d, -f1,2 "$TMP/$id.got" >"$TMP/q50h.proj"
+                compare_rows "dmap ${Q18LABEL[$q]} (count,avg multiset) vs ${REF_TOOL[q50]}" "$TMP/q50h.proj" "$TMP/q50h.refproj" 0
+            fi
+            bad=$(awk -F, '{ d = $3 - 2 * $2; if (d < 0) d = -d; if (d > 2.1e-6) n++ } END { print n + 0 }' "$TMP/$id.got")
+            [[ $bad == 0 ]] || mismatch "dmap ${Q18LABEL[$q]}: $bad rows where sum/count*2 is not twice avg"
+        elif ok "duckdb_$q"; then
+            if cmp -s "$TMP/$id.got" "$TMP/duckdb_$q.csv"; then
+                CHECKS+=("ok       dmap ${Q18LABEL[$q]} = DuckDB: $(head -c 80 "$TMP/$id.got")")
+            else
+                mismatch "dmap ${Q18LABEL[$q]}: $(head -c 200 "$TMP/$id.got") vs DuckDB $(head -c 200 "$TMP/duckdb_$q.csv")"
+                CHECKS+=("MISMATCH dmap ${Q18LABEL[$q]} vs DuckDB")
+            fi
+        fi
+        progress "timing dmap (${Q18LABEL[$q]})"
+        time_cmd "$id" 1 "$RUNS" -- "${DMAP_CMD[@]}" "${DMAP_EXTRA[@]}" --plain --query "${Q18[$q]}" "$STATS"
+    done
+    # the plain and the extended q50 alternate, round by round, so that the
+    # machine's drift hits both alike (the target's ratio)
+    if ok dmap_q50 && ok dmap_q50h; then
+        progress "timing q50 and q50 with having and arithmetic, interleaved ($((RUNS * 2)) rounds)"
+        time_interleaved $((RUNS * 2)) dmap_q50 dmap_q50h 2>/dev/null
+        H50_RATIO=$(RATIO_FMT=%.3f ratio "${IMED[dmap_q50h]}" "${IMED[dmap_q50]}")
+        # (kept: the interleaving with mawk below sets IMED[dmap_q50] again)
+        H50_WALL="q50 $(fmt "${IMED[dmap_q50]}" %.3f) s, q50h $(fmt "${IMED[dmap_q50h]}" %.3f) s"
+        # and their CPU time (user + system), which other load on the
+        # machine disturbs less than the wall time: for information
+        : >"$TMP/q50.cpu"; : >"$TMP/q50h.cpu"
+        for ((r = 0; r < RUNS * 2; r++)); do
+            for q in q50 q50h; do
+                qq=${QUERY[$q]:-${Q18[$q]:-}}
+                # bash's time: user and system seconds to the millisecond
+                { TIMEFORMAT='%3U %3S'; time "${DMAP_CMD[@]}" "${DMAP_EXTRA[@]}" --plain \
+                    --query "$qq" "$STATS" >/dev/null 2>&1; } 2>"$TMP/cpu.one"
+                awk '{ print $1 + $2 }' "$TMP/cpu.one" >>"$TMP/$q.cpu"
+            done
+        done
+        H50_CPU="q50 $(median <"$TMP/q50.cpu") s, q50h $(median <"$TMP/q50h.cpu") s, q50h / q50 $(RATIO_FMT=%.3f ratio "$(median <"$TMP/q50h.cpu")" "$(median <"$TMP/q50.cpu")")"
+    fi
 fi
 
 # ---------------------------------------------------------------- report
@@ -431,6 +508,28 @@ rss50=""
 target "q50 dmap peak RSS, MiB" "$rss50" le 128
 target "qmany dmap / DuckDB" "$(ok duckdb_qmany && ratio "$dmany" "${MED[duckdb_qmany]}")" le 0.5
 
+target "q50 with having and arithmetic / plain q50 (interleaved)" "${H50_RATIO:-}" le 1.10
+target "count(distinct hostname) dmap / DuckDB" "$(ok dmap_qdistinct && ok duckdb_qdistinct && ratio "${MED[dmap_qdistinct]}" "${MED[duckdb_qdistinct]}")" le 0.3
+target "top(hostname,10) dmap / DuckDB" "$(ok dmap_qtop && ok duckdb_qtop && ratio "${MED[dmap_qtop]}" "${MED[duckdb_qtop]}")" le 0.3
+
+echo
+echo "--- issue 18: having, arithmetic, count(distinct), top ---"
+echo "  q50h      = $Q50H"
+echo "  qdistinct = $QDISTINCT   (DuckDB: count(DISTINCT hostname))"
+echo "  qtop      = $QTOP   (DuckDB: GROUP BY hostname ORDER BY count(*) DESC, hostname LIMIT 10)"
+printf '  %-34s %9s %9s %9s %10s\n' run median_s min_s max_s dmap/DuckDB
+for id in dmap_q50h dmap_qdistinct duckdb_qdistinct dmap_qtop duckdb_qtop; do
+    ok "$id" || continue
+    r=""
+    q=${id#*_}
+    [[ $id == dmap_q[dt]* ]] && ok "duckdb_$q" && r=$(ratio "${MED[$id]}" "${MED[duckdb_$q]}")
+    printf '  %-34s %9.3f %9.3f %9.3f %10s\n' "$id" "${MED[$id]}" "${MIN[$id]}" "${MAX[$id]}" "${r:--}"
+done
+if [[ -n ${H50_RATIO:-} ]]; then
+    echo "  interleaved ($((RUNS * 2)) rounds): $H50_WALL, q50h / q50 $H50_RATIO"
+    [[ -n ${H50_CPU:-} ]] && echo "  CPU time (user + system, $((RUNS * 2)) alternating rounds, median): $H50_CPU"
+fi
+
 echo
 echo "--- reference figures quoted by issue 4 (its author's machine, 112 MB STATS file, 800k lines, 50 hostnames, count+avg group-by) ---"
 echo "  Go DTail 1.34 s; DuckDB 0.38 s (in-process, 2 threads); mawk 0.70 s; a plain hand-written C loop 0.11 s"
@@ -446,7 +545,7 @@ echo "--- result checks ---"
 if ((${#CHECKS[@]})); then printf '  %s\n' "${CHECKS[@]}"; else echo "  (none)"; fi
 
 echo
-echo "--- targets (issue 4) ---"
+echo "--- targets (issues 4 and 18) ---"
 printf '  %s\n' "${SUMMARY[@]}"
 echo "  $PASS_N PASS, $MISS_N MISS, $NA_N n/a"
 if ok cfloor_q50 && ok mawk_q50; then
@@ -459,7 +558,7 @@ if [[ -n ${IMED[dmap_q50]:-} && -n ${IMED[mawk_q50]:-} ]]; then
 fi
 {
     printf 'id\tquery\tmedian_s\tmin_s\tmax_s\trows\trss_kib\n'
-    for q in "${QS[@]}"; do
+    for q in "${QS[@]}" "${Q18S[@]}"; do
         for id in "dmap_$q" "duckdb_$q" "mawk_$q" "gawk_$q" "cref_$q" "cfloor_$q" "cat_$q"; do
             ok "$id" || continue
             printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$q" "${MED[$id]}" "${MIN[$id]}" "${MAX[$id]}" "${ROWS_OF[$id]:-}" "${RSS[$id]:-}"

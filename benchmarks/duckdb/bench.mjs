@@ -6,12 +6,13 @@
 // file is, since read_csv re-reads it on every run).
 //
 //   node bench.mjs --file FILE [--runs N] [--warmup N] [--threads N]
-//                  [--outdir DIR] [--queries q50,qmany] [--print-sql]
+//                  [--outdir DIR] [--queries q50,qmany,qdistinct,qtop] [--print-sql]
 //
 // For each query it prints one line on stdout:
 //   RESULT id=duckdb_q50 rows=50 median_s=0.180 min_s=0.170 max_s=0.200 runs=5 times=...
 // and writes DIR/duckdb_<query>.csv: the result in the benchmark's canonical
-// form (keys..., count, avg with 6 decimals; unsorted, no header).
+// form (keys..., count, avg with 6 decimals; unsorted, no header; qdistinct:
+// the count; qtop: dmap's top cell, "host:count" joined by ',').
 // Progress and the DuckDB version go to stderr.
 import { DuckDBInstance, version } from '@duckdb/node-api';
 import { writeFileSync } from 'node:fs';
@@ -73,6 +74,20 @@ GROUP BY h`,
 FROM (SELECT c1 AS t, ${HOSTKV} AS h, c5 FROM ${source(f)} WHERE c9 = 'MAPREDUCE:STATS')
 GROUP BY t, h`,
     },
+    // from STATS select count(distinct hostname) (issue 18)
+    qdistinct: {
+        csv: (rows) => rows.map((r) => String(r[0])),
+        sql: (f) => `SELECT count(DISTINCT h) AS n
+FROM (SELECT ${HOSTKV} AS h FROM ${source(f)} WHERE c9 = 'MAPREDUCE:STATS')`,
+    },
+    // from STATS select top(hostname, 10) (issue 18): the 10 most frequent,
+    // ties in byte order, as dmap's one cell "host:count,..."
+    qtop: {
+        csv: (rows) => [rows.map((r) => `${r[0]}:${r[1]}`).join(',')],
+        sql: (f) => `SELECT substr(h, 10) AS hostname, count(*) AS cnt
+FROM (SELECT ${HOSTKV} AS h FROM ${source(f)} WHERE c9 = 'MAPREDUCE:STATS' AND h IS NOT NULL)
+GROUP BY h ORDER BY cnt DESC, h LIMIT 10`,
+    },
 };
 const wanted = args.queries.split(',').filter(Boolean);
 for (const q of wanted) if (!QUERIES[q]) usage(`unknown query ${q} (known: ${Object.keys(QUERIES).join(', ')})`);
@@ -113,7 +128,8 @@ for (const q of wanted) {
     const rows = await result.getRowsJS();
     if (args.outdir) {
         const k = QUERIES[q].keys;
-        const lines = rows.map((r) => [...r.slice(0, k).map(String), String(r[k]), Number(r[k + 1]).toFixed(6)].join(','));
+        const lines = QUERIES[q].csv ? QUERIES[q].csv(rows)
+            : rows.map((r) => [...r.slice(0, k).map(String), String(r[k]), Number(r[k + 1]).toFixed(6)].join(','));
         writeFileSync(join(args.outdir, `duckdb_${q}.csv`), lines.length ? lines.join('\n') + '\n' : '');
     }
     const f = (x) => x.toFixed(6);

@@ -137,7 +137,9 @@ char *result_group_key(const agg_table_t *t, size_t g, char *out, size_t *len)
         uint32_t pl = wire_le32_load((const unsigned char *)k + i);
         if (pl > kl - i - 4)
             break;   /* malformed (a partial from elsewhere): stop, never overrun */
-        if (n)
+        /* A comma before every part but the first, also after an empty
+         * one: the key ("", "z") is ",z", as the spill's merge orders it. */
+        if (i)
             out[n++] = ',';
         memcpy(out + n, k + i + 4, pl);
         n += pl;

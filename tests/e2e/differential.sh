@@ -23,40 +23,14 @@ mkdir -p "$IN" && chmod 755 "$IN"
 
 place() { fanout_place "$IN" "$@"; }
 
-N_CASES=0
-# query LABEL FILE QUERY: the three runs' CSV outfiles are equal (sorted
-# unless QUERY orders; ONE_ONLY=1: the three-server run is left out, for a
-# query whose result depends on which server read a line first).
-query() {
-  local label=$1 file=$2 q=$3 run
-  N_CASES=$((N_CASES + 1))
-  run "$label.local" dmap --cfg none --logLevel error --query "$q outfile $T/$label.local.csv" "$IN/$file"
-  expect_rc "$label.local" 0
-  run "$label.one" dmap "${SERVER_CLIENT_FLAGS[@]}" --logLevel error --servers "$ONE" \
-    --query "$q outfile $T/$label.one.csv" --files "$file"
-  expect_rc "$label.one" 0
-  local runs=(one)
-  if [ "${ONE_ONLY:-0}" = 0 ]; then
-    run "$label.three" dmap "${SERVER_CLIENT_FLAGS[@]}" --logLevel error --servers "$THREE" \
-      --query "$q outfile $T/$label.three.csv" --files "$file"
-    expect_rc "$label.three" 0
-    runs+=(three)
-  fi
-  [ -s "$T/$label.local.csv" ] || { fail "$label: serverless wrote no CSV"; return; }
-  for run in "${runs[@]}"; do
-    if [[ $q == *" order by "* || $q == *" rorder by "* || $q == *" order "* ]]; then
-      expect_bytes "$label: $run vs serverless: $q" "$T/$label.$run.csv" "$T/$label.local.csv"
-    else
-      expect_multiset "$label: $run vs serverless: $q" "$T/$label.$run.csv" "$T/$label.local.csv"
-    fi
-  done
-}
+# query LABEL FILE QUERY: fanout_lib.sh's fanout_query over $IN.
+query() { fanout_query "$@"; }
 
 # lines LABEL TOOL FILE ARGS...: the lines the three runs print, as
 # multisets (three servers interleave), and one server's in order.
 lines() {
   local label=$1 tool=$2 file=$3; shift 3
-  N_CASES=$((N_CASES + 1))
+  FANOUT_CASES=$((FANOUT_CASES + 1))
   run "$label.local" "$tool" --cfg none --plain "$@" "$IN/$file"
   expect_rc "$label.local" 0
   cp "$OUT" "$T/$label.local.txt"
@@ -147,5 +121,5 @@ lines)
 *) die "unknown mode $mode" ;;
 esac
 fanout_stop_all
-note "differential $mode: $N_CASES cases, each serverless, through one dserver and (but where noted) through three"
+note "differential $mode: $FANOUT_CASES cases, each serverless, through one dserver and (but where noted) through three"
 finish

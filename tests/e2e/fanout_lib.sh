@@ -21,6 +21,14 @@
 #                                 3, its contiguous thirds on 0..2 under the
 #                                 same name (HEADER=1: the first line is a
 #                                 header each third gets too)
+#   fanout_query LABEL FILE QUERY  with 4 servers placed so: dmap QUERY over
+#                                 $IN/FILE serverless, through server 3 and
+#                                 through 0..2; their CSV outfiles must be
+#                                 equal, as multisets of rows unless QUERY
+#                                 orders (FANOUT_EXACT=1: bytes always;
+#                                 ONE_ONLY=1: no three-server run, for a
+#                                 query whose result depends on which server
+#                                 read a line first); counts FANOUT_CASES
 #
 # Clients take server_lib.sh's SERVER_CLIENT_FLAGS (--key, --trustAllHosts,
 # --noColor). Every server runs bounded by `timeout` (SERVER_LIFETIME,
@@ -30,6 +38,7 @@ FANOUT_PIDS=()
 FANOUT_WAIT=()
 FANOUT_SERVERS=()
 FANOUT_LOGS=()
+FANOUT_CASES=0
 
 fanout_cleanup() {
   local p
@@ -106,4 +115,30 @@ fanout_place() {
         close(f)
       } }' "$dir/$name"
   for i in 0 1 2 3; do chmod 644 "$SRV/s$i/$name"; done
+}
+
+fanout_query() {
+  local label=$1 file=$2 q=$3 run
+  local one=${FANOUT_SERVERS[3]} three="${FANOUT_SERVERS[0]},${FANOUT_SERVERS[1]},${FANOUT_SERVERS[2]}"
+  FANOUT_CASES=$((FANOUT_CASES + 1))
+  run "$label.local" dmap --cfg none --logLevel error --query "$q outfile $T/$label.local.csv" "$IN/$file"
+  expect_rc "$label.local" 0
+  run "$label.one" dmap "${SERVER_CLIENT_FLAGS[@]}" --logLevel error --servers "$one" \
+    --query "$q outfile $T/$label.one.csv" --files "$file"
+  expect_rc "$label.one" 0
+  local runs=(one)
+  if [ "${ONE_ONLY:-0}" = 0 ]; then
+    run "$label.three" dmap "${SERVER_CLIENT_FLAGS[@]}" --logLevel error --servers "$three" \
+      --query "$q outfile $T/$label.three.csv" --files "$file"
+    expect_rc "$label.three" 0
+    runs+=(three)
+  fi
+  [ -s "$T/$label.local.csv" ] || { fail "$label: serverless wrote no CSV"; return; }
+  for run in "${runs[@]}"; do
+    if [ "${FANOUT_EXACT:-0}" = 1 ] || [[ $q == *" order by "* || $q == *" rorder by "* || $q == *" order "* ]]; then
+      expect_bytes "$label: $run vs serverless: $q" "$T/$label.$run.csv" "$T/$label.local.csv"
+    else
+      expect_multiset "$label: $run vs serverless: $q" "$T/$label.$run.csv" "$T/$label.local.csv"
+    fi
+  done
 }
