@@ -172,6 +172,15 @@ static ev_node_t **resolve_ids(eval_t *ev, long *ids, size_t n)
     return p;
 }
 
+/* Whether two compiled values are the same column of every row: the one
+ * node, or the extractor column both name. */
+static bool same_value(const ev_node_t *a, const ev_node_t *b)
+{
+    if (!a || !b)
+        return false;
+    return a == b || (a->kind == EV_COL && b->kind == EV_COL && a->col == b->col);
+}
+
 int eval_init(eval_t *ev, const plan_t *plan, err_t *e)
 {
     memset(ev, 0, sizeof *ev);
@@ -240,12 +249,18 @@ int eval_init(eval_t *ev, const plan_t *plan, err_t *e)
         ev->count_rows[i] = plan->select[i].agg == PLAN_AGG_COUNT && ev->select[i] &&
                             ev->select[i]->kind == EV_COL &&
                             strcmp(ev->fields[ev->select[i]->col], "$line") == 0;
+    ev->shares_numbers = calloc(plan->n_select ? plan->n_select : 1, sizeof *ev->shares_numbers);
+    for (size_t i = 0; ev->shares_numbers && ev->select && i < plan->n_select; i++)
+        for (size_t j = 0; j < plan->n_select; j++)
+            if (j != i && same_value(ev->select[i], ev->select[j]) &&
+                agg_is_numeric(plan->select[i].agg) && agg_is_numeric(plan->select[j].agg))
+                ev->shares_numbers[i] = true;
     ev->set_cols = calloc(plan->n_set ? plan->n_set : 1, sizeof *ev->set_cols);
     ev->cols = calloc(ev->n_fields ? ev->n_fields : 1, sizeof *ev->cols);
     ev->scratch = calloc(1, sizeof *ev->scratch);
     ev->key_cap = 4096;
     ev->key = malloc(ev->key_cap);
-    int ok = ev->select && ev->count_rows && ev->nonnum && ev->where_lhs && ev->where_rhs && ev->set &&
+    int ok = ev->select && ev->count_rows && ev->nonnum && ev->shares_numbers && ev->where_lhs && ev->where_rhs && ev->set &&
              ev->group && ev->set_cols && ev->cols && ev->scratch && ev->key;
     for (size_t i = 0; ok && i < ev->n_fields; i++)
         ok = (ev->cols[i] = malloc(EVAL_BATCH * sizeof(sv_t))) != NULL;
@@ -280,6 +295,7 @@ void eval_free(eval_t *ev)
     free(ev->select);
     free(ev->count_rows);
     free(ev->nonnum);
+    free(ev->shares_numbers);
     free(ev->where_lhs);
     free(ev->where_rhs);
     for (size_t i = 0; ev->where_tree && ev->plan && i < ev->plan->n_where; i++)
@@ -589,9 +605,12 @@ static int assign_groups(eval_t *ev, agg_table_t *t, const uint32_t *rows, size_
     return 0;
 }
 
+_Static_assert(EVAL_BATCH <= AGG_NUMBERS_BATCH, "a batch's numbers fit agg_numbers_t");
+
 size_t eval_batch(eval_t *ev, agg_table_t *table, uint32_t *rows, size_t nr, const uint64_t *seq)
 {
     scratch_reset(ev->scratch);
+    ev->numbers_of = NULL;
     if (ev->badtime_any) {
         memset(ev->badtime, 0, sizeof ev->badtime);
         ev->badtime_any = false;
@@ -629,6 +648,14 @@ size_t eval_batch(eval_t *ev, agg_table_t *table, uint32_t *rows, size_t nr, con
                     ev->seqs[i] = seq[rows[i]];
             have_seqs = true;
             seqs = ev->seqs;
+        }
+        if (ev->shares_numbers[s]) {
+            if (!same_value(ev->numbers_of, ev->select[s])) {
+                agg_table_parse_numbers(&ev->numbers, vals, nr);
+                ev->numbers_of = ev->select[s];
+            }
+            ev->nonnum[s] += agg_table_update_numbers(table, s, ev->gid, &ev->numbers, nr);
+            continue;
         }
         ev->nonnum[s] += agg_table_update(table, s, ev->gid, vals, seqs, nr);
     }

@@ -39,6 +39,11 @@ typedef struct eval {
                                    (count($line)), no values needed */
     uint64_t *nonnum;           /* per select item: values a numeric
                                    aggregate skipped as no number */
+    bool *shares_numbers;       /* per select item: a numeric aggregate of a
+                                   value another numeric item reads too
+                                   (avg(x), sum(x)): read as numbers once */
+    const ev_node_t *numbers_of;/* the value `numbers` holds this batch */
+    agg_numbers_t numbers;      /* its rows as numbers */
     ev_node_t **where_lhs;      /* compiled where operands (DTail's comparisons) */
     ev_node_t **where_rhs;
     struct ev_cond **where_tree;/* per where condition: the compiled or, not,

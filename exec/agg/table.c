@@ -281,71 +281,126 @@ void agg_table_count(agg_table_t *t, size_t spec, const uint32_t *gid, size_t n)
         *STATE(gid[i], uint64_t) += 1;
 }
 
+/* Folds the number v into the state st of a numeric aggregate. Called
+ * with agg a constant, so each loop below gets its own straight code. */
+static inline void fold_number(agg_table_t *t, enum plan_agg agg, unsigned char *st, double v)
+{
+    switch (agg) {
+    case PLAN_AGG_MIN: case PLAN_AGG_MAX: {
+        double m;
+        memcpy(&m, st, sizeof m);
+        if (isnan(m) || (agg == PLAN_AGG_MIN ? v < m : v > m))
+            memcpy(st, &v, sizeof v);
+        break;
+    }
+    case PLAN_AGG_QUANTILE:
+        quant_fold(t, st, v);
+        break;
+    default: {   /* sum avg percentage percentile */
+        agg_sum_t *s = (agg_sum_t *)(void *)st;
+        s->sum += v;
+        s->n++;
+        break;
+    }
+    }
+}
+
+/* The numeric aggregate agg over text values: parsed and folded in one
+ * pass. Returns the present values that are no number. */
+static inline size_t fold_values(agg_table_t *t, uint32_t off, enum plan_agg agg,
+                                 const uint32_t *gid, const sv_t *val, size_t n)
+{
+    size_t bad = 0;
+    double v;
+    for (size_t i = 0; i < n; i++) {
+        if (val[i].len == SV_MISSING)
+            continue;
+        if (num_parse(val[i].p, val[i].len, &v))
+            fold_number(t, agg, STATE(gid[i], unsigned char), v);
+        else
+            bad++;
+    }
+    return bad;
+}
+
+/* The same over values parsed already (agg_table_parse_numbers). */
+static inline size_t fold_parsed(agg_table_t *t, uint32_t off, enum plan_agg agg,
+                                 const uint32_t *gid, const agg_numbers_t *nums, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (nums->kind[i] == AGG_NUM_NUMBER)
+            fold_number(t, agg, STATE(gid[i], unsigned char), nums->v[i]);
+    return nums->n_bad;
+}
+
+bool agg_is_numeric(enum plan_agg agg)
+{
+    switch (agg) {
+    case PLAN_AGG_SUM: case PLAN_AGG_AVG: case PLAN_AGG_PERCENTAGE: case PLAN_AGG_PERCENTILE:
+    case PLAN_AGG_MIN: case PLAN_AGG_MAX: case PLAN_AGG_QUANTILE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+void agg_table_parse_numbers(agg_numbers_t *nums, const sv_t *val, size_t n)
+{
+    nums->n_bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (val[i].len == SV_MISSING) {
+            nums->kind[i] = AGG_NUM_MISSING;
+        } else if (num_parse(val[i].p, val[i].len, &nums->v[i])) {
+            nums->kind[i] = AGG_NUM_NUMBER;
+        } else {
+            nums->kind[i] = AGG_NUM_BAD;
+            nums->n_bad++;
+        }
+    }
+}
+
+size_t agg_table_update_numbers(agg_table_t *t, size_t spec, const uint32_t *gid,
+                                const agg_numbers_t *nums, size_t n)
+{
+    const uint32_t off = t->specs[spec].off;
+    switch (t->specs[spec].agg) {
+    case PLAN_AGG_MIN:
+        return fold_parsed(t, off, PLAN_AGG_MIN, gid, nums, n);
+    case PLAN_AGG_MAX:
+        return fold_parsed(t, off, PLAN_AGG_MAX, gid, nums, n);
+    case PLAN_AGG_QUANTILE:
+        return fold_parsed(t, off, PLAN_AGG_QUANTILE, gid, nums, n);
+    default:
+        return fold_parsed(t, off, PLAN_AGG_SUM, gid, nums, n);
+    }
+}
+
 size_t agg_table_update(agg_table_t *t, size_t spec, const uint32_t *gid, const sv_t *val,
                         const uint64_t *seq, size_t n)
 {
     const uint32_t off = t->specs[spec].off;
     size_t bad = 0;     /* present values that are no number */
-    double v;
     switch (t->specs[spec].agg) {
     case PLAN_AGG_COUNT:
         for (size_t i = 0; i < n; i++)
             *STATE(gid[i], uint64_t) += val[i].len != SV_MISSING;
         break;
     case PLAN_AGG_SUM: case PLAN_AGG_AVG: case PLAN_AGG_PERCENTAGE: case PLAN_AGG_PERCENTILE:
-        for (size_t i = 0; i < n; i++) {
-            if (val[i].len == SV_MISSING)
-                continue;
-            if (num_parse(val[i].p, val[i].len, &v)) {
-                agg_sum_t *s = STATE(gid[i], agg_sum_t);
-                s->sum += v;
-                s->n++;
-            } else {
-                bad++;
-            }
-        }
+        bad = fold_values(t, off, PLAN_AGG_SUM, gid, val, n);
         break;
     case PLAN_AGG_MIN:
-        for (size_t i = 0; i < n; i++) {
-            if (val[i].len == SV_MISSING)
-                continue;
-            if (num_parse(val[i].p, val[i].len, &v)) {
-                double *m = STATE(gid[i], double);
-                if (isnan(*m) || v < *m)
-                    *m = v;
-            } else {
-                bad++;
-            }
-        }
+        bad = fold_values(t, off, PLAN_AGG_MIN, gid, val, n);
         break;
     case PLAN_AGG_MAX:
-        for (size_t i = 0; i < n; i++) {
-            if (val[i].len == SV_MISSING)
-                continue;
-            if (num_parse(val[i].p, val[i].len, &v)) {
-                double *m = STATE(gid[i], double);
-                if (isnan(*m) || v > *m)
-                    *m = v;
-            } else {
-                bad++;
-            }
-        }
+        bad = fold_values(t, off, PLAN_AGG_MAX, gid, val, n);
+        break;
+    case PLAN_AGG_QUANTILE:
+        bad = fold_values(t, off, PLAN_AGG_QUANTILE, gid, val, n);
         break;
     case PLAN_AGG_LAST: case PLAN_AGG_LEN:
         for (size_t i = 0; i < n; i++)
             if (val[i].len != SV_MISSING)
                 last_set(t, STATE(gid[i], agg_last_t), val[i].p, val[i].len, seq[i]);
-        break;
-    case PLAN_AGG_QUANTILE:
-        for (size_t i = 0; i < n; i++) {
-            if (val[i].len == SV_MISSING)
-                continue;
-            if (!num_parse(val[i].p, val[i].len, &v)) {
-                bad++;
-                continue;
-            }
-            quant_fold(t, STATE(gid[i], unsigned char), v);
-        }
         break;
     case PLAN_AGG_COUNT_DISTINCT:
         for (size_t i = 0; i < n; i++) {

@@ -21,6 +21,8 @@
 #include "parser/plan.h"
 #include "wire/codec.h"
 
+#define AGG_NUMBERS_BATCH 1024   /* rows of an agg_numbers_t: eval's batch */
+
 typedef struct agg_spec {
     enum plan_agg agg;      /* how values fold */
     double quantile;        /* PLAN_AGG_QUANTILE: q in [0, 1] */
@@ -189,6 +191,25 @@ static inline long agg_table_group_one(agg_table_t *t, const char *p, uint32_t l
  * aggregate skipped as no number (0 for count, last and len). */
 size_t agg_table_update(agg_table_t *t, size_t spec, const uint32_t *gid, const sv_t *val,
                       const uint64_t *seq, size_t n);
+
+/* A batch's values of one column read as numbers once, for several
+ * numeric aggregates of it (avg(x) and sum(x) in one query). */
+enum agg_num_kind { AGG_NUM_MISSING, AGG_NUM_NUMBER, AGG_NUM_BAD };
+typedef struct agg_numbers {
+    double v[AGG_NUMBERS_BATCH];
+    uint8_t kind[AGG_NUMBERS_BATCH];   /* enum agg_num_kind */
+    size_t n_bad;                      /* rows of kind AGG_NUM_BAD */
+} agg_numbers_t;
+
+/* sum avg percentage percentile min max quantile: the kinds that read
+ * their values as numbers. */
+bool agg_is_numeric(enum plan_agg agg);
+/* Reads val[0..n-1] (n <= AGG_NUMBERS_BATCH) as numbers. */
+void agg_table_parse_numbers(agg_numbers_t *nums, const sv_t *val, size_t n);
+/* agg_table_update of a numeric aggregate from numbers read already:
+ * the same states and the same count of values that are no number. */
+size_t agg_table_update_numbers(agg_table_t *t, size_t spec, const uint32_t *gid,
+                                const agg_numbers_t *nums, size_t n);
 
 /* agg_table_update of a count for rows that all have a value. */
 void agg_table_count(agg_table_t *t, size_t spec, const uint32_t *gid, size_t n);

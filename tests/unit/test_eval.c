@@ -374,6 +374,34 @@ static char *run_merged(const char *query, const char *const *lines, size_t n)
  * at the ends of every order; nan is not a number, like any other text.
  * Every aggregate gives the same whole and merged from one partial per
  * line. p50 of {1, inf} crashed (a sketch bucket index from log(inf)). */
+/* Numeric aggregates of one field read its values as numbers once
+ * (avg(a), sum(a), min(a), max(a) of q50 with arithmetic): the results
+ * and the per-item counts of values that are no number are those of each
+ * aggregate alone, also where a batch interleaves another field. */
+static void test_shared_numbers(void **state)
+{
+    (void)state;
+    const char *L[] = {"a=1|b=10", "a=2|b=y", "a=x|b=30", "b=40", "a=4.5|b=50", "a=-3|b=z"};
+    qfix_t f;
+    agg_table_t t;
+    qfix_open(&f, "select avg(a),sum(b),sum(a),min(a),max(a),count(a),max(b) logformat generickv");
+    static const bool shared[] = {true, true, true, true, true, false, true};
+    for (size_t i = 0; i < 7; i++)
+        assert_int_equal(f.ev.shares_numbers[i], shared[i]);
+    qfix_table(&f, &t);
+    qfix_run(&f, &t, L, 6);
+    char *got = qfix_text(&f, &t);
+    assert_string_equal(got, "1.125000,130.000000,4.500000,-3.000000,4.500000,5,50.000000\n");
+    static const uint64_t nonnum[] = {1, 2, 1, 1, 1, 0, 2};
+    for (size_t i = 0; i < 7; i++)
+        assert_int_equal(f.ev.nonnum[i], nonnum[i]);
+    free(got);
+    agg_table_free(&t);
+    qfix_close(&f);
+    CHECK("select avg(a) logformat generickv", "1.125000\n", "a=1|b=10", "a=2", "a=x", "b=4",
+          "a=4.5", "a=-3");
+}
+
 static void test_non_finite(void **state)
 {
     (void)state;
@@ -833,6 +861,7 @@ int main(void)
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_one_part_keys_merge),
         cmocka_unit_test(test_one_part_keys_many),
+        cmocka_unit_test(test_shared_numbers),
         cmocka_unit_test(test_non_finite),
         cmocka_unit_test(test_exact_quantiles),
         cmocka_unit_test(test_distinct_and_top),
