@@ -523,7 +523,7 @@ COVERAGE = {
     "count(distinct)": r"count\(distinct ", "top": r"top\(\w+(\.\w+)?, \d\)",
     "exact quantile": r"p50\(|p90\(|p99\(|quantile\(", "p0": r"p0\(", "p100": r"p100\(",
     "approximate quantile": r"@big .*p50\(", "approximate distinct": r"@big .*count\(distinct u\)",
-    "escape \\\"": r'\\"', "escape \\\\": r"\\\\\\\\", "escape \\t": r"\\t", "escape \\xNN": r"\\x22",
+    "escape \\\"": r'\\"', "escape \\\\": r"\\\\\\\\", "escape \\t": r"\\t", "escape \\xNN": r"\\x22", "escape \\n": r"\\n",
     "order by": r" order by ", "rorder by": r" rorder by ", "limit": r" limit \d",
     "implicit and": r"where \S+ \S+ \S+ \w", "csv": r"logformat csv", "json": r"logformat json",
 }
@@ -565,7 +565,7 @@ def generate(d):
                ("top(tag, 5)", "any_value(top0.top)", "text")]
     c.aux = ["count(%s)" % num("req.ms")]
     c.tops = [("top0", "tag", 5)]
-    q, sql, kinds = build(EV, c, ["svc"], ('tag nmatches "^a\\x22"', "(NOT regexp_matches(\"tag\", '^a\"'))",
+    q, sql, kinds = build(EV, c, ["svc"], ('tag nmatches "^a\\x22|\\n"', "(NOT regexp_matches(\"tag\", '^a\"|\\n'))",
                                           "atom"), None, None)
     cases.append({"file": "ev.json", "query": q, "sql": sql, "kinds": kinds})
     # Past the bounds: 24000 numbers and about 14000 distinct values in
