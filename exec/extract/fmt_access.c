@@ -104,6 +104,15 @@ static bool is_number(const char *v, uint32_t len)
     return digits > 0;
 }
 
+/* Whether [v, v+len) is one or more digits (a byte count). */
+static bool all_digits(const char *v, uint32_t len)
+{
+    uint32_t k = 0;
+    while (k < len && (unsigned char)(v[k] - '0') <= 9)
+        k++;
+    return len > 0 && k == len;
+}
+
 /* The request's method, path and protocol. */
 static void acc_request(xcur_t *a, const char *r, uint32_t len)
 {
@@ -168,7 +177,7 @@ static bool access_line(xcur_t *a)
     a->pos += len;
     if (len == 1 && v[0] == '-')
         v = zero;
-    else if (len == 0 || !is_number(v, len) || memchr(v, '.', len))
+    else if (!all_digits(v, len))
         return xcur_fail(a, "bytes sent is not a number");
     xcur_set(a, AS_BODY_BYTES, v, len);
     /* referer, user agent, then what a format adds */
