@@ -666,6 +666,10 @@ static void extract_time_fill(extractor_t *x, size_t n, sv_t *const *cols, const
             raw = cols[x->time_src[k]][i];
         if (raw.len == SV_MISSING)
             continue;
+        if (logtime_is_utc_iso(raw.p, raw.len)) {
+            out[i] = raw;           /* already as the writer would write it */
+            continue;
+        }
         logtime_t t;
         char *o;
         size_t tl = 0;

@@ -27,7 +27,8 @@
  * time_local without its ']', a quoted field without its closing quote,
  * a status that is not three digits, bytes that are not a number or "-",
  * text that is neither a quoted field nor a bare token where the
- * referer or later fields go. Fields are found with memchr (xcur.h). */
+ * referer or later fields go. Fields are found with xcur_find (xcur.h);
+ * a quoted field is unescaped only when the query uses it. */
 #include "exec/extract/extract_int.h"
 #include "exec/extract/xcur.h"
 
@@ -65,7 +66,8 @@ static bool access_plan_var(const char *name, field_plan_t *fp)
 }
 
 /* A field of the optional part: a separating space, then a quoted field
- * or a bare token. 0: none left, 1: *quoted says which, -1: malformed. */
+ * (as written: the caller unescapes what the query uses) or a bare token.
+ * 0: none left, 1: *quoted says which, -1: malformed. */
 static int acc_more(xcur_t *a, const char **v, uint32_t *len, bool *quoted)
 {
     if (a->pos >= a->n)
@@ -80,9 +82,8 @@ static int acc_more(xcur_t *a, const char **v, uint32_t *len, bool *quoted)
         return 0;
     *quoted = a->p[a->pos] == '"';
     if (*quoted)
-        return xcur_quoted(a, v, len) ? 1 : -1;
-    const char *sp = memchr(a->p + a->pos, ' ', a->n - a->pos);
-    uint32_t end = sp ? (uint32_t)(sp - a->p) : a->n;
+        return xcur_quoted_raw(a, v, len) ? 1 : -1;
+    uint32_t end = xcur_find(a->p, a->n, a->pos, ' ');
     *v = a->p + a->pos;
     *len = end - a->pos;
     a->pos = end;
@@ -101,6 +102,15 @@ static bool is_number(const char *v, uint32_t len)
             return false;
     }
     return digits > 0;
+}
+
+/* Whether [v, v+len) is one or more digits (a byte count). */
+static bool all_digits(const char *v, uint32_t len)
+{
+    uint32_t k = 0;
+    while (k < len && (unsigned char)(v[k] - '0') <= 9)
+        k++;
+    return len > 0 && k == len;
 }
 
 /* The request's method, path and protocol. */
@@ -135,20 +145,24 @@ static bool access_line(xcur_t *a)
     xcur_set(a, AS_REMOTE_USER, v, len);
     if (a->pos >= a->n || a->p[a->pos] != '[')
         return xcur_fail(a, "'[' of the time expected");
-    const char *rb = memchr(a->p + a->pos, ']', a->n - a->pos);
-    if (!rb)
+    uint32_t rb = xcur_find(a->p, a->n, a->pos, ']');
+    if (rb >= a->n)
         return xcur_fail(a, "']' of the time expected");
-    xcur_set(a, AS_TIME_LOCAL, a->p + a->pos + 1, (uint32_t)(rb - a->p) - a->pos - 1);
-    a->pos = (uint32_t)(rb - a->p) + 1;
+    xcur_set(a, AS_TIME_LOCAL, a->p + a->pos + 1, rb - a->pos - 1);
+    a->pos = rb + 1;
     if (a->n - a->pos < 2 || a->p[a->pos] != ' ' || a->p[a->pos + 1] != '"')
         return xcur_fail(a, "the quoted request expected");
     a->pos++;
-    if (!xcur_quoted(a, &v, &len))
+    if (!xcur_quoted_raw(a, &v, &len))
         return false;
-    xcur_set(a, AS_REQUEST, v, len);
-    if (a->x->slot_col[AS_METHOD] != EXTRACT_NONE || a->x->slot_col[AS_PATH] != EXTRACT_NONE ||
-        a->x->slot_col[AS_PROTOCOL] != EXTRACT_NONE)
-        acc_request(a, v, len);
+    bool parts = xcur_wants(a, AS_METHOD) || xcur_wants(a, AS_PATH) || xcur_wants(a, AS_PROTOCOL);
+    if (parts || xcur_wants(a, AS_REQUEST)) {
+        if (!xcur_unescape(a, &v, &len))
+            return false;
+        xcur_set(a, AS_REQUEST, v, len);
+        if (parts)
+            acc_request(a, v, len);
+    }
     if (a->pos >= a->n || a->p[a->pos] != ' ')
         return xcur_fail(a, "status expected");
     a->pos++;
@@ -158,13 +172,12 @@ static bool access_line(xcur_t *a)
         v[2] > '9')
         return xcur_fail(a, "status is not three digits");
     xcur_set(a, AS_STATUS, v, len);
-    const char *sp = memchr(a->p + a->pos, ' ', a->n - a->pos);
-    len = sp ? (uint32_t)(sp - a->p) - a->pos : a->n - a->pos;
+    len = xcur_find(a->p, a->n, a->pos, ' ') - a->pos;
     v = a->p + a->pos;
     a->pos += len;
     if (len == 1 && v[0] == '-')
         v = zero;
-    else if (len == 0 || !is_number(v, len) || memchr(v, '.', len))
+    else if (!all_digits(v, len))
         return xcur_fail(a, "bytes sent is not a number");
     xcur_set(a, AS_BODY_BYTES, v, len);
     /* referer, user agent, then what a format adds */
@@ -177,12 +190,16 @@ static bool access_line(xcur_t *a)
             return true;
         if (k < 2 && !quoted)
             return xcur_fail(a, k ? "the quoted user agent expected" : "the quoted referer expected");
-        if (k < 2)
-            xcur_set(a, k ? AS_USER_AGENT : AS_REFERER, v, len);
-        else if (quoted && !xff)
-            xcur_set(a, AS_XFF, v, len), xff = true;
-        else if (!quoted && !rt && is_number(v, len))
-            xcur_set(a, AS_REQUEST_TIME, v, len), rt = true;
+        int slot = k < 2 ? (k ? AS_USER_AGENT : AS_REFERER) : quoted && !xff ? AS_XFF : 0;
+        if (slot) {
+            if (xcur_wants(a, slot) && !xcur_unescape(a, &v, &len))
+                return false;
+            xcur_set(a, slot, v, len);
+            xff |= slot == AS_XFF;
+        } else if (!quoted && !rt && is_number(v, len)) {
+            xcur_set(a, AS_REQUEST_TIME, v, len);
+            rt = true;
+        }
     }
 }
 

@@ -196,15 +196,128 @@ uint32_t extract_json_unescape(const char *s, uint32_t len, char *out)
     return o;
 }
 
+#ifdef EXTRACT_SSE2
+/* The bytes of the 64 at p that need attention inside a string. */
+static inline uint64_t j_special64(const char *p)
+{
+    uint64_t m = 0;
+    for (int k = 0; k < 4; k++)
+        m |= (uint64_t)j_special16(_mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k)))
+             << (16 * k);
+    return m;
+}
+#endif
+
+/* Copies n plain bytes from p to out: 16 at a time while the source has
+ * them before end (out has room for n + 16 more). */
+static inline void j_copy_run(char *out, const char *p, uint32_t n, const char *end)
+{
+#ifdef EXTRACT_SSE2
+    if ((size_t)(end - p) >= (size_t)n + 16) {
+        for (uint32_t k = 0; k < n; k += 16)
+            _mm_storeu_si128((__m128i *)(void *)(out + k),
+                             _mm_loadu_si128((const __m128i *)(const void *)(p + k)));
+        return;
+    }
+#endif
+    memcpy(out, p, n);
+}
+
+/* At an escape's backslash p (with a byte after it): its bytes written to
+ * out, the length written into *o and the escape's own length returned;
+ * 0 when it is none (the failure set). */
+static uint32_t j_escape_copy_u(jp_t *j, const char *p, char *out, uint32_t *o);
+
+static inline uint32_t j_escape_copy(jp_t *j, const char *p, char *out, uint32_t *o)
+{
+    char b = extract_escape_byte(p[1], false);
+    if (b) {
+        out[(*o)++] = b;
+        return 2;
+    }
+    return j_escape_copy_u(j, p, out, o);
+}
+
+/* j_escape_copy of an escape that is not one byte: \uXXXX, a pair, or
+ * none. */
+static __attribute__((noinline)) uint32_t j_escape_copy_u(jp_t *j, const char *p, char *out,
+                                                          uint32_t *o)
+{
+    const char *end = j->end;
+    if (p[1] != 'u') {
+        j_fail(j, "bad escape in string");
+        return 0;
+    }
+    if (end - p < 6 || hexval((unsigned char)p[2]) < 0 || hexval((unsigned char)p[3]) < 0 ||
+        hexval((unsigned char)p[4]) < 0 || hexval((unsigned char)p[5]) < 0) {
+        j_fail(j, "bad \\u escape");
+        return 0;
+    }
+    /* a surrogate pair is one escape of 12 bytes */
+    uint32_t span = 6;
+    unsigned cp = hex4(p + 2);
+    if (cp >= 0xD800 && cp <= 0xDBFF && end - p >= 12 && p[6] == '\\' && p[7] == 'u') {
+        bool hex = true;
+        for (int k = 8; k < 12; k++)
+            hex &= hexval((unsigned char)p[k]) >= 0;
+        unsigned lo = hex ? hex4(p + 8) : 0;
+        if (lo >= 0xDC00 && lo <= 0xDFFF)
+            span = 12;
+    }
+    *o += extract_json_unescape(p, span, out + *o);
+    return span;
+}
+
 /* At '"': j_string and extract_json_unescape in one pass, for a long
  * string with many escapes (k8s's log): validates the string, writes its
- * unescaped content to out (room for the rest of the line and 16 bytes
- * more) and moves past the closing quote. 16 bytes are copied at a time,
- * whatever they hold, and the copy stops at the first that needs care. */
+ * unescaped content to out (room for the rest of the line and 64 bytes
+ * more) and moves past the closing quote. The bytes that need care are
+ * found as one mask per 64 bytes, so an escape costs a few instructions
+ * and the plain runs between escapes are copied 16 bytes at a time; the
+ * last 64 bytes of the line go 16 at a time, each block stored whatever
+ * it holds and the copy stopped at the first byte that needs care. */
 static bool j_string_copy(jp_t *j, char *out, uint32_t *olen)
 {
     const char *p = j->p + 1, *end = j->end;
     uint32_t o = 0;
+#ifdef EXTRACT_SSE2
+    while (end - p >= 64) {
+        const char *wb = p;
+        uint64_t m = j_special64(wb);
+        if (!m) {
+            j_copy_run(out + o, p, 64, end);
+            p += 64;
+            o += 64;
+            continue;
+        }
+        do {
+            uint32_t k = (uint32_t)__builtin_ctzll(m) - (uint32_t)(p - wb);
+            j_copy_run(out + o, p, k, end);
+            p += k;
+            o += k;
+            int at = j_at_special(j, p);
+            if (at < 0)
+                return false;
+            if (at == 0) {
+                *olen = o;
+                j->p = p + 1;
+                return true;
+            }
+            uint32_t span = j_escape_copy(j, p, out, &o);
+            if (!span)
+                return false;
+            p += span;
+            uint32_t used = (uint32_t)(p - wb);
+            m = used < 64 ? m & (~(uint64_t)0 << used) : 0;
+        } while (m);
+        if (p - wb < 64) {
+            uint32_t rest = 64 - (uint32_t)(p - wb);
+            j_copy_run(out + o, p, rest, end);
+            p += rest;
+            o += rest;
+        }
+    }
+#endif
     for (;;) {
         bool special = false;
 #ifdef EXTRACT_SSE2
@@ -232,29 +345,9 @@ static bool j_string_copy(jp_t *j, char *out, uint32_t *olen)
                 return false;
             break;
         }
-        char b = extract_escape_byte(p[1], false);
-        if (b) {
-            out[o++] = b;
-            p += 2;
-            continue;
-        }
-        if (p[1] != 'u')
-            return j_fail(j, "bad escape in string");
-        if (end - p < 6 || hexval((unsigned char)p[2]) < 0 || hexval((unsigned char)p[3]) < 0 ||
-            hexval((unsigned char)p[4]) < 0 || hexval((unsigned char)p[5]) < 0)
-            return j_fail(j, "bad \\u escape");
-        /* a surrogate pair is one escape of 12 bytes */
-        uint32_t span = 6;
-        unsigned cp = hex4(p + 2);
-        if (cp >= 0xD800 && cp <= 0xDBFF && end - p >= 12 && p[6] == '\\' && p[7] == 'u') {
-            bool hex = true;
-            for (int k = 8; k < 12; k++)
-                hex &= hexval((unsigned char)p[k]) >= 0;
-            unsigned lo = hex ? hex4(p + 8) : 0;
-            if (lo >= 0xDC00 && lo <= 0xDFFF)
-                span = 12;
-        }
-        o += extract_json_unescape(p, span, out + o);
+        uint32_t span = j_escape_copy(j, p, out, &o);
+        if (!span)
+            return false;
         p += span;
     }
     *olen = o;
@@ -393,6 +486,16 @@ static bool j_path_key(jp_t *j, uint32_t base, bool top, const char *s, uint32_t
     return at <= x->dyn_max_len;
 }
 
+/* Whether [s, s+len) is the NUL-terminated name (read no further than
+ * its NUL). */
+static inline bool j_name_is(const char *name, const char *s, uint32_t len)
+{
+    for (uint32_t k = 0; k < len; k++)
+        if (!name[k] || name[k] != s[k])
+            return false;
+    return name[len] == '\0';
+}
+
 static bool j_object(jp_t *j, int depth, bool track, bool top)
 {
     if (depth > JSON_MAX_DEPTH)
@@ -430,8 +533,7 @@ static bool j_object(jp_t *j, int depth, bool track, bool top)
             if (esc)
                 kl = len <= sizeof kb ? extract_json_unescape(s, len, kb) : 0, kn = kb;
             int k = 0;
-            while (k < EXTRACT_JSON_OUTER &&
-                   !(kl == strlen(o->name[k]) && memcmp(kn, o->name[k], kl) == 0))
+            while (k < EXTRACT_JSON_OUTER && !j_name_is(o->name[k], kn, kl))
                 k++;
             if (k < EXTRACT_JSON_OUTER) {
                 if (j->p >= j->end || *j->p != '"') {
@@ -440,7 +542,7 @@ static bool j_object(jp_t *j, int depth, bool track, bool top)
                         return false;
                 } else if (k == 0) {
                     /* the log: validated and unescaped in one pass */
-                    char *out = extract_scratch(x, (size_t)(j->end - j->p) + 16);
+                    char *out = extract_scratch(x, (size_t)(j->end - j->p) + 64);
                     if (!out)
                         return j_fail(j, "out of memory unescaping a string");
                     if (!j_string_copy(j, out, &o->val[k].len))

@@ -28,7 +28,7 @@ static const char lf_true[] = "true";   /* a bare key's value */
 
 /* Sets the field of key [k, k+kl), if requested, to value [v, v+vl),
  * unescaped when esc; false when out of scratch. */
-static bool lf_set(extractor_t *x, size_t i, sv_t *const *cols, const char *k, uint32_t kl,
+static inline __attribute__((always_inline)) bool lf_set(extractor_t *x, size_t i, sv_t *const *cols, const char *k, uint32_t kl,
                    const char *v, uint32_t vl, bool esc)
 {
     uint32_t f = extract_dyn_field(x, k, kl);

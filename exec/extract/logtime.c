@@ -339,6 +339,20 @@ bool logtime_parse(const char *p, size_t n, const logtime_ctx_t *c, logtime_t *t
     return parse_bsd(p, n, c, t);
 }
 
+bool logtime_is_utc_iso(const char *p, size_t n)
+{
+    unsigned y, mo, d, h, mi, s, f;
+    if (n < 20 || n == 21 || n > 30 || p[n - 1] != 'Z' || p[4] != '-' || p[7] != '-' ||
+        p[10] != 'T' || p[13] != ':' || p[16] != ':' || !num(p, 4, &y) || !num(p + 5, 2, &mo) ||
+        !num(p + 8, 2, &d) || !num(p + 11, 2, &h) || !num(p + 14, 2, &mi) ||
+        !num(p + 17, 2, &s))
+        return false;
+    if (n > 20 && (p[19] != '.' || !num(p + 20, n - 21, &f)))
+        return false;
+    return mo >= 1 && mo <= 12 && d >= 1 && d <= days_in_month(y, mo) && h <= 23 && mi <= 59 &&
+           s <= 59;
+}
+
 /* ---- writing ---- */
 
 static char *put2(char *o, unsigned v)

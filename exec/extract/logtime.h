@@ -66,6 +66,12 @@ logtime_ctx_t logtime_ctx_local(void);
  * the next minute's 00). */
 bool logtime_parse(const char *p, size_t n, const logtime_ctx_t *c, logtime_t *t);
 
+/* Whether [p, p+n) is already what logtime_write_utc writes for it:
+ * YYYY-MM-DDTHH:MM:SS, then '.' and 1-9 digits or nothing, then Z, with
+ * every field in range (second 60 is not: it reads as the next minute).
+ * Then $time is the text itself, neither parsed nor written. */
+bool logtime_is_utc_iso(const char *p, size_t n);
+
 /* The instant t as ISO 8601 in UTC into out (LOGTIME_MAX bytes):
  * YYYY-MM-DDTHH:MM:SS, the fraction with the digits it was written with,
  * then Z. Returns the length, 0 when the year is outside 0000-9999. */

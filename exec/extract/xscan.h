@@ -42,6 +42,22 @@ static inline void xscan_masks(const char *q, uint32_t r, const char c[4], uint6
     m[0] = m[1] = m[2] = m[3] = 0;
 #ifdef EXTRACT_SSE2
     uint32_t k = 0;
+    if (r == 64) {
+        /* the whole window: four blocks, unrolled, in registers */
+        uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        for (unsigned o = 0; o < 64; o += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(q + o));
+            a0 |= (uint64_t)xscan_cmp16(v, c[0]) << o;
+            a1 |= (uint64_t)xscan_cmp16(v, c[1]) << o;
+            a2 |= (uint64_t)xscan_cmp16(v, c[2]) << o;
+            a3 |= (uint64_t)xscan_cmp16(v, c[3]) << o;
+        }
+        m[0] = a0;
+        m[1] = a1;
+        m[2] = a2;
+        m[3] = a3;
+        return;
+    }
     for (; k + 16 <= r; k += 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(q + k));
         for (int b = 0; b < 4; b++)

@@ -175,12 +175,76 @@ static void test_random_vs_json(void **state)
     extractor_free(jx);
 }
 
+/* The log written with a random choice of equivalent escapes per byte
+ * (as it is, \uXXXX, \/ for '/', a surrogate pair for U+1F600), the
+ * interesting part at every offset from 0 to 200: across the 64-byte
+ * windows the log is unescaped in and the 16-byte blocks of its last 64
+ * bytes. $log is the inner line again and the inner key its value; a
+ * control byte or a bad escape at that offset rejects the line. */
+static void test_log_escapes_at_every_offset(void **state)
+{
+    (void)state;
+    const char *f[] = {"$log", "m"};
+    extractor_t *x = xt_make("k8s", &env, f, 2);
+    uint64_t rng = 0x10651;
+    static const char tail[] = "x\\\"y\\\\z/\xc3\xa9\xf0\x9f\x98\x80";   /* x\"y\\z/é😀 */
+    static const char want_m[] = "x\"y\\z/\xc3\xa9\xf0\x9f\x98\x80";
+    char inner[512], line[4096], want[512];
+    sv_t v[2];
+    for (int k = 0; k <= 200; k++) {
+        for (int rep = 0; rep < 4; rep++) {
+            int n = sprintf(inner, "{\"m\":\"%.*s%s\"}", k,
+                            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                            tail);
+            size_t o = (size_t)sprintf(line, "{\"log\":\"");
+            for (int i = 0; i < n; i++) {
+                unsigned char c = (unsigned char)inner[i];
+                /* the first as plain as JSON allows, the others random */
+                unsigned r = rep ? (unsigned)(rng_next(&rng) % 4) : 3;
+                if (c == 0xf0 && r == 0) {          /* U+1F600 as a pair */
+                    o += (size_t)sprintf(line + o, "\\ud83d\\ude00");
+                    i += 3;
+                } else if (c == '"' || c == '\\') {
+                    line[o++] = '\\';
+                    line[o++] = (char)c;
+                } else if (c == '/' && r == 1) {
+                    o += (size_t)sprintf(line + o, "\\/");
+                } else if (c < 0x80 && r == 2) {
+                    o += (size_t)sprintf(line + o, "\\u%04x", c);
+                } else {
+                    line[o++] = (char)c;
+                }
+            }
+            o += (size_t)sprintf(line + o, "\\n\",\"stream\":\"stdout\"}");
+            assert_int_equal(xt_run1(x, 2, line, o, v), EXTRACT_OK);
+            assert_int_equal(v[0].len, (uint32_t)n);
+            assert_memory_equal(v[0].p, inner, (size_t)n);
+            memset(want, 'a', (size_t)k);
+            memcpy(want + k, want_m, sizeof want_m - 1);
+            assert_int_equal(v[1].len, (uint32_t)k + sizeof want_m - 1);
+            assert_memory_equal(v[1].p, want, v[1].len);
+        }
+        /* a control byte, a bad escape and a cut \u at offset k of the log */
+        static const char *const bad[] = {"\x01", "\\q", "\\u12", "\\ud83d\\u12"};
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+            int o = sprintf(line, "{\"log\":\"{\\\"m\\\":\\\"%.*s%s\\\"}\",\"stream\":\"s\"}", k,
+                            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                            "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                            bad[b]);
+            assert_int_equal(xt_run1(x, 2, line, (size_t)o, v), EXTRACT_ERROR);
+        }
+    }
+    extractor_free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fields),
         cmocka_unit_test(test_rejected),
         cmocka_unit_test(test_random_vs_json),
+        cmocka_unit_test(test_log_escapes_at_every_offset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
