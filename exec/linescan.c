@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "exec/filter/literal.h"
 #include "exec/scan/reader.h"
@@ -31,6 +32,7 @@ typedef struct scan {
     ctx_line_t *ring;          /* o->before slots */
     unsigned ring_head;        /* oldest entry */
     unsigned ring_n;           /* entries held */
+    records_t *rec;            /* multi-line records; NULL: lines */
 } scan_t;
 
 static void ring_push(scan_t *s, const char *p, size_t len, unsigned long long lineno)
@@ -191,6 +193,19 @@ void linescan_region_numbered(matcher_t *m, line_sink_t *sink, const char *p, co
     *lineno = n;
 }
 
+/* One record of a multi-line scan: the pattern sees it whole, context and
+ * --max count records, and its number is its start line's. */
+static int on_record(void *arg, const record_t *rec)
+{
+    scan_t *s = arg;
+    if (matcher_line_matches(s->m, rec->p, rec->len) != !!s->o->invert)
+        on_selected(s, rec->p, rec->len);
+    else
+        on_unselected(s, rec->p, rec->len);
+    s->lineno += rec->lines - 1;
+    return s->stop;
+}
+
 /* The fast path: selected lines only, no context. */
 static void scan_region_fast(scan_t *s, const char *p, const char *end)
 {
@@ -198,6 +213,16 @@ static void scan_region_fast(scan_t *s, const char *p, const char *end)
         linescan_region_numbered(s->m, s->sink, p, end, &s->lineno);
     else
         linescan_region_unnumbered(s->m, s->sink, p, end);
+}
+
+static void scan_region(scan_t *s, const region_t *reg, int general)
+{
+    if (s->rec)
+        records_feed(s->rec, reg->p, reg->p + reg->len, reg->off, on_record, s);
+    else if (general)
+        scan_region_general(s, reg->p, reg->p + reg->len);
+    else
+        scan_region_fast(s, reg->p, reg->p + reg->len);
 }
 
 static int scan_loop(scan_t *s, reader_t *r, int general, const char *name, err_t *e)
@@ -208,16 +233,18 @@ static int scan_loop(scan_t *s, reader_t *r, int general, const char *name, err_
      * from dserver) ends the read: once per region, never per line. */
     while (!s->stop && !s->sink->out->failed) {
         int got = reader_next(r, &reg, e);
-        if (got <= 0)
+        if (got <= 0) {
+            /* The last record ends with its input (what a failed read
+             * gave is written, as for lines). */
+            if (s->rec)
+                records_flush(s->rec, on_record, s);
             return got;
+        }
         if (r->n_split && !warned) {
             warned = 1;
             LOG_WARN("%s|Long log line, splitting into multiple lines", name);
         }
-        if (general)
-            scan_region_general(s, reg.p, reg.p + reg.len);
-        else
-            scan_region_fast(s, reg.p, reg.p + reg.len);
+        scan_region(s, &reg, general);
     }
     return 0;
 }
@@ -254,12 +281,17 @@ int linescan_init(linescan_t *ls, const linescan_opts_t *o, err_t *e)
         ls->ring = NULL;
         return -1;
     }
+    if (o->record_start && records_init(&ls->records, o->record_start, o->max_line_len, e) < 0) {
+        linescan_free(ls);
+        return -1;
+    }
     return 0;
 }
 
 void linescan_free(linescan_t *ls)
 {
     reader_free(&ls->reader);
+    records_free(&ls->records);
     for (unsigned i = 0; ls->ring && i < ls->o.before; i++)
         free(ls->ring[i].p);
     free(ls->ring);
@@ -274,7 +306,9 @@ int linescan_run(linescan_t *ls, input_t *in, const char *name,
         .o = o, .m = o->matcher, .sink = sink,
         .numbers = line_sink_numbers(sink),
         .ring = ls->ring,
+        .rec = o->record_start ? &ls->records : NULL,
     };
+    records_reset(&ls->records);
     int general = o->invert || o->before || o->after || o->max;
     reader_t *r = &ls->reader;
     reader_reset(r, in, 0);
@@ -295,7 +329,11 @@ int linescan_run(linescan_t *ls, input_t *in, const char *name,
         stats->lines_selected += s.n_selected;
         stats->lines_split += r->n_split;
         stats->bytes_read += r->bytes_read;
+        stats->records_cut += ls->records.n_cut;
     }
+    if (ls->records.n_cut)
+        LOG_WARN("%s|%llu multi-line records longer than %zu bytes, cut into more records",
+                 name, ls->records.n_cut, o->max_line_len);
     return rc;
 }
 
@@ -304,6 +342,7 @@ struct linescan_stream {
     scan_t s;                 /* the state between steps */
     int general;              /* context, --max or --invert */
     int warned;               /* the long-line warning was given */
+    long long last_data_ms;   /* when a region was last read (records) */
 };
 
 linescan_stream_t *linescan_stream_new(const linescan_opts_t *o, input_t *in, err_t *e)
@@ -322,6 +361,8 @@ linescan_stream_t *linescan_stream_new(const linescan_opts_t *o, input_t *in, er
     st->s.o = &st->ls.o;
     st->s.m = st->ls.o.matcher;
     st->s.ring = st->ls.ring;
+    st->s.rec = o->record_start ? &st->ls.records : NULL;
+    st->last_data_ms = clock_now_ms();
     st->general = st->ls.o.invert || st->ls.o.before || st->ls.o.after || st->ls.o.max;
     return st;
 }
@@ -345,16 +386,19 @@ int linescan_stream_step(linescan_stream_t *st, line_sink_t *sink, const char *n
     while (!s->stop && !sink->out->failed) {
         region_t reg;
         int got = reader_next(r, &reg, e);
-        if (got != 1)
+        if (got != 1) {
+            /* A followed record ends with the next start line, or when
+             * its file has been quiet for a while (its trace is whole). */
+            if (s->rec && (got != 2 || clock_now_ms() - st->last_data_ms >= RECORDS_IDLE_MS))
+                records_flush(s->rec, on_record, s);
             return got;
+        }
+        st->last_data_ms = clock_now_ms();
         if (r->n_split && !st->warned) {
             st->warned = 1;
             LOG_WARN("%s|Long log line, splitting into multiple lines", name);
         }
-        if (st->general)
-            scan_region_general(s, reg.p, reg.p + reg.len);
-        else
-            scan_region_fast(s, reg.p, reg.p + reg.len);
+        scan_region(s, &reg, st->general);
         if (r->bytes_read - start >= budget)
             return s->stop ? 0 : 1;
     }
@@ -366,6 +410,7 @@ void linescan_stream_stats(const linescan_stream_t *st, linescan_stats_t *out)
     out->lines_selected = st->s.n_selected;
     out->lines_split = st->ls.reader.n_split;
     out->bytes_read = st->ls.reader.bytes_read;
+    out->records_cut = st->ls.records.n_cut;
 }
 
 unsigned long long linescan_stream_cut(const linescan_stream_t *st)

@@ -14,6 +14,7 @@
 #include "exec/filter/matcher.h"
 #include "exec/scan/input.h"
 #include "exec/scan/reader.h"
+#include "exec/scan/records.h"
 #include "exec/sink/lines.h"
 
 typedef struct linescan_opts {
@@ -23,12 +24,17 @@ typedef struct linescan_opts {
     unsigned after;              /* context lines after a selected line */
     unsigned long long max;      /* stop a file after this many selected lines; 0 = all */
     size_t max_line_len;         /* longer lines are split (§4.2) */
+    /* Multi-line records (exec/scan/records.h): a line it matches starts
+     * a record, and the pattern, context, --max and --invert see records,
+     * not lines; NULL: lines. Borrowed; its match data is the scan's. */
+    matcher_t *record_start;
 } linescan_opts_t;
 
 typedef struct linescan_stats {
     unsigned long long lines_selected; /* selected lines written */
     unsigned long long lines_split;    /* long lines split into pieces */
     unsigned long long bytes_read;     /* decoded bytes read */
+    unsigned long long records_cut;    /* multi-line records cut at the bound */
 } linescan_stats_t;
 
 /* The plan's reusable state: its buffers serve every input of a run, so
@@ -37,6 +43,7 @@ typedef struct linescan {
     linescan_opts_t o;          /* the plan, invert normalised */
     reader_t reader;            /* read buffers */
     struct ctx_line *ring;      /* before-context slots */
+    records_t records;          /* o.record_start's grouping of lines */
 } linescan_t;
 
 int linescan_init(linescan_t *ls, const linescan_opts_t *o, err_t *e);
@@ -61,7 +68,7 @@ void linescan_stream_free(linescan_stream_t *st);
  * reached, -1 on an error (e set). */
 int linescan_stream_step(linescan_stream_t *st, line_sink_t *sink, const char *name,
                          size_t budget, err_t *e);
-/* Counts so far (lines_selected, lines_split, bytes_read). */
+/* Counts so far (lines_selected, lines_split, bytes_read, records_cut). */
 void linescan_stream_stats(const linescan_stream_t *st, linescan_stats_t *out);
 /* Unfinished lines dropped at truncations (INPUT_CUT). */
 unsigned long long linescan_stream_cut(const linescan_stream_t *st);

@@ -67,6 +67,16 @@ struct map_worker {
                                     batch ends with a field unseen */
     uint32_t sample_len[MAP_SAMPLE_LINES]; /* bytes kept of each */
     uint32_t n_sample;           /* lines in sample */
+    /* Multi-line records (o.record_start): the batch's line[]/len[] are
+     * the records' start lines, which the format reads, and rec_len their
+     * whole bytes, which $line is. */
+    int records;                 /* records, not lines */
+    records_t rec;               /* the grouping */
+    matcher_t start;             /* own copy of the start pattern */
+    uint32_t rec_len[EVAL_BATCH];/* the records' bytes without the last '\n' */
+    uint32_t line_cols[4];       /* the columns of $line */
+    size_t n_line_cols;          /* ... how many */
+    long long last_data_ms;      /* a followed file's last read (idle flush) */
 };
 
 /* Writes table t to the spill (opened on first use) and clears it. A
@@ -116,12 +126,33 @@ static __attribute__((noinline)) void note_fields(map_worker_t *w, size_t nr)
     }
 }
 
+/* $line of a parsed multi-line record is the whole record: from where
+ * the format's $line of its start line begins to the record's end, less
+ * trailing white space. */
+static void records_line(map_worker_t *w)
+{
+    for (size_t k = 0; k < w->n_line_cols; k++) {
+        sv_t *col = w->ev.cols[w->line_cols[k]];
+        for (size_t i = 0; i < w->n; i++) {
+            if (w->rec_len[i] == w->len[i] || col[i].len == SV_MISSING ||
+                w->ev.status[i] != EXTRACT_OK)
+                continue;
+            const char *end = w->line[i] + w->rec_len[i];
+            while (end > col[i].p && (end[-1] == ' ' || (end[-1] >= '\t' && end[-1] <= '\r')))
+                end--;
+            col[i].len = (uint32_t)(end - col[i].p);
+        }
+    }
+}
+
 static void flush_batch(map_worker_t *w)
 {
     if (!w->n)
         return;
     if (!(w->splits && w->dense))
         extract_batch(w->x, w->line, w->len, w->n, w->ev.cols, w->ev.status);
+    if (w->n_line_cols)
+        records_line(w);
     size_t nr = 0, other = 0;
     for (size_t i = 0; i < w->n; i++) {
         uint8_t st = w->ev.status[i];
@@ -299,10 +330,29 @@ static void scan_fused(map_worker_t *w, const char *p, const char *end, long lon
     }
 }
 
+/* One multi-line record into the batch: its start line for the format,
+ * its length for $line. The table filter, unless fused into the format,
+ * looks at the start line. */
+static int add_record(void *arg, const record_t *rec)
+{
+    map_worker_t *w = arg;
+    const char *nl = memchr(rec->p, '\n', rec->len);
+    size_t first = nl ? (size_t)(nl - rec->p) : rec->len;
+    w->stats.lines_read++;
+    if (w->ms->has_filter && !w->ms->fused_filter &&
+        !matcher_line_matches(&w->filter, rec->p, first))
+        return 0;
+    w->rec_len[w->n] = (uint32_t)rec->len;
+    add_line(w, rec->p, first, rec->off);
+    return 0;
+}
+
 /* All lines of [p, end) (whole lines) that pass the table filter. */
 static void scan_region(map_worker_t *w, const char *p, const char *end, long long off)
 {
-    if (w->ms->fused_filter) {
+    if (w->records) {
+        records_feed(&w->rec, p, end, off, add_record, w);
+    } else if (w->ms->fused_filter) {
         scan_fused(w, p, end, off);
     } else if (w->dense) {
         w->stats.lines_read += scan_dense(w, p, end, p, off);
@@ -312,25 +362,48 @@ static void scan_region(map_worker_t *w, const char *p, const char *end, long lo
     }
 }
 
-/* Lines starting before `stop` (-1: all) from the worker's reader. */
+/* Lines starting before `stop` (-1: all) from the worker's reader. With
+ * multi-line records, records starting before stop: the last one takes
+ * the continuation lines past stop (their bytes are the next range's). */
 static int scan_reader(map_worker_t *w, long long stop, err_t *e)
 {
     region_t reg;
+    int tail = 0;     /* past stop, finishing the range's last record */
     for (;;) {
         if (mapscan_stopped(w->ms))
             return err_set(e, ERR_INPUT, mapscan_timed_out(w->ms) ? "timed out" : "cancelled");
         int got = reader_next(&w->reader, &reg, e);
-        if (got != 1)
+        if (got != 1) {
+            if (w->records && got != 2)
+                records_flush(&w->rec, add_record, w);
             return got;
+        }
+        w->last_data_ms = clock_now_ms();
+        if (tail) {
+            w->reader.bytes_read -= reg.len;
+            int over = records_feed_tail(&w->rec, reg.p, reg.p + reg.len, reg.off, add_record, w);
+            flush_batch(w);
+            if (over)
+                return 0;
+            continue;
+        }
         int last = 0;
         const char *end = stop >= 0 ? range_cut(&w->reader, &reg, stop, &last) : reg.p + reg.len;
-        if (end == reg.p && last)
+        if (end == reg.p && last && !w->records)
             return 0;
         scan_region(w, reg.p, end, reg.off);
+        if (last && w->records) {
+            tail = 1;
+            if (records_feed_tail(&w->rec, end, reg.p + reg.len, reg.off + (end - reg.p),
+                                  add_record, w)) {
+                flush_batch(w);
+                return 0;
+            }
+        }
         /* Batch lines point into the region; the next region may reuse
          * or unmap that memory. */
         flush_batch(w);
-        if (last)
+        if (last && !w->records)
             return 0;
     }
 }
@@ -378,6 +451,18 @@ static int worker_init(map_worker_t *w, mapscan_t *ms, err_t *e)
         return -1;
     w->dense = !ms->has_filter || ms->fused_filter;
     w->splits = extractor_splits_lines(w->x);
+    if (ms->o.record_start) {
+        /* The format gets each record's start line from the batch: it
+         * splits nothing itself. */
+        if (matcher_init_same(&w->start, ms->o.record_start, e) < 0 ||
+            records_init(&w->rec, &w->start, ms->o.max_line_len, e) < 0)
+            return -1;
+        w->records = 1;
+        w->splits = 0;
+        for (size_t c = 0; c < w->ev.n_fields && w->n_line_cols < 4; c++)
+            if (strcmp(w->ev.fields[c], "$line") == 0)
+                w->line_cols[w->n_line_cols++] = (uint32_t)c;
+    }
     size_t nf = ms->fields.n_fields;
     w->chk_col = calloc(nf ? nf : 1, sizeof *w->chk_col);
     w->seen = calloc(nf ? nf : 1, 1);
@@ -401,6 +486,9 @@ static void worker_free(map_worker_t *w)
     eval_free(&w->ev);
     extractor_free(w->x);
     matcher_free(&w->filter);
+    if (w->records)
+        matcher_free(&w->start);
+    records_free(&w->rec);
     agg_table_free(&w->table);
     reader_free(&w->reader);
     pthread_mutex_destroy(&w->mu);
@@ -523,6 +611,8 @@ static void *range_worker(void *arg)
                 rc = -1;
             } else {
                 reader_reset(&w->reader, slice, start);
+                records_reset(&w->rec);
+                w->rec.skip_to_start = start > 0;
                 rc = scan_guarded(w, b, &e);
                 w->stats.bytes_read += w->reader.bytes_read;
                 w->reader.bytes_read = 0;
@@ -632,6 +722,7 @@ int mapscan_run(mapscan_t *ms, input_t *in, const char *name, const char *source
     } else {
         map_worker_t *w = &ms->workers[0];
         reader_reset(&w->reader, in, 0);
+        records_reset(&w->rec);
         rc = scan_guarded(w, -1, e);
         w->stats.bytes_read += w->reader.bytes_read;
         w->reader.bytes_read = 0;
@@ -649,8 +740,17 @@ int mapscan_step(mapscan_t *ms, input_t *in, const char *name, const char *sourc
         extractor_begin_source(w->x, source_id);
         reader_reset(&w->reader, in, 0);
         reader_set_block(&w->reader, 64 * 1024);
+        records_reset(&w->rec);
+        w->last_data_ms = clock_now_ms();
     }
     int rc = scan_guarded(w, -1, e);
+    /* A followed record ends with the next start line, or when its file
+     * has been quiet for a while. */
+    if (rc == 2 && w->records && records_pending(&w->rec) &&
+        clock_now_ms() - w->last_data_ms >= RECORDS_IDLE_MS) {
+        records_flush(&w->rec, add_record, w);
+        flush_batch(w);
+    }
     w->stats.bytes_read += w->reader.bytes_read;
     w->reader.bytes_read = 0;
     if (rc == 2)

@@ -21,6 +21,7 @@
 #include "exec/filter/matcher.h"
 #include "exec/scan/input.h"
 #include "exec/scan/reader.h"
+#include "exec/scan/records.h"
 #include "parser/plan.h"
 
 #define MAP_MAX_THREADS 16
@@ -57,6 +58,10 @@ typedef struct map_opts {
     size_t memory_limit;         /* bytes the group tables may hold; beyond
                                     it groups spill to a temporary SQLite
                                     database (exec/agg/spill.h); 0: none */
+    /* Multi-line records (exec/scan/records.h): a line it matches starts
+     * a record; the format reads the record's start line and $line is the
+     * whole record. NULL: lines. Borrowed; each worker compiles its own. */
+    const matcher_t *record_start;
 } map_opts_t;
 
 typedef struct map_worker map_worker_t;

@@ -65,6 +65,10 @@ int linescan_parallel_eligible(const linescan_opts_t *o, const line_sink_t *sink
      * in parallel would only add a second copy. */
     if (o->matcher->kind == MATCHER_NOOP && !line_sink_numbers(sink))
         return 0;
+    /* Multi-line records run sequentially: a range would have to find
+     * the record its first line belongs to. */
+    if (o->record_start)
+        return 0;
     return !o->invert && !o->before && !o->after && !o->max &&
            input_kind(in) == INPUT_PLAIN && input_plain_size(in) >= PAR_MIN_FILE;
 }

@@ -403,7 +403,7 @@ int session_run_map(session_t *ss, const exec_request_t *rq, const session_map_o
 {
     exec_env_t env = session_exec_env(ss, 1);
     exec_plan_t p;
-    int planned = session_plan(ss, &p, rq, &env);
+    int planned = session_plan_map(ss, &p, rq, &env);
     if (planned != 0)
         return planned < 0 ? err_set(e, ERR_IO, "client gone: %s", ss->send_err.msg) : 1;
     const plan_t *plan = p.map;

@@ -170,6 +170,11 @@ int session_run_lines(session_t *ss, const exec_request_t *rq, outbuf_t *out,
  * is invalid (the client got an END saying why), -1 when the client is
  * gone. */
 int session_plan(session_t *ss, exec_plan_t *p, const exec_request_t *rq, const exec_env_t *env);
+/* session_plan for a map: a query with neither logformat nor from reads
+ * the format detected on the request's files (session_detect.c), told to
+ * the client in a MESSAGE. */
+int session_plan_map(session_t *ss, exec_plan_t *p, const exec_request_t *rq,
+                     const exec_env_t *env);
 /* How a map run's results go out: the protocol's part of session_run_map. */
 typedef struct session_map_out {
     /* Sends table t of the result (plan names its items): an interim

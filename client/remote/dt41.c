@@ -97,6 +97,9 @@ static int send_request(remote_conn_t *c, const wire_request_t *rq, const plan_t
     if (s.mode == DT41_MODE_UNKNOWN)
         return err_set(e, ERR_USAGE, "request kind %u cannot be sent to a DTail 4.1 server",
                        rq->kind);
+    /* DTail has no records: its lines would come back one by one. */
+    if (rq->flags & WIRE_REQ_MULTILINE)
+        return err_set(e, ERR_USAGE, "--multiline is not supported by a DTail 4.1 server");
     char *store = NULL;
     dt41_str_t *files = split_files(rq->files ? rq->files : "", &store, &s.nfiles, e);
     if (!files) {

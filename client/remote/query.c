@@ -69,6 +69,11 @@ int remote_query_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs
         .regex = "",
         .query = (char *)o->query,
     };
+    /* dtail --query --multiline: the servers' scans read the records. */
+    if (o->multiline && *o->multiline) {
+        rq->rq.flags |= WIRE_REQ_MULTILINE;
+        rq->rq.multiline = (char *)o->multiline;
+    }
     fanout_opts_t fo = {.o = o, .cfg = cfg, .targets = &tl, .deadline_s = client_follow_limit_s(o),
                         .deadline_is_end = 1};
     fanout_ops_t ops = {.ctx = rq, .run = run_query, .retry = 1};

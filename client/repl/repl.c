@@ -2,6 +2,8 @@
 #include "exec/run/request.h"
 #include "client/repl/repl.h"
 
+#include "exec/run/detect_plan.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -214,6 +216,16 @@ static int run_command(repl_t *r, const char *text)
     return status;
 }
 
+/* Whether fmt is one detection reads a query without logformat with. */
+static int repl_detected(const logformat_t *fmt)
+{
+    static const char *const names[] = {"json", "logfmt", "nginx", "syslog", "csv", NULL};
+    for (int i = 0; names[i]; i++)
+        if (strcmp(fmt->name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* Runs a query; returns 0, or the exit status of what failed (2 a query
  * error, 1 an input or the outfile, 130 cancelled). */
 static int run_query(repl_t *r, const char *text)
@@ -226,7 +238,21 @@ static int run_query(repl_t *r, const char *text)
     env.cancel = &repl_interrupted;
     exec_plan_t ep;
     err_t e;
-    if (exec_plan_init(&ep, &rq, &env, &e) < 0) {
+    int rc = exec_plan_init(&ep, &rq, &env, &e);
+    /* Without logformat and from, the format the session detected (the
+     * one .schema shows), as dmap reads a file; DTail's lines and plain
+     * text keep generic there too. */
+    if ((rc == 0 ? exec_plan_detects(&ep) : e.code == ERR_QUERY) && repl_detected(r->fmt)) {
+        err_t fe;
+        if (rc == 0)
+            exec_plan_free(&ep);
+        int got = exec_plan_init_format(&ep, &rq, &env, r->fmt->name, &fe);
+        if (got == 0)
+            rc = 0;
+        else if (rc == 0)
+            rc = exec_plan_init(&ep, &rq, &env, &e);
+    }
+    if (rc < 0) {
         char buf[8192];
         exec_plan_error(&rq, &e, buf, sizeof buf);
         term_fprintf(stderr, "%s\n", buf);
@@ -577,6 +603,9 @@ int repl_main(const cli_opts_t *o, const config_t *cfg, const char *host,
         status = 1;
     } else {
         r->fmt = repl_schema_guess(r->data.sample ? r->data.sample : "", r->data.sample_len);
+        if (repl_detected(r->fmt))
+            term_fprintf(stderr, "dmap: %s: detected logformat %s\n",
+                         targets->n ? targets->items[0].path : "-", r->fmt->name);
         if (pipe2(r->wake, O_CLOEXEC | O_NONBLOCK) == 0)
             repl_wake_fd = r->wake[1];
         else

@@ -1,6 +1,8 @@
 /* schema.c: field names from a sample, values from the extractor. */
 #include "client/repl/schema.h"
 
+#include "exec/extract/detect.h"
+
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,6 +250,12 @@ void repl_schema_free(repl_schema_t *s)
 
 const logformat_t *repl_schema_guess(const char *sample, size_t len)
 {
+    /* What dmap detects (exec/extract/detect.h), so .schema and a query
+     * without logformat read the same format; then the REPL's own hints
+     * for samples detection leaves generic. */
+    const char *found = extract_detect(sample, len < DETECT_SAMPLE ? len : DETECT_SAMPLE);
+    if (strcmp(found, "generic") != 0)
+        return logformat_find(found);
     const char *nl = memchr(sample, '\n', len);
     size_t first = nl ? (size_t)(nl - sample) : len;
     const char *p = sample;

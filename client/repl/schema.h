@@ -36,8 +36,10 @@ int repl_schema_build(repl_schema_t *s, const logformat_t *fmt, const char *samp
                       const extract_env_t *env, err_t *e);
 void repl_schema_free(repl_schema_t *s);
 
-/* A guess at the format of sample: default for DTail MAPREDUCE lines, json
- * for objects, generickv for |key=value lines, else generic. */
+/* The format of sample: the one dmap detects (exec/extract/detect.h:
+ * default, json, logfmt, nginx, syslog, csv), else default for samples
+ * with DTail MAPREDUCE lines among others, json for a first line that is
+ * an object, generickv for |key=value lines, else generic. */
 const logformat_t *repl_schema_guess(const char *sample, size_t len);
 
 #endif

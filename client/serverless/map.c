@@ -3,6 +3,7 @@
 #include "client/serverless/map.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,6 +16,8 @@
 #include "client/serverless/map_run.h"
 #include "client/interactive/reload.h"
 #include "client/repl/repl.h"
+#include "base/term.h"
+#include "exec/run/detect_plan.h"
 #include "exec/scan/targets.h"
 #include "parser/parser.h"
 
@@ -50,6 +53,24 @@ static int start_repl(const cli_opts_t *o)
         status = repl_main(o, &cfg, host, &targets);
     target_list_free(&targets);
     return status;
+}
+
+/* The plan of rq for the format of the targets' first lines
+ * (exec/run/detect_plan.h); stdin is read once, so it is not sampled. */
+static int plan_detected(const exec_request_t *rq, const exec_env_t *env,
+                         const target_list_t *targets, exec_plan_t *p, exec_detection_t *d,
+                         err_t *e)
+{
+    const char **paths = calloc(targets->n + 1, sizeof *paths);
+    if (!paths)
+        return err_set(e, ERR_NOMEM, "out of memory");
+    size_t n = 0;
+    for (size_t i = 0; i < targets->n; i++)
+        if (strcmp(targets->items[i].path, "-") != 0)
+            paths[n++] = targets->items[i].path;
+    int rc = exec_plan_init_detect(p, rq, env, paths, NULL, n, d, e);
+    free(paths);
+    return rc;
 }
 
 int dmap_client_main(int argc, char **argv)
@@ -114,36 +135,62 @@ int dmap_client_main(int argc, char **argv)
     rq.query = query;
     exec_env_t env = client_env(&o, &cfg, host);
     exec_plan_t p;
-    if (exec_plan_init(&p, &rq, &env, &e) < 0) {
+    exec_detection_t det;
+    client_run_t run = {"dmap", 0};
+    target_list_t targets;
+    target_list_init(&targets);
+    int remote = remote_wanted(&o);
+    int planned = remote ? exec_plan_init_detect(&p, &rq, &env, NULL, NULL, 0, &det, &e)
+                         : exec_plan_init(&p, &rq, &env, &e);
+    /* Serverless, a query without logformat and from (or one valid only
+     * with a format's variables) reads the format of its files. */
+    if (!remote && (planned == 0 ? exec_plan_detects(&p) : e.code == ERR_QUERY)) {
+        if (planned == 0)
+            exec_plan_free(&p);
+        if (client_targets(&o, query_pos, 1, &targets, &run, &e) < 0) {
+            target_list_free(&targets);
+            cli_free(&o);
+            return client_usage_error("dmap", &e);
+        }
+        planned = plan_detected(&rq, &env, &targets, &p, &det, &e);
+        if (planned == 0 && det.first && !o.quiet) {
+            char text[4400];
+            exec_detection_text(&det, text, sizeof text);
+            term_fprintf(stderr, "dmap: %s\n", text);
+        }
+    }
+    if (planned < 0) {
         char buf[8192];
         exec_plan_error(&rq, &e, buf, sizeof buf);
         fprintf(stderr, "dmap: %s%s\n", e.code == ERR_QUERY ? "invalid query: " : "", buf);
+        target_list_free(&targets);
         cli_free(&o);
         return err_exit_status(e.code);
     }
     const plan_t *plan = p.map;
     if (client_output_check(&o, plan, &e) < 0) {
         exec_plan_free(&p);
+        target_list_free(&targets);
         cli_free(&o);
         return client_usage_error("dmap", &e);
     }
     LOG_DEBUG("query|%s", query_canonical(p.query));
-    for (size_t i = 0; i < plan->n_warnings && log_level >= LOG_WARN; i++)
-        fprintf(stderr, "dmap: warning: %s\n", plan->warnings[i].msg);
+    /* Through servers, a plan whose format is to be detected warns there. */
+    if (!remote || !exec_plan_detects(&p)) {
+        for (size_t i = 0; i < plan->n_warnings && log_level >= LOG_WARN; i++)
+            fprintf(stderr, "dmap: warning: %s\n", plan->warnings[i].msg);
+    }
     if (o.form != RESULT_FORM_TABLE && plan->interval_given && log_level >= LOG_WARN)
         fprintf(stderr, "dmap: warning: interval: with -output %s only the final result is "
                         "printed (interim tables are for the terminal)\n", o.output);
 
-    client_run_t run = {"dmap", 0};
-    if (remote_wanted(&o)) {   /* parsed here, run on the server */
+    if (remote) {   /* parsed here, run on the server */
         status = remote_map_main(&o, &cfg, plan, query, query_pos, client_palette(&o, &cfg), &run);
         exec_plan_free(&p);
         cli_free(&o);
         return status;
     }
-    target_list_t targets;
-    target_list_init(&targets);
-    if (client_targets(&o, query_pos, 1, &targets, &run, &e) < 0) {
+    if (!targets.n && client_targets(&o, query_pos, 1, &targets, &run, &e) < 0) {
         target_list_free(&targets);
         exec_plan_free(&p);
         cli_free(&o);

@@ -26,6 +26,7 @@ static const flagparse_def_t flags[] = {
     {"invert", FP_BOOL, T_GREP | T_TAIL, F(invert), NULL, "select lines that do not match"},
     {"ignore-case", FP_BOOL, T_GREP | T_TAIL, F(ignore_case), NULL, "the pattern matches letters of either case (also -i)"},
     {"i", FP_BOOL, T_GREP | T_TAIL, F(ignore_case), NULL, "alias of --ignore-case"},
+    {"multiline", FP_STRING, T_CAT | T_GREP | T_TAIL, F(multiline), "PATTERN", "multi-line records: a line matching PATTERN (PCRE2, e.g. '^\\S') starts a record, the lines after it that do not match belong to it (a stack trace); the pattern, context and --max then see whole records"},
     {"before", FP_INT, T_GREP | T_TAIL, F(before), "N", "print N lines of context before each selected line"},
     {"after", FP_INT, T_GREP | T_TAIL, F(after), "N", "print N lines of context after each selected line"},
     {"max", FP_INT, T_GREP | T_TAIL, F(max), "N", "stop reading a file after N selected lines"},

@@ -22,6 +22,7 @@ typedef struct cli_opts {
     const char *regex;          /* --regex / --grep */
     int invert;                 /* --invert */
     int ignore_case;            /* --ignore-case / -i */
+    const char *multiline;      /* --multiline: a record's start pattern, NULL if not given */
     long long before, after;    /* --before / --after */
     long long max;              /* --max */
     int plain, quiet, no_color; /* --plain --quiet --noColor */

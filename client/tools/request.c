@@ -35,6 +35,7 @@ exec_request_t client_request(const cli_opts_t *o, const config_t *cfg)
         .timeout_s = o->timeout > 0 ? o->timeout : 0,
         .render = client_line_format(o, cfg),
         .palette = &cfg->palette,
+        .multiline = o->multiline ? o->multiline : "",
     };
 }
 

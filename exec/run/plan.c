@@ -28,6 +28,20 @@ static int filter_init(exec_plan_t *p, const exec_request_t *rq, size_t max_line
     return 0;
 }
 
+/* Multi-line records: the start pattern compiled once (pcre2 JIT, or a
+ * literal search), for the filter stage and the query stage alike. */
+static int records_init_plan(exec_plan_t *p, const char *pattern, err_t *e)
+{
+    if (!pattern || !*pattern)
+        return 0;
+    if (matcher_init(&p->start, pattern, e) < 0)
+        return -1;
+    p->has_start = 1;
+    p->lo.record_start = &p->start;
+    p->mo.record_start = &p->start;
+    return 0;
+}
+
 static int query_init(exec_plan_t *p, const exec_request_t *rq, const exec_env_t *env, err_t *e)
 {
     if (query_parse(rq->query, strlen(rq->query),
@@ -66,12 +80,23 @@ int exec_plan_init(exec_plan_t *p, const exec_request_t *rq, const exec_env_t *e
         exec_plan_free(p);
         return -1;
     }
+    /* The request's records (dgrep --multiline). A query's `logformat
+     * NAME multiline "RE"` is to arrive here too: its pattern, when the
+     * request has none, through exec_request_set_multiline on a copy of
+     * rq before this call, or as the pattern given here. */
+    if (records_init_plan(p, rq->multiline, e) < 0) {
+        exec_plan_free(p);
+        return -1;
+    }
     return 0;
 }
 
 void exec_plan_free(exec_plan_t *p)
 {
     matcher_free(&p->m);
+    if (p->has_start)
+        matcher_free(&p->start);
+    p->has_start = 0;
     query_free(p->query);
     p->query = NULL;
     p->map = NULL;

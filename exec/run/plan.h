@@ -29,7 +29,9 @@ typedef struct exec_plan {
     enum exec_kind kind;
     /* The filter stage: the pattern, compiled once per run. */
     matcher_t m;
-    linescan_opts_t lo;              /* lo.matcher is &m */
+    matcher_t start;                 /* multi-line records' start pattern */
+    int has_start;                   /* ... the request has one */
+    linescan_opts_t lo;              /* lo.matcher is &m, lo.record_start &start */
     /* The query stage; NULL for cat/grep. */
     query_t *query;                  /* parsed from the request's query */
     const plan_t *map;               /* query_plan(query) */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "exec/filter/matcher.h"
 #include "parser/logformat.h"
 
 _Static_assert((int)EXEC_CAT == (int)WIRE_KIND_CAT && (int)EXEC_GREP == (int)WIRE_KIND_GREP &&
@@ -28,6 +29,7 @@ int exec_request_from_wire(const wire_request_t *w, exec_request_t *rq, palette_
         .max = w->max,
         .timeout_s = w->timeout_s,
         .render = line_format_of_render(w->render),
+        .multiline = (w->flags & WIRE_REQ_MULTILINE) && w->multiline ? w->multiline : "",
     };
     wire_request_palette(w, palette);
     rq->palette = palette;
@@ -56,7 +58,23 @@ wire_request_t exec_request_to_wire(const exec_request_t *rq, char *files)
         w.flags |= WIRE_REQ_PALETTE;
         palette_encode(rq->palette, w.palette);
     }
+    if (rq->multiline && *rq->multiline) {
+        w.flags |= WIRE_REQ_MULTILINE;
+        w.multiline = (char *)rq->multiline;
+    }
     return w;
+}
+
+int exec_request_set_multiline(exec_request_t *rq, const char *pattern, err_t *e)
+{
+    if (pattern && *pattern) {
+        matcher_t m;
+        if (matcher_init(&m, pattern, e) < 0)
+            return -1;
+        matcher_free(&m);
+    }
+    rq->multiline = pattern ? pattern : "";
+    return 0;
 }
 
 const char *exec_default_logformat(const config_t *cfg)

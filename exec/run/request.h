@@ -39,6 +39,10 @@ typedef struct exec_request {
     long long timeout_s;             /* reading ends after this; 0: none */
     enum line_format render;         /* how lines are written */
     const palette_t *palette;        /* LINE_COLOR's paint; NULL: DTail's (borrowed) */
+    /* Multi-line records (exec/scan/records.h): a line this pattern
+     * matches starts a record; "" or NULL: every line is one (borrowed;
+     * set with exec_request_set_multiline). */
+    const char *multiline;
 } exec_request_t;
 
 /* What the place a request runs in adds to it: its host name, its limits,
@@ -65,6 +69,12 @@ int exec_request_from_wire(const wire_request_t *w, exec_request_t *rq, palette_
 /* The wire REQUEST of rq (strings borrowed from rq, files given apart:
  * a fan-out sends its own list). */
 wire_request_t exec_request_to_wire(const exec_request_t *rq, char *files);
+
+/* Makes rq read multi-line records started by the lines pattern matches
+ * (dgrep --multiline, a query's `logformat NAME multiline "RE"`):
+ * pattern is checked here (ERR_PATTERN naming it) and borrowed; "" turns
+ * records off. */
+int exec_request_set_multiline(exec_request_t *rq, const char *pattern, err_t *e);
 
 /* The log format a `from` query without a logformat clause gets:
  * Server.MapreduceLogFormat, or NULL for the parser's (default). Runs on
