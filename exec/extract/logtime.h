@@ -54,17 +54,33 @@ typedef struct logtime_ctx {
                                 of now, or the one before when that would
                                 put it more than 7 days after now */
     int32_t off;             /* seconds east of UTC of a time without zone */
+    const char *layout;      /* a strptime-style layout (`timeformat`):
+                                when set, logtime_parse tries it before
+                                the forms above; NULL: those only */
 } logtime_ctx_t;
 
 /* The context of this host now: the clock and its zone's offset. A
  * syscall and the zone database: once per run, never per line. */
 logtime_ctx_t logtime_ctx_local(void);
 
-/* Reads [p, p+n) as a timestamp into *t. False when it is none of the
- * forms above, or a field is out of range (month 13, day 31 of April,
+/* Reads [p, p+n) as a timestamp into *t: by c->layout when set and it
+ * fits (logtime_parse_layout), else as one of the forms above. False when it is
+ * none of them, or a field is out of range (month 13, day 31 of April,
  * hour 24, minute 60, second 61, offset past 23:59; second 60 counts as
  * the next minute's 00). */
 bool logtime_parse(const char *p, size_t n, const logtime_ctx_t *c, logtime_t *t);
+
+/* Reads [p, p+n) by the strptime-style layout (NUL-terminated), which
+ * must take all of it: %Y %m %d %e %H %I %p %M %S %f (a fraction's
+ * digits) %z (Z, +HH:MM, +HHMM, +HH) %Z (a zone name: UTC and GMT are
+ * UTC, others ignored) %b %h %B (month names, any case) %a %A (day names,
+ * skipped) %y (69-99: 19xx, else 20xx) %j %s (epoch seconds) %T %D %F %R,
+ * %n %t and a space (any run of spaces, also none) and %% ; any other byte
+ * stands for itself. A layout without a year infers it as RFC 3164's;
+ * without month or day they are 1. The time's layout is LOGTIME_ISO (an
+ * epoch's LOGTIME_EPOCH): bucket() writes it as ISO 8601. */
+bool logtime_parse_layout(const char *p, size_t n, const char *layout, const logtime_ctx_t *c,
+                          logtime_t *t);
 
 /* The instant t as ISO 8601 in UTC into out (LOGTIME_MAX bytes):
  * YYYY-MM-DDTHH:MM:SS, the fraction with the digits it was written with,

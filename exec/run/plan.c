@@ -40,6 +40,15 @@ static int query_init(exec_plan_t *p, const exec_request_t *rq, const exec_env_t
         return -1;
     }
     p->map = query_plan(p->query);
+    /* Parsed, but nothing joins the lines of a record yet: an option that
+     * would silently do nothing is refused. */
+    if (p->map->lf_multiline) {
+        long at = p->map->lf_multiline_offset;
+        query_free(p->query);
+        p->query = NULL;
+        p->map = NULL;
+        return err_set_at(e, ERR_QUERY, at, "multiline records are not supported yet");
+    }
     mapscan_local_zone(p->zone.tz, sizeof p->zone.tz, p->zone.tzoff, sizeof p->zone.tzoff);
     /* A follow run keeps the request's deadline itself. */
     long long timeout_s = rq->kind == EXEC_TAIL ? 0 : rq->timeout_s;
