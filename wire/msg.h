@@ -63,10 +63,12 @@ enum wire_render {
 #define WIRE_REQ_ZSTD 0x4u     /* compress LINES (only if the server has WIRE_CAP_ZSTD) */
 #define WIRE_REQ_ICASE 0x8u    /* the pattern ignores case (-i) */
 #define WIRE_REQ_PALETTE 0x10u /* coloured lines use the palette field (Client.TermColors) */
+#define WIRE_REQ_TIMEZONE 0x20u /* times are written in the timezone field's zone (--timezone) */
 /* The flags this build knows: a REQUEST with any other is refused, so a
  * client never gets a result that silently ignored what it asked for. */
 #define WIRE_REQ_KNOWN (WIRE_REQ_INVERT | WIRE_REQ_QUIET | WIRE_REQ_ZSTD | WIRE_REQ_ICASE | \
-                        WIRE_REQ_PALETTE)
+                        WIRE_REQ_PALETTE | WIRE_REQ_TIMEZONE)
+#define WIRE_TIMEZONE_MAX 63   /* bytes of the timezone field */
 
 typedef struct wire_request {
     uint8_t kind;             /* enum wire_kind */
@@ -82,6 +84,10 @@ typedef struct wire_request {
      * after query on the wire. */
     uint8_t palette[PAL_PALETTE_WIRE_LEN];
     char *query;              /* map query text, "" for none (owned) */
+    char *timezone;           /* WIRE_REQ_TIMEZONE: the zone times are
+                                 written in ("Europe/Berlin", "+02:00"),
+                                 after the palette on the wire; else NULL
+                                 (owned) */
 } wire_request_t;
 
 enum wire_file_status {

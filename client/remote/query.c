@@ -13,6 +13,7 @@
 #include "client/serverless/query.h"
 #include "client/remote/fanout.h"
 #include "client/remote/session.h"
+#include "client/tools/request.h"
 
 typedef struct remote_query {
     pthread_mutex_t mu;          /* guards dq */
@@ -69,6 +70,11 @@ int remote_query_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs
         .regex = "",
         .query = (char *)o->query,
     };
+    const char *tz = client_timezone(o);
+    if (tz) {
+        rq->rq.flags |= WIRE_REQ_TIMEZONE;
+        rq->rq.timezone = (char *)tz;
+    }
     fanout_opts_t fo = {.o = o, .cfg = cfg, .targets = &tl, .deadline_s = client_follow_limit_s(o),
                         .deadline_is_end = 1};
     fanout_ops_t ops = {.ctx = rq, .run = run_query, .retry = 1};

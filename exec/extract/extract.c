@@ -517,6 +517,7 @@ extractor_t *extractor_new_opts(const char *format, const char *const *fields, s
     x->csv_need_header = fmt->per_source;
     x->delim = o.delimiter ? o.delimiter : fmt->delimiter;
     x->now = o.now ? o.now : (long long)time(NULL);
+    x->zone = o.zone;
     x->zone_off = env && env->timeoffset ? (int32_t)strtol(env->timeoffset, NULL, 10) : 0;
     if (env_copy(x, env) < 0 || (o.timeformat && !(x->timeformat = strdup(o.timeformat)))) {
         err_set(e, ERR_NOMEM, "out of memory creating the log format extractor");
@@ -660,7 +661,7 @@ static void batch_begin(extractor_t *x)
  * "$time" (a dynamic format) wins, as names the line provides do. */
 static void extract_time_fill(extractor_t *x, size_t n, sv_t *const *cols, const uint8_t *status)
 {
-    const logtime_ctx_t ctx = {x->now, x->zone_off, x->timeformat};
+    const logtime_ctx_t ctx = {x->now, x->zone_off, x->timeformat, x->zone};
     sv_t *out = cols[x->time_col];
     for (size_t i = 0; i < n; i++) {
         if (status[i] != EXTRACT_OK || out[i].len != SV_MISSING)

@@ -60,6 +60,9 @@ typedef struct extract_opts {
     const char *timeformat; /* strptime-style layout $time is read with
                                (logtime.h, logtime_ctx_t.layout); NULL:
                                the forms logtime_parse knows */
+    const struct logzone *zone; /* the zone $time is written in
+                               (exec/extract/logzone.h; borrowed: it
+                               outlives the extractor); NULL: UTC */
     long long now;          /* the instant (seconds since 1970, UTC) a year
                                a timestamp does not write is inferred
                                against (syslog's RFC 3164); 0: the clock

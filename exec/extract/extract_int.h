@@ -226,6 +226,8 @@ struct extractor {
     /* timeformat "...": the layout $time is read with, NULL: logtime's
      * own forms */
     char *timeformat;
+    /* --timezone: the zone $time is written in (borrowed), NULL: UTC */
+    const struct logzone *zone;
     /* json */
     char *json_path;              /* current dotted key path */
     uint32_t json_path_cap;       /* its capacity: 6 * dyn_max_len + 8 */

@@ -7,6 +7,7 @@ extract_opts_t extract_opts_of_plan(const plan_t *p)
         .delimiter = p->lf_delimiter,
         .pattern = p->lf_pattern,
         .timeformat = p->lf_timeformat,
+        .zone = p->time_zone,
     };
 }
 

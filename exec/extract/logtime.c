@@ -3,6 +3,8 @@
  * functions: timegm and gmtime_r take locks and read the zone). */
 #include "exec/extract/logtime.h"
 
+#include "exec/extract/logzone.h"
+
 #include <string.h>
 #include <time.h>
 
@@ -11,7 +13,7 @@ logtime_ctx_t logtime_ctx_local(void)
     time_t now = time(NULL);
     struct tm tm;
     localtime_r(&now, &tm);
-    return (logtime_ctx_t){(int64_t)now, (int32_t)tm.tm_gmtoff, NULL};
+    return (logtime_ctx_t){(int64_t)now, (int32_t)tm.tm_gmtoff, NULL, NULL};
 }
 
 /* The last date each thread converted, either way: a log's lines mostly
@@ -334,7 +336,16 @@ static bool parse_epoch(const char *p, size_t n, logtime_t *t)
     return true;
 }
 
+static bool parse_any(const char *p, size_t n, const logtime_ctx_t *c, logtime_t *t);
+
 bool logtime_parse(const char *p, size_t n, const logtime_ctx_t *c, logtime_t *t)
+{
+    bool ok = parse_any(p, n, c, t);
+    t->out = c->out;
+    return ok;
+}
+
+static bool parse_any(const char *p, size_t n, const logtime_ctx_t *c, logtime_t *t)
 {
     /* A layout first; then the forms below, which is what a $time made by
      * the layout (ISO 8601 in UTC) is when bucket() reads it again. */
@@ -393,9 +404,25 @@ static char *put_iso(char *o, int64_t s, char sep)
     return put2(o, c.ss);
 }
 
+/* Z, or the offset as +HH:MM. */
+static char *put_zone(char *o, int32_t off, bool z)
+{
+    if (z) {
+        *o++ = 'Z';
+        return o;
+    }
+    int32_t a = off < 0 ? -off : off;
+    *o++ = off < 0 ? '-' : '+';
+    o = put2(o, (unsigned)(a / 3600));
+    *o++ = ':';
+    return put2(o, (unsigned)(a / 60 % 60));
+}
+
 size_t logtime_write_utc(const logtime_t *t, char *out)
 {
-    char *o = put_iso(out, t->local - t->off, 'T');
+    int64_t utc = t->local - t->off;
+    int32_t zo = t->out ? logzone_offset(t->out, utc) : 0;
+    char *o = put_iso(out, utc + zo, 'T');
     if (!o)
         return 0;
     if (t->frac_digits) {
@@ -407,13 +434,19 @@ size_t logtime_write_utc(const logtime_t *t, char *out)
         memcpy(o, f, t->frac_digits);
         o += t->frac_digits;
     }
-    *o++ = 'Z';
+    o = put_zone(o, zo, !t->out || t->out->utc);
     return (size_t)(o - out);
 }
 
 size_t logtime_write_bucket(const logtime_t *t, int64_t w, char *out)
 {
     int64_t s = t->local;
+    int32_t zo = 0;
+    bool dtail = t->layout == LOGTIME_DTAIL_SHORT || t->layout == LOGTIME_DTAIL_LONG;
+    if (t->out && !dtail) {
+        zo = logzone_offset(t->out, t->local - t->off);
+        s = t->local - t->off + zo;
+    }
     s -= ((s % w) + w) % w;
     civil_t c = civil_from_seconds(s);
     char *o = out;
@@ -437,14 +470,18 @@ size_t logtime_write_bucket(const logtime_t *t, int64_t w, char *out)
     o = put_iso(o, s, t->layout == LOGTIME_ISO ? t->sep : 'T');
     if (!o)
         return 0;
+    if (t->out) {
+        /* The offset in force at the bucket's start, so that the times of
+         * one day of a DST change share their key: the start's wall clock
+         * read at the time's offset, then at the offset found there. */
+        int32_t at = logzone_offset(t->out, s - zo);
+        at = logzone_offset(t->out, s - at);
+        return (size_t)(put_zone(o, at, t->out->utc) - out);
+    }
     if (t->zone == LOGTIME_ZONE_Z) {
         *o++ = 'Z';
     } else if (t->zone == LOGTIME_ZONE_OFFSET) {
-        int32_t off = t->off < 0 ? -t->off : t->off;
-        *o++ = t->off < 0 ? '-' : '+';
-        o = put2(o, (unsigned)(off / 3600));
-        *o++ = ':';
-        o = put2(o, (unsigned)(off / 60 % 60));
+        o = put_zone(o, t->off, false);
     }
     return (size_t)(o - out);
 }
@@ -629,6 +666,7 @@ bool logtime_parse_layout(const char *p, size_t n, const char *layout, const log
                           logtime_t *t)
 {
     memset(t, 0, sizeof *t);
+    t->out = c->out;
     t->off = c->off;
     t->layout = LOGTIME_ISO;
     t->sep = 'T';

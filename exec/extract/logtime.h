@@ -17,6 +17,8 @@
 
 #define LOGTIME_MAX 40   /* bytes any writer below writes, at most */
 
+struct logzone;          /* exec/extract/logzone.h */
+
 enum logtime_layout {
     LOGTIME_DTAIL_SHORT = 0, /* MMDD-HHMMSS: no year (2000 for arithmetic,
                                 so 0229 exists) and no zone */
@@ -45,6 +47,8 @@ typedef struct logtime {
     uint8_t zone;            /* enum logtime_zone */
     char sep;                /* ISO: the byte between date and time ('T'
                                 or ' ') */
+    const struct logzone *out; /* the zone the writers write t in (the
+                                context's), NULL: as below */
 } logtime_t;
 
 /* What a timestamp does not say. */
@@ -57,6 +61,9 @@ typedef struct logtime_ctx {
     const char *layout;      /* a strptime-style layout (`timeformat`):
                                 when set, logtime_parse tries it before
                                 the forms above; NULL: those only */
+    const struct logzone *out; /* `--timezone`: the zone times are written
+                                in (logtime_write_*); NULL: UTC for the
+                                instant, the written zone for buckets */
 } logtime_ctx_t;
 
 /* The context of this host now: the clock and its zone's offset. A
@@ -82,16 +89,20 @@ bool logtime_parse(const char *p, size_t n, const logtime_ctx_t *c, logtime_t *t
 bool logtime_parse_layout(const char *p, size_t n, const char *layout, const logtime_ctx_t *c,
                           logtime_t *t);
 
-/* The instant t as ISO 8601 in UTC into out (LOGTIME_MAX bytes):
+/* The instant t as ISO 8601 into out (LOGTIME_MAX bytes):
  * YYYY-MM-DDTHH:MM:SS, the fraction with the digits it was written with,
- * then Z. Returns the length, 0 when the year is outside 0000-9999. */
+ * then Z, in UTC; with an output zone (t->out) its wall clock and offset
+ * (+HH:MM; Z for UTC). Returns the length, 0 when the year is outside
+ * 0000-9999. */
 size_t logtime_write_utc(const logtime_t *t, char *out);
 
 /* The start of t's bucket of w seconds (w > 0) into out (LOGTIME_MAX
  * bytes), in t's layout: DTail's two as written; every other form as ISO
  * 8601 without fraction, aligned on and followed by the zone it was
- * written with (Z, +HH:MM, or none), an epoch time as UTC with Z. Returns
- * the length, 0 when the year is outside 0000-9999. */
+ * written with (Z, +HH:MM, or none), an epoch time as UTC with Z; with an
+ * output zone (t->out), aligned on that zone's wall clock at the time's
+ * offset and followed by it (Z for UTC). Returns the length, 0 when the
+ * year is outside 0000-9999. */
 size_t logtime_write_bucket(const logtime_t *t, int64_t w, char *out);
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (m 1-12). */

@@ -2,9 +2,11 @@
 #include "exec/run/plan.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/clock.h"
+#include "exec/extract/logzone.h"
 
 static int filter_init(exec_plan_t *p, const exec_request_t *rq, size_t max_line_len, err_t *e)
 {
@@ -40,6 +42,16 @@ static int query_init(exec_plan_t *p, const exec_request_t *rq, const exec_env_t
         return -1;
     }
     p->map = query_plan(p->query);
+    if (rq->timezone) {
+        p->time_zone = malloc(sizeof *p->time_zone);
+        if (!p->time_zone)
+            return err_set(e, ERR_NOMEM, "out of memory reading the time zone");
+        if (logzone_load(p->time_zone, rq->timezone, e) < 0)
+            return -1;
+        p->zoned = *p->map;
+        p->zoned.time_zone = p->time_zone;
+        p->map = &p->zoned;
+    }
     /* Parsed, but nothing joins the lines of a record yet: an option that
      * would silently do nothing is refused. */
     if (p->map->lf_multiline) {
@@ -84,10 +96,17 @@ void exec_plan_free(exec_plan_t *p)
     query_free(p->query);
     p->query = NULL;
     p->map = NULL;
+    free(p->time_zone);
+    p->time_zone = NULL;
 }
 
 void exec_plan_retarget(exec_plan_t *p, const plan_t *map)
 {
+    if (p->time_zone) {
+        p->zoned = *map;
+        p->zoned.time_zone = p->time_zone;
+        map = &p->zoned;
+    }
     p->map = map;
     p->mo.plan = map;
 }

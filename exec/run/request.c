@@ -31,6 +31,7 @@ int exec_request_from_wire(const wire_request_t *w, exec_request_t *rq, palette_
     };
     wire_request_palette(w, palette);
     rq->palette = palette;
+    rq->timezone = (w->flags & WIRE_REQ_TIMEZONE) ? w->timezone : NULL;
     return 0;
 }
 
@@ -55,6 +56,12 @@ wire_request_t exec_request_to_wire(const exec_request_t *rq, char *files)
     if (rq->render == LINE_COLOR && rq->palette && !palette_remote_is_default(rq->palette)) {
         w.flags |= WIRE_REQ_PALETTE;
         palette_encode(rq->palette, w.palette);
+    }
+    /* The client's zone decides how servers write times; an older server
+     * refuses the flag rather than write them in UTC. */
+    if (rq->timezone) {
+        w.flags |= WIRE_REQ_TIMEZONE;
+        w.timezone = (char *)rq->timezone;
     }
     return w;
 }

@@ -12,7 +12,8 @@
 #   - the summary's parsed and unparsed lines and its unparsable times are
 #     the oracle's counts, exactly.
 # Times without a zone are the host's: the test runs at UTC+3 (TZ=UTC-3),
-# so dmap, dserver and the oracle all take them at +03:00.
+# so dmap, dserver and the oracle all take them at +03:00; times are
+# written in UTC (--timezone UTC; the default would be the host's zone).
 # Two more cases are formats with options (docs/log-formats.md, "Options"):
 # pattern (logformat pattern "..." over a custom nginx log_format, the
 # Python oracle) and csvsemi (logformat csv delimiter ";" timeformat "...",
@@ -65,15 +66,15 @@ N_CASES=0
 query() {
   local label=$1 nk=$2 q="$3 logformat ${LF:-$FMT}"
   N_CASES=$((N_CASES + 1))
-  run "$label.local" dmap --cfg none --output csv --query "$q" "$IN/$F"
+  run "$label.local" dmap --cfg none --timezone UTC --output csv --query "$q" "$IN/$F"
   expect_rc "$label serverless" 0
   cp "$OUT" "$T/$label.csv"
   cp "$ERR" "$T/$label.summary"
-  run "$label.one" dmap "${SERVER_CLIENT_FLAGS[@]}" --logLevel error --servers "$ONE" \
+  run "$label.one" dmap "${SERVER_CLIENT_FLAGS[@]}" --timezone UTC --logLevel error --servers "$ONE" \
     --output csv --query "$q" --files "$F"
   expect_rc "$label one dserver" 0
   expect_bytes "$label: one dserver vs serverless: $q" "$OUT" "$T/$label.csv"
-  run "$label.three" dmap "${SERVER_CLIENT_FLAGS[@]}" --logLevel error --servers "$THREE" \
+  run "$label.three" dmap "${SERVER_CLIENT_FLAGS[@]}" --timezone UTC --logLevel error --servers "$THREE" \
     --output csv --query "$q" --files "$F"
   expect_rc "$label three dservers" 0
   expect_bytes "$label: three dservers vs serverless: $q" "$OUT" "$T/$label.csv"
@@ -193,7 +194,8 @@ csvsemi)
   duck user "SELECT coalesce(\"user\", '') AS k, count(*) AS c, sum(TRY_CAST(bytes AS DOUBLE)),
     avg(TRY_CAST(lat AS DOUBLE)), max(TRY_CAST(lat AS DOUBLE)) FROM $RAW GROUP BY 1"
   query user 1 'select user, count($line), sum(bytes), avg(lat), max(lat) group by user'
-  duck bucket "SELECT coalesce(strftime(time_bucket(INTERVAL 5 MINUTE, $TS), '%Y-%m-%dT%H:%M:%S'), '') AS b,
+  # zoneless times are the host's (+03:00), written in UTC
+  duck bucket "SELECT coalesce(strftime(time_bucket(INTERVAL 5 MINUTE, $TS - INTERVAL 3 HOUR), '%Y-%m-%dT%H:%M:%SZ'), '') AS b,
     count(*) AS c FROM $RAW GROUP BY 1"
   query bucket 1 'select bucket(ts, 5m), count($line) group by bucket(ts, 5m)'
   counts_duck "SELECT count(*) AS parsed, count(*) FILTER (WHERE $TS IS NULL) AS badtime FROM $RAW"

@@ -31,7 +31,7 @@ static const char *const layouts[] = {
 };
 
 static logpattern_t pat;
-static logtime_ctx_t tc = {1773576000, 0, NULL};
+static logtime_ctx_t tc = {1773576000, 0, NULL, NULL};
 static const char *const time_keys[] = {"$time_local", "$time_iso8601", "$msec", NULL};
 
 static bool naive_pattern(const char *p, size_t n)

@@ -16,7 +16,7 @@
 #include "tests/support/rng.h"
 
 /* 2026-03-15T12:00:00Z, at UTC. */
-static const logtime_ctx_t utc = {1773576000, 0, NULL};
+static const logtime_ctx_t utc = {1773576000, 0, NULL, NULL};
 
 /* p's instant in UTC as logtime_write_utc writes it, or "-" when p is no
  * timestamp. */
@@ -114,14 +114,14 @@ static void test_rejected(void **state)
 static void test_offsets(void **state)
 {
     (void)state;
-    const logtime_ctx_t cest = {1773576000, 7200, NULL};
+    const logtime_ctx_t cest = {1773576000, 7200, NULL, NULL};
     assert_string_equal(utc_of("2024-05-01 12:00:00", &cest), "2024-05-01T10:00:00Z");
     assert_string_equal(utc_of("2024-05-01T12:00:00Z", &cest), "2024-05-01T12:00:00Z");
     assert_string_equal(utc_of("Mar 15 12:00:00", &cest), "2026-03-15T10:00:00Z");
     assert_string_equal(utc_of("1700000000", &cest), "2023-11-14T22:13:20Z");
     assert_string_equal(utc_of("10/Oct/2000:13:55:36 +0000", &cest), "2000-10-10T13:55:36Z");
     /* New Year's Eve read just after midnight, both sides of UTC. */
-    const logtime_ctx_t jan1 = {1767225600 + 60, 0, NULL};   /* 2026-01-01T00:01Z */
+    const logtime_ctx_t jan1 = {1767225600 + 60, 0, NULL, NULL};   /* 2026-01-01T00:01Z */
     assert_string_equal(utc_of("Dec 31 23:59:00", &jan1), "2025-12-31T23:59:00Z");
     assert_string_equal(utc_of("Jan  1 00:00:30", &jan1), "2026-01-01T00:00:30Z");
 }
@@ -218,7 +218,7 @@ static void test_layouts(void **state)
         {"%Y-%m-%dT%H:%M:%S%z", "2024-05-01T12:00:00+0530", "2024-05-01T06:30:00Z"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        logtime_ctx_t c = {1773576000, 0, cases[k].layout};
+        logtime_ctx_t c = {1773576000, 0, cases[k].layout, NULL};
         if (strcmp(cases[k].in, "12:00:00Z") == 0)
             c.now = 1767225600;   /* the day of a time without date: Jan 1 of now's year */
         const char *got = utc_of(cases[k].in, &c);
@@ -234,7 +234,7 @@ static void test_layouts(void **state)
         {"%T", "10:00"}, {"%p", "xm"}, {"%Z", "+01"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        logtime_ctx_t c = {1773576000, 0, bad[k].layout};
+        logtime_ctx_t c = {1773576000, 0, bad[k].layout, NULL};
         logtime_t t;
         if (logtime_parse_layout(bad[k].in, strlen(bad[k].in), bad[k].layout, &c, &t))
             fail_msg("'%s' by '%s' was read", bad[k].in, bad[k].layout);
@@ -244,10 +244,10 @@ static void test_layouts(void **state)
     }
     /* a time the layout does not fit: the forms logtime knows (the $time
      * a layout made, read again by bucket()) */
-    logtime_ctx_t z = {1773576000, 0, "%d.%m.%Y"};
+    logtime_ctx_t z = {1773576000, 0, "%d.%m.%Y", NULL};
     assert_string_equal(utc_of("2024-05-01T10:00:00Z", &z), "2024-05-01T10:00:00Z");
     /* bucket() of a layout's time: ISO 8601, with the zone it had */
-    logtime_ctx_t c = {1773576000, 0, "%d/%b/%Y:%H:%M:%S %z"};
+    logtime_ctx_t c = {1773576000, 0, "%d/%b/%Y:%H:%M:%S %z", NULL};
     assert_string_equal(bucket_of("10/Oct/2000:13:55:36 -0700", 300, &c),
                         "2000-10-10T13:55:00-07:00");
 }
@@ -272,7 +272,7 @@ static void test_layouts_against_libc(void **state)
         gmtime_r(&ts, &tm);
         char in[128];
         strftime(in, sizeof in, layout, &tm);
-        logtime_ctx_t c = {1773576000, 0, layout};
+        logtime_ctx_t c = {1773576000, 0, layout, NULL};
         logtime_t t;
         if (!logtime_parse(in, strlen(in), &c, &t))
             fail_msg("'%s' by '%s' not read", in, layout);
