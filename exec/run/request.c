@@ -74,7 +74,8 @@ const char *exec_default_logformat(const config_t *cfg)
 int exec_config_check(const config_t *cfg, err_t *e)
 {
     const char *name = exec_default_logformat(cfg);
-    if (!name || logformat_find(name))
+    /* pattern needs its layout, which only a query gives: no default */
+    if (!name || (logformat_find(name) && strcmp(name, "pattern") != 0))
         return 0;
     char where[4200];
     config_where(cfg, (const char *const[]){"Server", "MapreduceLogFormat", NULL}, where,
@@ -82,8 +83,9 @@ int exec_config_check(const config_t *cfg, err_t *e)
     char known[256] = "";
     size_t k = 0;
     for (size_t i = 0; logformat_all[i]; i++)
-        k += (size_t)snprintf(known + k, k < sizeof known ? sizeof known - k : 0, "%s%s",
-                              i ? " " : "", logformat_all[i]->name);
+        if (strcmp(logformat_all[i]->name, "pattern") != 0)
+            k += (size_t)snprintf(known + k, k < sizeof known ? sizeof known - k : 0, "%s%s",
+                                  i ? " " : "", logformat_all[i]->name);
     return err_set(e, ERR_CONFIG, "%s: Server.MapreduceLogFormat: unknown log format '%s' "
                                   "(known: %s)", where, name, known);
 }
