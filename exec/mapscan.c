@@ -15,6 +15,7 @@
 
 #include "base/clock.h"
 #include "base/log.h"
+#include "exec/extract/extract_plan.h"
 #include "exec/filter/literal.h"
 #include "exec/scan/range.h"
 
@@ -434,8 +435,7 @@ static int worker_init(map_worker_t *w, mapscan_t *ms, err_t *e)
     pthread_mutex_init(&w->mu, NULL);
     if (eval_init(&w->ev, ms->o.plan, e) < 0)
         return -1;
-    w->x = extractor_new(ms->o.plan->logformat->name, w->ev.fields, w->ev.n_fields,
-                         &ms->o.env, e);
+    w->x = extractor_for_plan(ms->o.plan, w->ev.fields, w->ev.n_fields, &ms->o.env, e);
     if (!w->x)
         return -1;
     if (ms->fused_filter) {

@@ -92,16 +92,24 @@ clauses ::= clauses clause.
 clause ::= SELECT(K) exprs(L).
   { ast_clause(ctx, &K, L); }
 
-/* from TABLE, interval N, limit N, logformat NAME: exactly one word. A
-** missing word is reported by ast_clause with the keyword's position. */
+/* from TABLE, interval N, limit N: exactly one word. A missing word is
+** reported by ast_clause with the keyword's position. logformat NAME takes
+** the format's options after the name as a flat list of words (`delimiter
+** ";" timeformat "%d/%b/%Y"`, a pattern's text first): parser/lfopts.c
+** pairs them and says what is wrong better than "syntax error" could. */
 clause ::= FROM(K) term(T).        { ast_clause_word(ctx, &K, &T); }
 clause ::= FROM(K).                { ast_clause_word(ctx, &K, NULL); }
 clause ::= INTERVAL(K) term(T).    { ast_clause_word(ctx, &K, &T); }
 clause ::= INTERVAL(K).            { ast_clause_word(ctx, &K, NULL); }
 clause ::= LIMIT(K) term(T).       { ast_clause_word(ctx, &K, &T); }
 clause ::= LIMIT(K).               { ast_clause_word(ctx, &K, NULL); }
-clause ::= LOGFORMAT(K) term(T).   { ast_clause_word(ctx, &K, &T); }
+clause ::= LOGFORMAT(K) term(T) lfopts(L).  { ast_logformat(ctx, &K, &T, L); }
 clause ::= LOGFORMAT(K).           { ast_clause_word(ctx, &K, NULL); }
+
+%type lfopts {ast_list_t*}
+%destructor lfopts { ast_discard(ctx, $$); }
+lfopts(A) ::= .                     { A = ast_list(ctx, NULL, NULL); }
+lfopts(A) ::= lfopts(L) term(T).    { A = ast_list(ctx, L, ast_term(ctx, &T)); }
 
 /* outfile PATH | outfile append PATH. `append:PATH` is one word, so it is a
 ** file literally named "append:PATH", as in DTail. */

@@ -572,6 +572,19 @@ void ast_clause_word(parse_ctx_t *ctx, const token_t *kw, const token_t *word)
         c->word = w;
 }
 
+void ast_logformat(parse_ctx_t *ctx, const token_t *kw, const token_t *name, ast_list_t *opts)
+{
+    if (parse_failed(ctx) || !opts || !parse_clause_may_end(ctx))
+        return;
+    ast_clause_word(ctx, kw, name);
+    ast_clause_t *c = ctx->ast->slot[AST_LOGFORMAT];
+    if (parse_failed(ctx) || !c)
+        return;
+    c->opts = opts;
+    if (opts->n)
+        parse_note_ext(ctx, opts->head->off, "logformat options");
+}
+
 void ast_outfile(parse_ctx_t *ctx, const token_t *kw, const token_t *append,
                  const token_t *path)
 {

@@ -70,6 +70,8 @@ typedef struct ast_clause {
                                where, having: the conditions joined by and
                                (each a cond or an AST_BOOL) */
     ast_expr_t *word;       /* from, interval, limit, logformat, outfile: the word */
+    ast_list_t *opts;       /* logformat: the words after the name (NULL
+                               for the other clauses) */
     bool append;            /* outfile append PATH */
 } ast_clause_t;
 
@@ -101,6 +103,8 @@ void ast_clause(parse_ctx_t *ctx, const token_t *kw, ast_list_t *list);
 /* where [condition], having condition. */
 void ast_where(parse_ctx_t *ctx, const token_t *kw, ast_expr_t *cond);
 void ast_clause_word(parse_ctx_t *ctx, const token_t *kw, const token_t *word);
+/* logformat NAME [OPTION VALUE]...: opts the words after the name. */
+void ast_logformat(parse_ctx_t *ctx, const token_t *kw, const token_t *name, ast_list_t *opts);
 void ast_outfile(parse_ctx_t *ctx, const token_t *kw, const token_t *append,
                  const token_t *path);
 /* The grammar's %destructor. Nodes belong to the query arena, which the

@@ -82,9 +82,16 @@ static const logformat_t fmt_syslog = {
     "RFC 5424 and RFC 3164 syslog lines; structured data as SDID.NAME",
 };
 
+/* logformat pattern "...": its $variables are the pattern's fields, which
+ * parser/lfopts.c puts into a copy of this entry. */
+static const logformat_t fmt_pattern = {
+    "pattern", time_var, false, false,
+    "a custom nginx log_format or Apache LogFormat line: logformat pattern \"...\"",
+};
+
 const logformat_t *const logformat_all[] = {
     &fmt_default, &fmt_generic, &fmt_generickv, &fmt_csv, &fmt_csvnoheader, &fmt_tsv,
-    &fmt_json, &fmt_k8s, &fmt_logfmt, &fmt_nginx, &fmt_apache, &fmt_syslog, NULL,
+    &fmt_json, &fmt_k8s, &fmt_logfmt, &fmt_nginx, &fmt_apache, &fmt_syslog, &fmt_pattern, NULL,
 };
 
 const logformat_t *logformat_find(const char *name)

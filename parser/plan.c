@@ -62,6 +62,9 @@ static int plan_logformat(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q,
                                "unknown log format '%s'%s%s%s (known: %s)", w->text,
                                s ? "; did you mean " : "", s ? s : "", s ? "?" : "", known);
         }
+        rc->fmt = p->logformat;
+        if (plan_lfopts(rc, p, lf) < 0)
+            return -1;
     } else if (!q->slot[AST_FROM]) {
         /* DTail: without from and logformat, lines get the generic parser. */
         p->logformat = logformat_find("generic");

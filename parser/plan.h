@@ -180,6 +180,8 @@ typedef struct plan_warning {
     const char *msg;           /* NUL-terminated */
 } plan_warning_t;
 
+struct logzone;
+
 typedef struct plan {
     const plan_select_t *select;   /* n_select >= 1 items: the n_columns
                                       columns in select order, then the
@@ -211,6 +213,19 @@ typedef struct plan {
     enum plan_outfile_format outfile_format;
     const logformat_t *logformat;  /* the effective log format (never NULL) */
     bool logformat_given;          /* logformat clause present */
+    /* The log format's options (parser/lfopts.c, docs/log-formats.md
+     * "Options"), each given at most once; 0 / NULL when not given. */
+    char lf_delimiter;             /* delimiter: csv, csvnoheader, tsv */
+    const char *lf_pattern;        /* logformat pattern "...": the layout
+                                      (parser/logpattern.h reads it) */
+    const char *lf_timeformat;     /* timeformat "...": strptime-style, for
+                                      $time and bucket() */
+    const char *lf_multiline;      /* multiline "RE": a record's first line */
+    uint32_t lf_multiline_offset;  /* byte offset of its value in the query */
+    /* Not the query's: the zone times are written in (`--timezone`,
+     * exec/extract/logzone.h), set by exec on its copy of the plan
+     * (exec_plan_init); NULL: UTC. */
+    const struct logzone *time_zone;
     const plan_warning_t *warnings;/* non-fatal remarks, in query order */
     size_t n_warnings;
     const char *ext;               /* the first construct DTail's own dialect

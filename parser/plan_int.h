@@ -31,4 +31,8 @@ void plan_warn_misspelt(resolve_ctx_t *rc, const ast_expr_t *e, const char *in);
 int plan_conds(resolve_ctx_t *rc, plan_t *p, const ast_clause_t *c, bool having, strbuf_t *sb,
                const plan_cond_t **out, size_t *n);
 
+/* lfopts.c: the options after `logformat NAME` into p (lf its clause);
+ * logformat pattern's own fields become p->logformat's variables. */
+int plan_lfopts(resolve_ctx_t *rc, plan_t *p, const ast_clause_t *lf);
+
 #endif

@@ -265,6 +265,10 @@ void ast_print(strbuf_t *sb, const ast_query_t *q)
             sb_puts(sb, query_token_name(c->kw));
             sb_put(sb, " ", 1);
             print_expr(sb, c->word, false);
+            for (const ast_expr_t *o = c->opts ? c->opts->head : NULL; o; o = o->next) {
+                sb_put(sb, " ", 1);
+                print_expr(sb, o, false);
+            }
             break;
         }
     }
@@ -374,6 +378,14 @@ void plan_explain(strbuf_t *sb, const plan_t *p)
     sb_printf(sb, "from: %s\n", p->table ? p->table : "(none)");
     sb_printf(sb, "logformat: %s%s\n", p->logformat->name,
               p->logformat_given ? "" : " (implied)");
+    if (p->lf_delimiter)
+        sb_printf(sb, "  delimiter: 0x%02x\n", (unsigned char)p->lf_delimiter);
+    if (p->lf_pattern)
+        sb_printf(sb, "  pattern: %s\n", p->lf_pattern);
+    if (p->lf_timeformat)
+        sb_printf(sb, "  timeformat: %s\n", p->lf_timeformat);
+    if (p->lf_multiline)
+        sb_printf(sb, "  multiline: %s\n", p->lf_multiline);
     for (size_t i = 0; i < p->n_where; i++) {
         sb_printf(sb, "where %zu: ", i);
         explain_cond(sb, &p->where[i]);

@@ -94,6 +94,8 @@ void wire_encode_request(wire_buf_t *b, const wire_request_t *r)
         wire_put_u32(b, PAL_PALETTE_WIRE_LEN);
         wire_put_bytes(b, r->palette, PAL_PALETTE_WIRE_LEN);
     }
+    if (r->flags & WIRE_REQ_TIMEZONE)
+        wire_put_str(b, r->timezone ? r->timezone : "");
     if (r->flags & WIRE_REQ_MULTILINE)
         wire_put_str(b, r->multiline ? r->multiline : "");
     wire_frame_end(b, at);
@@ -104,8 +106,9 @@ void wire_request_free(wire_request_t *r)
     free(r->files);
     free(r->regex);
     free(r->query);
+    free(r->timezone);
     free(r->multiline);
-    r->files = r->regex = r->query = r->multiline = NULL;
+    r->files = r->regex = r->query = r->timezone = r->multiline = NULL;
 }
 
 int wire_decode_request(const wire_frame_t *f, wire_request_t *r, err_t *e)
@@ -135,6 +138,13 @@ int wire_decode_request(const wire_frame_t *f, wire_request_t *r, err_t *e)
         }
         if (!c.bad)
             memcpy(r->palette, p, PAL_PALETTE_WIRE_LEN);
+    }
+    if (r->flags & WIRE_REQ_TIMEZONE) {
+        r->timezone = wire_get_strdup(&c);
+        if (!c.bad && (!r->timezone[0] || strlen(r->timezone) > WIRE_TIMEZONE_MAX)) {
+            wire_request_free(r);
+            return err_set(e, ERR_INPUT, "REQUEST with an empty or too long timezone");
+        }
     }
     if (r->flags & WIRE_REQ_MULTILINE)
         r->multiline = wire_get_strdup(&c);

@@ -63,14 +63,15 @@ enum wire_render {
 #define WIRE_REQ_ZSTD 0x4u     /* compress LINES (only if the server has WIRE_CAP_ZSTD) */
 #define WIRE_REQ_ICASE 0x8u    /* the pattern ignores case (-i) */
 #define WIRE_REQ_PALETTE 0x10u /* coloured lines use the palette field (Client.TermColors) */
+#define WIRE_REQ_TIMEZONE 0x20u /* times are written in the timezone field's zone (--timezone) */
 /* multi-line records: the multiline field holds the start pattern
- * (issue 19; bit 5 is left to the timezone field) */
+ * (issue 19) */
 #define WIRE_REQ_MULTILINE 0x40u
 /* The flags this build knows: a REQUEST with any other is refused, so a
  * client never gets a result that silently ignored what it asked for. */
 #define WIRE_REQ_KNOWN (WIRE_REQ_INVERT | WIRE_REQ_QUIET | WIRE_REQ_ZSTD | WIRE_REQ_ICASE | \
-                        WIRE_REQ_PALETTE | \
-                        WIRE_REQ_MULTILINE)
+                        WIRE_REQ_PALETTE | WIRE_REQ_TIMEZONE | WIRE_REQ_MULTILINE)
+#define WIRE_TIMEZONE_MAX 63   /* bytes of the timezone field */
 
 typedef struct wire_request {
     uint8_t kind;             /* enum wire_kind */
@@ -86,8 +87,12 @@ typedef struct wire_request {
      * after query on the wire. */
     uint8_t palette[PAL_PALETTE_WIRE_LEN];
     char *query;              /* map query text, "" for none (owned) */
+    char *timezone;           /* WIRE_REQ_TIMEZONE: the zone times are
+                                 written in ("Europe/Berlin", "+02:00"),
+                                 after the palette on the wire; else NULL
+                                 (owned) */
     /* WIRE_REQ_MULTILINE: a line this pattern matches starts a record
-     * (owned; NULL without the flag), after the palette on the wire. */
+     * (owned; NULL without the flag), after the timezone on the wire. */
     char *multiline;
 } wire_request_t;
 

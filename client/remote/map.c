@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "client/tools/request.h"
 #include "base/grow.h"
 #include "base/log.h"
 #include "base/term.h"
@@ -399,8 +400,10 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
                   (plan->interval_given || isatty(STDOUT_FILENO));
     rm->next_report_ms = clock_now_ms() + plan->interval * 500LL;   /* DTail: first after interval/2 */
     pthread_mutex_init(&rm->mu, NULL);
+    const char *tz = client_timezone(o);
     rm->rq = (wire_request_t){.kind = WIRE_KIND_MAP, .files = files, .regex = "",
-                              .query = (char *)query, .timeout_s = (uint32_t)o->timeout};
+                              .query = (char *)query, .timeout_s = (uint32_t)o->timeout,
+                              .flags = tz ? WIRE_REQ_TIMEZONE : 0, .timezone = (char *)tz};
     struct timespec start;
     clock_gettime(CLOCK_REALTIME, &start);
     /* The server ends its read at --timeout and still sends its final

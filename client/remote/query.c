@@ -13,6 +13,7 @@
 #include "client/serverless/query.h"
 #include "client/remote/fanout.h"
 #include "client/remote/session.h"
+#include "client/tools/request.h"
 
 typedef struct remote_query {
     pthread_mutex_t mu;          /* guards dq */
@@ -69,6 +70,11 @@ int remote_query_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs
         .regex = "",
         .query = (char *)o->query,
     };
+    const char *tz = client_timezone(o);
+    if (tz) {
+        rq->rq.flags |= WIRE_REQ_TIMEZONE;
+        rq->rq.timezone = (char *)tz;
+    }
     /* dtail --query --multiline: the servers' scans read the records. */
     if (o->multiline && *o->multiline) {
         rq->rq.flags |= WIRE_REQ_MULTILINE;

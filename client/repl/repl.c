@@ -233,7 +233,7 @@ static int run_query(repl_t *r, const char *text)
     size_t len = strlen(text);
     if (len == 0)
         return 0;
-    exec_request_t rq = {.kind = EXEC_MAP, .query = text};
+    exec_request_t rq = {.kind = EXEC_MAP, .query = text, .timezone = client_timezone(r->o)};
     exec_env_t env = client_env(r->o, r->cfg, r->host);
     env.cancel = &repl_interrupted;
     exec_plan_t ep;

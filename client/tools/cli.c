@@ -33,6 +33,7 @@ static const flagparse_def_t flags[] = {
     {"query", FP_STRING, T_MAP | T_TAIL, F(query), "QUERY", "the mapreduce query (or the first argument containing 'select ')"},
     {"query-file", FP_STRING, T_MAP | T_TAIL, F(query_file), "FILE", "read the query from FILE (- for stdin); a final ';' is dropped"},
     {"output", FP_STRING, T_MAP | T_TAIL, F(output), "FORMAT", "how a result without outfile is printed: table (default), csv, tsv or json (one object per row and line); all but table show every row"},
+    {"timezone", FP_STRING, T_MAP | T_TAIL, F(timezone), "ZONE", "write times ($time, bucket()) as ISO 8601 in ZONE: an IANA name (Europe/Berlin), UTC or an offset (+02:00); default: this host's zone"},
     {"timeout", FP_INT, T_MAP | T_TAIL, F(timeout), "SECONDS", "end the run after SECONDS (0: no limit)"},
     {"shutdownAfter", FP_INT, T_TAIL, F(shutdown_after), "SECONDS", "end the run after SECONDS (default 86400)"},
     {"colorTable", FP_BOOL, T_TAIL, F(color_table), NULL, "print the table of terminal colours and exit"},

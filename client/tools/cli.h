@@ -50,6 +50,7 @@ typedef struct cli_opts {
     const char *query_file;     /* --query-file FILE as given; "-": stdin */
     char *query_text;           /* ... the file's query (owned; query points here) */
     const char *output;         /* --output as given, NULL if not given */
+    const char *timezone;       /* --timezone ZONE as given, NULL if not given */
     enum result_form form;      /* ... parsed; RESULT_FORM_TABLE by default */
     int repl;                   /* --repl (dmap): the interactive prompt */
     const char *memory_limit;   /* --memory-limit SIZE as given (dmap, dtail --query) */

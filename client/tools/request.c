@@ -2,9 +2,11 @@
 #include "client/tools/request.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "client/remote/session.h"
 #include "client/tools/common.h"
+#include "exec/extract/logzone.h"
 #include "exec/mapscan.h"
 
 static enum exec_kind kind_of(enum cli_tool tool)
@@ -15,6 +17,16 @@ static enum exec_kind kind_of(enum cli_tool tool)
     case CLI_DTAIL: return EXEC_TAIL;
     default: return EXEC_MAP;
     }
+}
+
+const char *client_timezone(const cli_opts_t *o)
+{
+    static char local[LOGZONE_NAME_MAX];
+    if (o->timezone)
+        return o->timezone;
+    if (!local[0])
+        logzone_local_spec(local, sizeof local);
+    return strcmp(local, "UTC") == 0 ? NULL : local;
 }
 
 exec_request_t client_request(const cli_opts_t *o, const config_t *cfg)
@@ -35,6 +47,7 @@ exec_request_t client_request(const cli_opts_t *o, const config_t *cfg)
         .timeout_s = o->timeout > 0 ? o->timeout : 0,
         .render = client_line_format(o, cfg),
         .palette = &cfg->palette,
+        .timezone = kind == EXEC_MAP || *query ? client_timezone(o) : NULL,
         .multiline = o->multiline ? o->multiline : "",
     };
 }

@@ -14,6 +14,11 @@
  * pattern; a dtail with a query folds lines into it and has none either. */
 exec_request_t client_request(const cli_opts_t *o, const config_t *cfg);
 
+/* The zone a query's times are written in: --timezone, else this host's
+ * (as DTail's $timezone); NULL for UTC, which servers take without being
+ * told. */
+const char *client_timezone(const cli_opts_t *o);
+
 /* Where a request of o runs serverless, on this host: its limits, all
  * cores, and the config's default log format. A query sent to servers
  * is parsed with the parser's default instead (each server applies its

@@ -186,6 +186,8 @@ int eval_init(eval_t *ev, const plan_t *plan, err_t *e)
     memset(ev, 0, sizeof *ev);
     ev->plan = plan;
     ev->tctx = logtime_ctx_local();
+    ev->tctx.layout = plan->lf_timeformat;   /* bucket() reads times as $time does */
+    ev->tctx.out = plan->time_zone;          /* and writes them in --timezone's zone */
     size_t n_ids = plan->n_select + 2 * plan->n_where + plan->n_set + plan->n_group_by;
     long *ids = calloc(n_ids ? n_ids : 1, sizeof *ids);
     if (!ids)

@@ -17,7 +17,8 @@ static const extract_format_t *const formats[] = {
     &extract_format_default, &extract_format_generic, &extract_format_generickv,
     &extract_format_csv, &extract_format_csvnoheader, &extract_format_tsv,
     &extract_format_json, &extract_format_k8s, &extract_format_logfmt,
-    &extract_format_nginx, &extract_format_apache, &extract_format_syslog, NULL,
+    &extract_format_nginx, &extract_format_apache, &extract_format_syslog,
+    &extract_format_pattern, NULL,
 };
 
 static const extract_format_t *format_find(const char *name)
@@ -494,7 +495,7 @@ extractor_t *extractor_new_opts(const char *format, const char *const *fields, s
         err_set(e, ERR_QUERY, "too many fields for log format \"%s\"", format);
         return NULL;
     }
-    if (o.pattern) {
+    if (o.pattern && fmt != &extract_format_pattern) {
         err_set(e, ERR_QUERY, "log format \"%s\" takes no pattern", format);
         return NULL;
     }
@@ -516,15 +517,17 @@ extractor_t *extractor_new_opts(const char *format, const char *const *fields, s
     x->csv_need_header = fmt->per_source;
     x->delim = o.delimiter ? o.delimiter : fmt->delimiter;
     x->now = o.now ? o.now : (long long)time(NULL);
+    x->zone = o.zone;
     x->zone_off = env && env->timeoffset ? (int32_t)strtol(env->timeoffset, NULL, 10) : 0;
-    if (env_copy(x, env) < 0) {
+    if (env_copy(x, env) < 0 || (o.timeformat && !(x->timeformat = strdup(o.timeformat)))) {
         err_set(e, ERR_NOMEM, "out of memory creating the log format extractor");
         extractor_free(x);
         return NULL;
     }
     if (plan_fields(x, fields, e) < 0 ||
         ((fmt == &extract_format_json || fmt == &extract_format_k8s) && plan_json(x, e) < 0) ||
-        (fmt == &extract_format_csvnoheader && extract_csv_plan_columns(x, e) < 0)) {
+        (fmt == &extract_format_csvnoheader && extract_csv_plan_columns(x, e) < 0) ||
+        (fmt == &extract_format_pattern && extract_pattern_plan(x, o.pattern, e) < 0)) {
         extractor_free(x);
         return NULL;
     }
@@ -603,6 +606,8 @@ void extractor_free(extractor_t *x)
     free(x->csv_map);
     free(x->json_path);
     free(x->table_lit);
+    free(x->fmt_state);
+    free(x->timeformat);
     scratch_free(&x->scratch);
     free(x);
 }
@@ -656,7 +661,7 @@ static void batch_begin(extractor_t *x)
  * "$time" (a dynamic format) wins, as names the line provides do. */
 static void extract_time_fill(extractor_t *x, size_t n, sv_t *const *cols, const uint8_t *status)
 {
-    const logtime_ctx_t ctx = {x->now, x->zone_off};
+    const logtime_ctx_t ctx = {x->now, x->zone_off, x->timeformat, x->zone};
     sv_t *out = cols[x->time_col];
     for (size_t i = 0; i < n; i++) {
         if (status[i] != EXTRACT_OK || out[i].len != SV_MISSING)
@@ -666,8 +671,10 @@ static void extract_time_fill(extractor_t *x, size_t n, sv_t *const *cols, const
             raw = cols[x->time_src[k]][i];
         if (raw.len == SV_MISSING)
             continue;
-        if (logtime_is_utc_iso(raw.p, raw.len)) {
-            out[i] = raw;           /* already as the writer would write it */
+        /* Already as the writer would write it: only when times are
+         * written in UTC and read by the built-in forms alone. */
+        if (!x->zone && !x->timeformat && logtime_is_utc_iso(raw.p, raw.len)) {
+            out[i] = raw;
             continue;
         }
         logtime_t t;

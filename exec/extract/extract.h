@@ -48,14 +48,21 @@ typedef struct extract_env {
     const char *timeoffset; /* $timeoffset, seconds east of UTC, e.g. "7200" */
 } extract_env_t;
 
-/* What a format may be told beyond its name (all zero: its defaults). The
- * query language has no syntax for these yet; they are the place where
- * `logformat csv delimiter ";"` and the like will arrive. */
+/* What a format may be told beyond its name (all zero: its defaults):
+ * the options after `logformat NAME` (extract_plan.h makes them from a
+ * plan). */
 typedef struct extract_opts {
     char delimiter;         /* csv, csvnoheader, tsv: the separator byte;
                                0: the format's own (',' or '\t') */
-    const char *pattern;    /* reserved for a format given by a pattern:
-                               must be NULL */
+    const char *pattern;    /* format "pattern": its layout (an nginx
+                               log_format or Apache LogFormat line,
+                               parser/logpattern.h); other formats: NULL */
+    const char *timeformat; /* strptime-style layout $time is read with
+                               (logtime.h, logtime_ctx_t.layout); NULL:
+                               the forms logtime_parse knows */
+    const struct logzone *zone; /* the zone $time is written in
+                               (exec/extract/logzone.h; borrowed: it
+                               outlives the extractor); NULL: UTC */
     long long now;          /* the instant (seconds since 1970, UTC) a year
                                a timestamp does not write is inferred
                                against (syslog's RFC 3164); 0: the clock

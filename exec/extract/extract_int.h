@@ -221,6 +221,13 @@ struct extractor {
     char *csv_head;               /* copy of the current header line (for
                                      extractor_line_names) */
     uint32_t csv_head_len;        /* its bytes */
+    /* pattern (fmt_pattern.c): the read pattern and its fields' columns */
+    void *fmt_state;
+    /* timeformat "...": the layout $time is read with, NULL: logtime's
+     * own forms */
+    char *timeformat;
+    /* --timezone: the zone $time is written in (borrowed), NULL: UTC */
+    const struct logzone *zone;
     /* json */
     char *json_path;              /* current dotted key path */
     uint32_t json_path_cap;       /* its capacity: 6 * dyn_max_len + 8 */
@@ -238,6 +245,11 @@ extern const extract_format_t extract_format_logfmt;
 extern const extract_format_t extract_format_nginx;
 extern const extract_format_t extract_format_apache;
 extern const extract_format_t extract_format_syslog;
+extern const extract_format_t extract_format_pattern;
+
+/* pattern: reads the pattern into x->fmt_state and finds its fields'
+ * columns (fmt_pattern.c), after the fields are planned. */
+int extract_pattern_plan(extractor_t *x, const char *pattern, err_t *e);
 
 /* The value of a quoted text field [p, p+n) with its backslash escapes
  * read (unescape.c): \" \\ \/ \] \n \r \t \b \f, \xHH (a byte) and

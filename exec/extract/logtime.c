@@ -3,6 +3,8 @@
  * functions: timegm and gmtime_r take locks and read the zone). */
 #include "exec/extract/logtime.h"
 
+#include "exec/extract/logzone.h"
+
 #include <string.h>
 #include <time.h>
 
@@ -11,7 +13,7 @@ logtime_ctx_t logtime_ctx_local(void)
     time_t now = time(NULL);
     struct tm tm;
     localtime_r(&now, &tm);
-    return (logtime_ctx_t){(int64_t)now, (int32_t)tm.tm_gmtoff};
+    return (logtime_ctx_t){(int64_t)now, (int32_t)tm.tm_gmtoff, NULL, NULL};
 }
 
 /* The last date each thread converted, either way: a log's lines mostly
@@ -142,22 +144,16 @@ static const char *fraction(const char *p, const char *end, logtime_t *t)
     return p;
 }
 
-/* A zone at [p, end) that must take all of it: Z, +HH:MM, +HHMM, +HH,
- * each maybe after one space, and then maybe " NAME" (Go's time.String:
- * "+0000 UTC"). */
-static bool zone(const char *p, const char *end, logtime_t *t, const logtime_ctx_t *c)
+/* A zone at *pp: Z, or +HH:MM, +HHMM, +HH; *pp past it. */
+static bool offset_at(const char **pp, const char *end, logtime_t *t)
 {
-    t->zone = LOGTIME_ZONE_NONE;
-    t->off = c->off;
-    if (p == end)
-        return true;
-    if (*p == 'Z' || *p == 'z') {
+    const char *p = *pp;
+    if (p < end && (*p == 'Z' || *p == 'z')) {
+        *pp = p + 1;
         t->zone = LOGTIME_ZONE_Z;
         t->off = 0;
-        return p + 1 == end;
+        return true;
     }
-    if (*p == ' ')
-        p++;
     if (p == end || (*p != '+' && *p != '-'))
         return false;
     int sign = *p++ == '-' ? -1 : 1;
@@ -174,6 +170,29 @@ static bool zone(const char *p, const char *end, logtime_t *t, const logtime_ctx
     }
     if (h > 23 || m > 59)
         return false;
+    *pp = p;
+    t->zone = LOGTIME_ZONE_OFFSET;
+    t->off = sign * (int32_t)(h * 3600 + m * 60);
+    return true;
+}
+
+/* A zone at [p, end) that must take all of it: Z, +HH:MM, +HHMM, +HH,
+ * each maybe after one space, and then maybe " NAME" (Go's time.String:
+ * "+0000 UTC"). */
+static bool zone(const char *p, const char *end, logtime_t *t, const logtime_ctx_t *c)
+{
+    t->zone = LOGTIME_ZONE_NONE;
+    t->off = c->off;
+    if (p == end)
+        return true;
+    if (*p == 'Z' || *p == 'z')
+        return offset_at(&p, end, t) && p == end;
+    if (*p == ' ')
+        p++;
+    if (p < end && (*p == 'Z' || *p == 'z'))
+        return false;
+    if (!offset_at(&p, end, t))
+        return false;
     if (p < end) {
         if (*p != ' ' || p + 1 == end)
             return false;
@@ -181,8 +200,6 @@ static bool zone(const char *p, const char *end, logtime_t *t, const logtime_ctx
             if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')))
                 return false;
     }
-    t->zone = LOGTIME_ZONE_OFFSET;
-    t->off = sign * (int32_t)(h * 3600 + m * 60);
     return true;
 }
 
@@ -240,6 +257,23 @@ static bool parse_clf(const char *p, size_t n, const logtime_ctx_t *c, logtime_t
     return zone(q, end, t, c) && set_local(t, y, mo, d, h, mi, s);
 }
 
+/* The wall clock of a time without year: now's (in the time's own
+ * offset), or an earlier one when that puts the time more than 7 days
+ * ahead of now or has no such day (Feb 29). */
+static bool infer_year(const logtime_ctx_t *c, logtime_t *t, unsigned mo, unsigned d, unsigned h,
+                       unsigned mi, unsigned s)
+{
+    int64_t y = civil_from_seconds(c->now + t->off).y;
+    for (int k = 0; k < 8; k++, y--) {
+        if (!set_local(t, y, mo, d, h, mi, s))
+            continue;
+        if (k == 0 && t->local - t->off > c->now + 7 * 86400)
+            continue;
+        return true;
+    }
+    return false;
+}
+
 /* Mon DD HH:MM:SS or Mon  D HH:MM:SS (RFC 3164), optional fraction and
  * zone; the year inferred from the context. */
 static bool parse_bsd(const char *p, size_t n, const logtime_ctx_t *c, logtime_t *t)
@@ -270,18 +304,7 @@ static bool parse_bsd(const char *p, size_t n, const logtime_ctx_t *c, logtime_t
         q = fraction(q + 1, end, t);
     if (!zone(q, end, t, c))
         return false;
-    /* The year: now's (in the time's own offset), or an earlier one when
-     * that puts the time more than 7 days ahead of now or has no such
-     * day (Feb 29). */
-    int64_t y = civil_from_seconds(c->now + t->off).y;
-    for (int k = 0; k < 8; k++, y--) {
-        if (!set_local(t, y, mo, d, h, mi, s))
-            continue;
-        if (k == 0 && t->local - t->off > c->now + 7 * 86400)
-            continue;
-        return true;
-    }
-    return false;
+    return infer_year(c, t, mo, d, h, mi, s);
 }
 
 /* Digits, for epoch times: 9-11 seconds (with a fraction allowed), 12-14
@@ -313,8 +336,21 @@ static bool parse_epoch(const char *p, size_t n, logtime_t *t)
     return true;
 }
 
+static bool parse_any(const char *p, size_t n, const logtime_ctx_t *c, logtime_t *t);
+
 bool logtime_parse(const char *p, size_t n, const logtime_ctx_t *c, logtime_t *t)
 {
+    bool ok = parse_any(p, n, c, t);
+    t->out = c->out;
+    return ok;
+}
+
+static bool parse_any(const char *p, size_t n, const logtime_ctx_t *c, logtime_t *t)
+{
+    /* A layout first; then the forms below, which is what a $time made by
+     * the layout (ISO 8601 in UTC) is when bucket() reads it again. */
+    if (c->layout && logtime_parse_layout(p, n, c->layout, c, t))
+        return true;
     memset(t, 0, sizeof *t);
     if (n < 9 || n > 64)
         return false;
@@ -382,9 +418,25 @@ static char *put_iso(char *o, int64_t s, char sep)
     return put2(o, c.ss);
 }
 
+/* Z, or the offset as +HH:MM. */
+static char *put_zone(char *o, int32_t off, bool z)
+{
+    if (z) {
+        *o++ = 'Z';
+        return o;
+    }
+    int32_t a = off < 0 ? -off : off;
+    *o++ = off < 0 ? '-' : '+';
+    o = put2(o, (unsigned)(a / 3600));
+    *o++ = ':';
+    return put2(o, (unsigned)(a / 60 % 60));
+}
+
 size_t logtime_write_utc(const logtime_t *t, char *out)
 {
-    char *o = put_iso(out, t->local - t->off, 'T');
+    int64_t utc = t->local - t->off;
+    int32_t zo = t->out ? logzone_offset(t->out, utc) : 0;
+    char *o = put_iso(out, utc + zo, 'T');
     if (!o)
         return 0;
     if (t->frac_digits) {
@@ -396,13 +448,19 @@ size_t logtime_write_utc(const logtime_t *t, char *out)
         memcpy(o, f, t->frac_digits);
         o += t->frac_digits;
     }
-    *o++ = 'Z';
+    o = put_zone(o, zo, !t->out || t->out->utc);
     return (size_t)(o - out);
 }
 
 size_t logtime_write_bucket(const logtime_t *t, int64_t w, char *out)
 {
     int64_t s = t->local;
+    int32_t zo = 0;
+    bool dtail = t->layout == LOGTIME_DTAIL_SHORT || t->layout == LOGTIME_DTAIL_LONG;
+    if (t->out && !dtail) {
+        zo = logzone_offset(t->out, t->local - t->off);
+        s = t->local - t->off + zo;
+    }
     s -= ((s % w) + w) % w;
     civil_t c = civil_from_seconds(s);
     char *o = out;
@@ -426,14 +484,238 @@ size_t logtime_write_bucket(const logtime_t *t, int64_t w, char *out)
     o = put_iso(o, s, t->layout == LOGTIME_ISO ? t->sep : 'T');
     if (!o)
         return 0;
+    if (t->out) {
+        /* The offset in force at the bucket's start, so that the times of
+         * one day of a DST change share their key: the start's wall clock
+         * read at the time's offset, then at the offset found there. */
+        int32_t at = logzone_offset(t->out, s - zo);
+        at = logzone_offset(t->out, s - at);
+        return (size_t)(put_zone(o, at, t->out->utc) - out);
+    }
     if (t->zone == LOGTIME_ZONE_Z) {
         *o++ = 'Z';
     } else if (t->zone == LOGTIME_ZONE_OFFSET) {
-        int32_t off = t->off < 0 ? -t->off : t->off;
-        *o++ = t->off < 0 ? '-' : '+';
-        o = put2(o, (unsigned)(off / 3600));
-        *o++ = ':';
-        o = put2(o, (unsigned)(off / 60 % 60));
+        o = put_zone(o, t->off, false);
     }
     return (size_t)(o - out);
+}
+
+/* ---- strptime-style layouts (timeformat) ---- */
+
+typedef struct layout_fields {
+    int64_t y;                /* INT64_MIN: none */
+    unsigned mo, d, h, mi, s, yday;
+    int pm;                   /* -1: no %p, 0 AM, 1 PM */
+    bool h12;                 /* %I */
+    bool epoch;               /* %s */
+    int64_t esec;
+    int depth;                /* %T and friends nest once */
+} layout_fields_t;
+
+static char lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c + 32) : c;
+}
+
+/* Up to max digits (at least one) at *p as a number, *p past them. */
+static bool digits(const char **p, const char *end, unsigned max, unsigned *out)
+{
+    unsigned v = 0, k = 0;
+    while (*p < end && k < max && is_digit(**p)) {
+        v = v * 10 + (unsigned)(**p - '0');
+        (*p)++;
+        k++;
+    }
+    *out = v;
+    return k > 0;
+}
+
+/* A name of names (n of them, their lengths full) at *p, any case, or its
+ * first three letters; *idx its index. */
+static bool name_at(const char **p, const char *end, const char *const *names, unsigned n,
+                    unsigned *idx)
+{
+    for (unsigned k = 0; k < n; k++) {
+        size_t l = strlen(names[k]);
+        for (size_t want = l;; want = 3) {
+            if ((size_t)(end - *p) >= want) {
+                size_t i = 0;
+                while (i < want && lower((*p)[i]) == names[k][i])
+                    i++;
+                if (i == want) {
+                    *p += want;
+                    *idx = k;
+                    return true;
+                }
+            }
+            if (want == 3)
+                break;
+        }
+    }
+    return false;
+}
+
+static const char *const month_names[] = {
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+};
+static const char *const day_names[] = {
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+};
+
+static bool layout_run(const char **pp, const char *end, const char *f, layout_fields_t *lf,
+                       logtime_t *t);
+
+static bool layout_conv(const char **p, const char *end, char d, layout_fields_t *lf,
+                        logtime_t *t)
+{
+    unsigned v;
+    switch (d) {
+    case 'Y':
+        if (!digits(p, end, 4, &v))
+            return false;
+        lf->y = v;
+        return true;
+    case 'y':
+        if (!digits(p, end, 2, &v))
+            return false;
+        lf->y = v < 69 ? 2000 + v : 1900 + v;
+        return true;
+    case 'm': return digits(p, end, 2, &lf->mo);
+    case 'e':
+        if (*p < end && **p == ' ')
+            (*p)++;
+        /* fallthrough */
+    case 'd': return digits(p, end, 2, &lf->d);
+    case 'I': lf->h12 = true; /* fallthrough */
+    case 'H': return digits(p, end, 2, &lf->h);
+    case 'M': return digits(p, end, 2, &lf->mi);
+    case 'S': return digits(p, end, 2, &lf->s);
+    case 'j': return digits(p, end, 3, &lf->yday) && lf->yday >= 1;
+    case 'f':
+        if (*p == end || !is_digit(**p))
+            return false;
+        *p = fraction(*p, end, t);
+        return true;
+    case 'p':
+        if (end - *p < 2 || lower((*p)[1]) != 'm' || (lower(**p) != 'a' && lower(**p) != 'p'))
+            return false;
+        lf->pm = lower(**p) == 'p';
+        *p += 2;
+        return true;
+    case 'b': case 'h': case 'B':
+        if (!name_at(p, end, month_names, 12, &v))
+            return false;
+        lf->mo = v + 1;
+        return true;
+    case 'a': case 'A': return name_at(p, end, day_names, 7, &v);
+    case 'z': return offset_at(p, end, t);
+    case 'Z': {
+        const char *q = *p;
+        while (q < end && ((*q >= 'A' && *q <= 'Z') || (*q >= 'a' && *q <= 'z')))
+            q++;
+        if (q == *p)
+            return false;
+        if (t->zone == LOGTIME_ZONE_NONE && ((q - *p == 3 && (memcmp(*p, "UTC", 3) == 0 ||
+                                                              memcmp(*p, "GMT", 3) == 0)) ||
+                                             (q - *p == 1 && **p == 'Z'))) {
+            t->zone = LOGTIME_ZONE_Z;
+            t->off = 0;
+        }
+        *p = q;
+        return true;
+    }
+    case 's': {
+        int64_t s = 0;
+        unsigned k = 0;
+        while (*p < end && is_digit(**p) && k < 12) {
+            s = s * 10 + (**p - '0');
+            (*p)++;
+            k++;
+        }
+        lf->epoch = true;
+        lf->esec = s;
+        return k > 0;
+    }
+    case 'T': return lf->depth == 1 && layout_run(p, end, "%H:%M:%S", lf, t);
+    case 'D': return lf->depth == 1 && layout_run(p, end, "%m/%d/%y", lf, t);
+    case 'F': return lf->depth == 1 && layout_run(p, end, "%Y-%m-%d", lf, t);
+    case 'R': return lf->depth == 1 && layout_run(p, end, "%H:%M", lf, t);
+    case 'n': case 't':
+        while (*p < end && (**p == ' ' || **p == '\t'))
+            (*p)++;
+        return true;
+    case '%':
+        if (*p == end || **p != '%')
+            return false;
+        (*p)++;
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool layout_run(const char **pp, const char *end, const char *f, layout_fields_t *lf,
+                       logtime_t *t)
+{
+    lf->depth++;
+    for (; *f; f++) {
+        if (*f == ' ') {
+            while (*pp < end && (**pp == ' ' || **pp == '\t'))
+                (*pp)++;
+        } else if (*f == '%' && f[1]) {
+            if (!layout_conv(pp, end, *++f, lf, t))
+                return false;
+        } else if (*pp < end && **pp == *f) {
+            (*pp)++;
+        } else {
+            return false;
+        }
+    }
+    lf->depth--;
+    return true;
+}
+
+bool logtime_parse_layout(const char *p, size_t n, const char *layout, const logtime_ctx_t *c,
+                          logtime_t *t)
+{
+    memset(t, 0, sizeof *t);
+    t->out = c->out;
+    t->off = c->off;
+    t->layout = LOGTIME_ISO;
+    t->sep = 'T';
+    layout_fields_t lf = {.y = INT64_MIN, .mo = 1, .d = 1, .pm = -1};
+    const char *q = p, *end = p + n;
+    if (!layout_run(&q, end, layout, &lf, t))
+        return false;
+    while (q < end && (*q == ' ' || *q == '\t'))
+        q++;
+    if (q != end)
+        return false;
+    if (lf.epoch) {
+        t->layout = LOGTIME_EPOCH;
+        t->zone = LOGTIME_ZONE_Z;
+        t->off = 0;
+        t->local = lf.esec;
+        return true;
+    }
+    if (lf.h12) {
+        if (lf.h < 1 || lf.h > 12)
+            return false;
+        lf.h = lf.h % 12 + (lf.pm == 1 ? 12 : 0);
+    } else if (lf.pm == 1 && lf.h < 12) {
+        lf.h += 12;
+    }
+    if (lf.yday) {
+        if (lf.y == INT64_MIN || lf.yday > (leap(lf.y) ? 366u : 365u))
+            return false;
+        unsigned m = 1, left = lf.yday;
+        while (left > days_in_month(lf.y, m))
+            left -= days_in_month(lf.y, m++);
+        lf.mo = m;
+        lf.d = left;
+    }
+    if (lf.y == INT64_MIN)
+        return infer_year(c, t, lf.mo, lf.d, lf.h, lf.mi, lf.s);
+    return set_local(t, lf.y, lf.mo, lf.d, lf.h, lf.mi, lf.s);
 }

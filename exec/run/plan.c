@@ -2,9 +2,11 @@
 #include "exec/run/plan.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/clock.h"
+#include "exec/extract/logzone.h"
 
 static int filter_init(exec_plan_t *p, const exec_request_t *rq, size_t max_line_len, err_t *e)
 {
@@ -54,6 +56,16 @@ static int query_init(exec_plan_t *p, const exec_request_t *rq, const exec_env_t
         return -1;
     }
     p->map = query_plan(p->query);
+    if (rq->timezone) {
+        p->time_zone = malloc(sizeof *p->time_zone);
+        if (!p->time_zone)
+            return err_set(e, ERR_NOMEM, "out of memory reading the time zone");
+        if (logzone_load(p->time_zone, rq->timezone, e) < 0)
+            return -1;
+        p->zoned = *p->map;
+        p->zoned.time_zone = p->time_zone;
+        p->map = &p->zoned;
+    }
     mapscan_local_zone(p->zone.tz, sizeof p->zone.tz, p->zone.tzoff, sizeof p->zone.tzoff);
     /* A follow run keeps the request's deadline itself. */
     long long timeout_s = rq->kind == EXEC_TAIL ? 0 : rq->timeout_s;
@@ -80,11 +92,18 @@ int exec_plan_init(exec_plan_t *p, const exec_request_t *rq, const exec_env_t *e
         exec_plan_free(p);
         return -1;
     }
-    /* The request's records (dgrep --multiline). A query's `logformat
-     * NAME multiline "RE"` is to arrive here too: its pattern, when the
-     * request has none, through exec_request_set_multiline on a copy of
-     * rq before this call, or as the pattern given here. */
-    if (records_init_plan(p, rq->multiline, e) < 0) {
+    /* Records: the request's pattern (--multiline), else the query's
+     * `logformat NAME multiline "RE"`; the two differing is an error, as
+     * neither could be said to win. */
+    const char *start = rq->multiline && *rq->multiline ? rq->multiline : NULL;
+    const char *in_query = p->map ? p->map->lf_multiline : NULL;
+    if (start && in_query && strcmp(start, in_query) != 0) {
+        long at = p->map->lf_multiline_offset;
+        exec_plan_free(p);
+        return err_set_at(e, ERR_QUERY, at,
+                          "the query's multiline pattern differs from --multiline's");
+    }
+    if (records_init_plan(p, start ? start : in_query, e) < 0) {
         exec_plan_free(p);
         return -1;
     }
@@ -100,10 +119,17 @@ void exec_plan_free(exec_plan_t *p)
     query_free(p->query);
     p->query = NULL;
     p->map = NULL;
+    free(p->time_zone);
+    p->time_zone = NULL;
 }
 
 void exec_plan_retarget(exec_plan_t *p, const plan_t *map)
 {
+    if (p->time_zone) {
+        p->zoned = *map;
+        p->zoned.time_zone = p->time_zone;
+        map = &p->zoned;
+    }
     p->map = map;
     p->mo.plan = map;
 }

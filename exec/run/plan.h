@@ -36,6 +36,9 @@ typedef struct exec_plan {
     query_t *query;                  /* parsed from the request's query */
     const plan_t *map;               /* query_plan(query) */
     exec_zone_t zone;
+    struct logzone *time_zone;       /* rq->timezone read (exec/extract/logzone.h),
+                                        NULL: UTC */
+    plan_t zoned;                    /* map with time_zone, when there is one */
     map_opts_t mo;                   /* mo.plan is map; mo.env points into zone */
 } exec_plan_t;
 

@@ -33,6 +33,7 @@ int exec_request_from_wire(const wire_request_t *w, exec_request_t *rq, palette_
     };
     wire_request_palette(w, palette);
     rq->palette = palette;
+    rq->timezone = (w->flags & WIRE_REQ_TIMEZONE) ? w->timezone : NULL;
     return 0;
 }
 
@@ -57,6 +58,12 @@ wire_request_t exec_request_to_wire(const exec_request_t *rq, char *files)
     if (rq->render == LINE_COLOR && rq->palette && !palette_remote_is_default(rq->palette)) {
         w.flags |= WIRE_REQ_PALETTE;
         palette_encode(rq->palette, w.palette);
+    }
+    /* The client's zone decides how servers write times; an older server
+     * refuses the flag rather than write them in UTC. */
+    if (rq->timezone) {
+        w.flags |= WIRE_REQ_TIMEZONE;
+        w.timezone = (char *)rq->timezone;
     }
     if (rq->multiline && *rq->multiline) {
         w.flags |= WIRE_REQ_MULTILINE;
@@ -85,7 +92,8 @@ const char *exec_default_logformat(const config_t *cfg)
 int exec_config_check(const config_t *cfg, err_t *e)
 {
     const char *name = exec_default_logformat(cfg);
-    if (!name || logformat_find(name))
+    /* pattern needs its layout, which only a query gives: no default */
+    if (!name || (logformat_find(name) && strcmp(name, "pattern") != 0))
         return 0;
     char where[4200];
     config_where(cfg, (const char *const[]){"Server", "MapreduceLogFormat", NULL}, where,
@@ -93,8 +101,9 @@ int exec_config_check(const config_t *cfg, err_t *e)
     char known[256] = "";
     size_t k = 0;
     for (size_t i = 0; logformat_all[i]; i++)
-        k += (size_t)snprintf(known + k, k < sizeof known ? sizeof known - k : 0, "%s%s",
-                              i ? " " : "", logformat_all[i]->name);
+        if (strcmp(logformat_all[i]->name, "pattern") != 0)
+            k += (size_t)snprintf(known + k, k < sizeof known ? sizeof known - k : 0, "%s%s",
+                                  i ? " " : "", logformat_all[i]->name);
     return err_set(e, ERR_CONFIG, "%s: Server.MapreduceLogFormat: unknown log format '%s' "
                                   "(known: %s)", where, name, known);
 }

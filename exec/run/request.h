@@ -39,6 +39,9 @@ typedef struct exec_request {
     long long timeout_s;             /* reading ends after this; 0: none */
     enum line_format render;         /* how lines are written */
     const palette_t *palette;        /* LINE_COLOR's paint; NULL: DTail's (borrowed) */
+    const char *timezone;            /* the zone $time and bucket() write times in
+                                        (exec/extract/logzone.h: "UTC", "+02:00",
+                                        "Europe/Berlin"); NULL: UTC (borrowed) */
     /* Multi-line records (exec/scan/records.h): a line this pattern
      * matches starts a record; "" or NULL: every line is one (borrowed;
      * set with exec_request_set_multiline). */

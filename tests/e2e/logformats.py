@@ -228,6 +228,59 @@ def gen_csvnoheader(r, n):
     return out
 
 
+# logformat pattern: a custom nginx log_format (what logformats.sh passes).
+PATTERN = ('$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent '
+           '"$http_referer" "$http_user_agent" rt=$request_time uct="${upstream_connect_time}"')
+
+
+def gen_pattern(r, n):
+    """Lines of PATTERN: from the access lines' pools, then broken ones."""
+    out = []
+    agents = ["curl/8.5.0", "say \\\"hi\\\" agent", "Wget/1.21 \\x22q\\x22", "-"]
+    for i in range(n):
+        t = BASE + dt.timedelta(seconds=i * 5 + r.randint(0, 4))
+        zs, zh = r.choice([("-0700", -7), ("+0000", 0), ("+0530", 5.5)])
+        tl = (t + dt.timedelta(hours=zh)).strftime("%d/%b/%Y:%H:%M:%S ") + zs
+        addr = r.choice(["192.168.%d.%d" % (r.randint(0, 9), r.randint(1, 254)),
+                         "2001:db8::%x" % r.randint(1, 0xffff), "::1"])
+        req = "%s %s HTTP/1.1" % (r.choice(["GET", "POST"]), r.choice(["/", "/a b", "/q?x=\\x22"]))
+        agent = long_agent(r) if r.random() < 0.03 else r.choice(agents)
+        line = '%s - %s [%s] "%s" %s %s "%s" "%s" rt=%s uct="%s"' % (
+            addr, r.choice(["-", "frank", "al ice"]), tl, req, r.choice(["200", "404", "500"]),
+            r.randint(0, 9000), r.choice(["-", "http://x/?a=\\\"b\\\""]), agent,
+            r.choice(["%.3f" % r.random(), "-"]), r.choice(["0.001", "-", "0.002, 0.004"]))
+        k = r.random()
+        if k < 0.01:
+            line = "garbage that is no access log line"
+        elif k < 0.02:
+            line = line[: r.randint(5, 60)]                    # cut short
+        elif k < 0.03:
+            line = line.replace("[" + tl + "]", "[00/Xyz/2024:00:00:00 +0000]")   # bad time
+        elif k < 0.035:
+            line += " trailing"                                # text after the pattern: an error
+        out.append(line)
+    return out
+
+
+# logformat csv delimiter ";" timeformat TIMEFORMAT
+TIMEFORMAT = "%d.%m.%Y %H:%M:%S"
+
+
+def gen_csvsemi(r, n):
+    out = ["ts;user;bytes;lat;msg"]
+    for i in range(n):
+        t = BASE + dt.timedelta(seconds=i * 4 + r.randint(0, 3))
+        f = [t.strftime("%d.%m.%Y %H:%M:%S") if r.random() < 0.97 else r.choice(["soon", "31.04.2024 10:00:00"]),
+             r.choice(["bob", "alice", '"smith; john"', '"say ""hi"""', ""]),
+             str(r.randint(0, 5000)), r.choice(["%.2f" % (r.random() * 10), "x", ""]),
+             r.choice(["ok", "a,b", "two words"])]
+        k = r.random()
+        if k < 0.03:
+            f = f + ["extra"]                                  # too many: an error
+        out.append(";".join(f))
+    return out
+
+
 def gen_inner(r, i, t):
     obj = {"level": r.choice(["info", "info", "warn", "error", "debug"]),
            "msg": r.choice(["hello", 'say "hi"', "caf\u00e9", "a\\b", "tab\there"]),
@@ -285,7 +338,8 @@ def gen(fmt, path):
     lines = {"nginx": lambda: gen_access(r, n, False), "apache": lambda: gen_access(r, n, True),
              "logfmt": lambda: gen_logfmt(r, n), "syslog": lambda: gen_syslog(r, n),
              "tsv": lambda: gen_tsv(r, n), "csvnoheader": lambda: gen_csvnoheader(r, n),
-             "json": lambda: gen_json(r, n), "k8s": lambda: gen_k8s(r, n)}[fmt]()
+             "json": lambda: gen_json(r, n), "k8s": lambda: gen_k8s(r, n),
+             "pattern": lambda: gen_pattern(r, n), "csvsemi": lambda: gen_csvsemi(r, n)}[fmt]()
     with open(path, "w", encoding="utf-8", newline="") as f:
         for line in lines:
             f.write(line + "\n")
@@ -516,7 +570,54 @@ def p_syslog(line):
     return f
 
 
-PARSERS = {"logfmt": p_logfmt, "nginx": p_access, "apache": p_access, "syslog": p_syslog}
+def pattern_items(pattern):
+    """PATTERN as [(is_field, text)]: nginx $name and ${name} only."""
+    items, i = [], 0
+    for m in re.finditer(r"\$(\w+)|\$\{(\w+)\}", pattern):
+        if m.start() > i:
+            items.append((False, pattern[i:m.start()]))
+        items.append((True, "$" + (m.group(1) or m.group(2))))
+        i = m.end()
+    if i < len(pattern):
+        items.append((False, pattern[i:]))
+    return items
+
+
+def p_pattern(line):
+    """docs/log-formats.md's rule: literals where the pattern has them, a
+    field up to the first place the next literal occurs (a field between
+    two quotes: to the first unescaped quote, unescaped), the last to the
+    end."""
+    items, f, pos = pattern_items(PATTERN), {}, 0
+    for k, (field, text) in enumerate(items):
+        if not field:
+            if not line.startswith(text, pos):
+                return None
+            pos += len(text)
+            continue
+        quoted = 0 < k < len(items) - 1 and items[k - 1][1].endswith('"') and \
+            items[k + 1][1].startswith('"')
+        if k == len(items) - 1:
+            end = len(line)
+        elif quoted:
+            m = re.match(r'(?:[^"\\]|\\.)*', line[pos:])
+            end = pos + m.end()
+            if end >= len(line):
+                return None
+        else:
+            end = line.find(items[k + 1][1], pos)
+            if end < 0:
+                return None
+        f[text] = unescape(line[pos:end]) if quoted else line[pos:end]
+        pos = end
+    if pos != len(line):
+        return None
+    f["@time"] = f.get("$time_local")
+    return f
+
+
+PARSERS = {"logfmt": p_logfmt, "nginx": p_access, "apache": p_access, "syslog": p_syslog,
+           "pattern": p_pattern}
 
 
 def fields_time(fmt, f, now):
@@ -570,6 +671,12 @@ QUERIES = {
     },
 }
 QUERIES["apache"] = QUERIES["nginx"]
+QUERIES["pattern"] = {
+    "status": (["$status"], [("count",), ("sum", "$body_bytes_sent"), ("avg", "$request_time"),
+                             ("max", "$request_time")]),
+    "bucket": ([("bucket", 300)], [("count",), ("sum", "$body_bytes_sent")]),
+    "user": (["$remote_user", "$upstream_connect_time"], [("count",), ("min", "$body_bytes_sent")]),
+}
 
 
 def oracle(fmt, path, qname):
@@ -665,6 +772,10 @@ if __name__ == "__main__":
         gen(sys.argv[2], sys.argv[3])
     elif cmd == "oracle":
         oracle(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif cmd == "pattern":
+        print(PATTERN)
+    elif cmd == "timeformat":
+        print(TIMEFORMAT)
     elif cmd == "check":
         check(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     else:

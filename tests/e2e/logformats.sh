@@ -12,8 +12,13 @@
 #   - the summary's parsed and unparsed lines and its unparsable times are
 #     the oracle's counts, exactly.
 # Times without a zone are the host's: the test runs at UTC+3 (TZ=UTC-3),
-# so dmap, dserver and the oracle all take them at +03:00.
-# Usage: logformats.sh logfmt|nginx|apache|syslog|tsv|csvnoheader|json|k8s
+# so dmap, dserver and the oracle all take them at +03:00; times are
+# written in UTC (--timezone UTC; the default would be the host's zone).
+# Two more cases are formats with options (docs/log-formats.md, "Options"):
+# pattern (logformat pattern "..." over a custom nginx log_format, the
+# Python oracle) and csvsemi (logformat csv delimiter ";" timeformat "...",
+# DuckDB reading the file with delim=';' and strptime).
+# Usage: logformats.sh logfmt|nginx|apache|syslog|tsv|csvnoheader|json|k8s|pattern|csvsemi
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/server_lib.sh"
 . "$(dirname "$0")/fanout_lib.sh"
@@ -53,23 +58,23 @@ fanout_start_n 4   # servers 0..2 hold the thirds, server 3 the whole file
 ONE=${FANOUT_SERVERS[3]}
 THREE="${FANOUT_SERVERS[0]},${FANOUT_SERVERS[1]},${FANOUT_SERVERS[2]}"
 SKIPPED=0
-case $FMT in tsv) SKIPPED=1; fanout_place "$IN" "$F" 1 ;; *) fanout_place "$IN" "$F" ;; esac
+case $FMT in tsv|csvsemi) SKIPPED=1; fanout_place "$IN" "$F" 1 ;; *) fanout_place "$IN" "$F" ;; esac
 
 N_CASES=0
 # query LABEL NKEYS QUERY: the three runs give the same bytes, which are
 # the rows of $T/LABEL.want (the first NKEYS columns the group key).
 query() {
-  local label=$1 nk=$2 q="$3 logformat $FMT"
+  local label=$1 nk=$2 q="$3 logformat ${LF:-$FMT}"
   N_CASES=$((N_CASES + 1))
-  run "$label.local" dmap --cfg none --output csv --query "$q" "$IN/$F"
+  run "$label.local" dmap --cfg none --timezone UTC --output csv --query "$q" "$IN/$F"
   expect_rc "$label serverless" 0
   cp "$OUT" "$T/$label.csv"
   cp "$ERR" "$T/$label.summary"
-  run "$label.one" dmap "${SERVER_CLIENT_FLAGS[@]}" --logLevel error --servers "$ONE" \
+  run "$label.one" dmap "${SERVER_CLIENT_FLAGS[@]}" --timezone UTC --logLevel error --servers "$ONE" \
     --output csv --query "$q" --files "$F"
   expect_rc "$label one dserver" 0
   expect_bytes "$label: one dserver vs serverless: $q" "$OUT" "$T/$label.csv"
-  run "$label.three" dmap "${SERVER_CLIENT_FLAGS[@]}" --logLevel error --servers "$THREE" \
+  run "$label.three" dmap "${SERVER_CLIENT_FLAGS[@]}" --timezone UTC --logLevel error --servers "$THREE" \
     --output csv --query "$q" --files "$F"
   expect_rc "$label three dservers" 0
   expect_bytes "$label: three dservers vs serverless: $q" "$OUT" "$T/$label.csv"
@@ -171,6 +176,29 @@ k8s)
     / 300) * 300) AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ'), '') AS b, count(*) AS c FROM $RAW GROUP BY 1, 2"
   query bucket 2 'select $stream, bucket($time, 5m), count($line) group by $stream, bucket($time, 5m)'
   counts_duck "SELECT count(*) AS parsed, count(*) FILTER (WHERE time IS NOT NULL AND TRY_CAST(time AS TIMESTAMPTZ) IS NULL) AS badtime FROM $RAW"
+  summary bucket
+  ;;
+pattern)
+  LF="pattern \"$($PY pattern | sed 's/"/\\"/g')\""
+  query status 1 'select $status, count($line), sum($body_bytes_sent), avg($request_time), max($request_time) group by $status'
+  query bucket 1 'select bucket($time, 5m), count($line), sum($body_bytes_sent) group by bucket($time, 5m)'
+  query user 2 'select $remote_user, $upstream_connect_time, count($line), min($body_bytes_sent) group by $remote_user, $upstream_connect_time'
+  counts_py bucket; summary bucket
+  ;;
+csvsemi)
+  LF="csv delimiter \";\" timeformat \"$($PY timeformat)\""
+  RAW="read_csv('$IN/$F', auto_detect=false, delim=';', header=true, quote='\"', escape='\"',
+    columns={'ts':'VARCHAR','user':'VARCHAR','bytes':'VARCHAR','lat':'VARCHAR','msg':'VARCHAR'},
+    null_padding=true, ignore_errors=true, parallel=false)"
+  TS="try_strptime(ts, '$($PY timeformat)')"
+  duck user "SELECT coalesce(\"user\", '') AS k, count(*) AS c, sum(TRY_CAST(bytes AS DOUBLE)),
+    avg(TRY_CAST(lat AS DOUBLE)), max(TRY_CAST(lat AS DOUBLE)) FROM $RAW GROUP BY 1"
+  query user 1 'select user, count($line), sum(bytes), avg(lat), max(lat) group by user'
+  # zoneless times are the host's (+03:00), written in UTC
+  duck bucket "SELECT coalesce(strftime(time_bucket(INTERVAL 5 MINUTE, $TS - INTERVAL 3 HOUR), '%Y-%m-%dT%H:%M:%SZ'), '') AS b,
+    count(*) AS c FROM $RAW GROUP BY 1"
+  query bucket 1 'select bucket(ts, 5m), count($line) group by bucket(ts, 5m)'
+  counts_duck "SELECT count(*) AS parsed, count(*) FILTER (WHERE $TS IS NULL) AS badtime FROM $RAW"
   summary bucket
   ;;
 *) die "unknown format $FMT" ;;

@@ -21,7 +21,7 @@ static const char *const names[XC_MAX] = {
     "$http_x_forwarded_for", "$request_time", "$time", "$line", "*",
 };
 
-static const logtime_ctx_t tc = {1773576000, 0};
+static const logtime_ctx_t tc = {1773576000, 0, NULL, NULL};
 
 static uint8_t oracle(const char *p, size_t n, const char *const *fields, size_t nf,
                       const extract_env_t *env, xo_val_t *out)

@@ -27,7 +27,7 @@ static const char *const names[XC_MAX] = {
     "time", "stream", "x.y", "", "$hostname",
 };
 
-static const logtime_ctx_t tc = {1773576000, 0};
+static const logtime_ctx_t tc = {1773576000, 0, NULL, NULL};
 
 /* The outer string of key k, or NULL. */
 static const char *outer_string(json_t *root, const char *k, size_t *len)

@@ -20,7 +20,7 @@ static const char *const names[XC_MAX] = {
 };
 
 /* 2026-03-15T12:00:00Z: the extractor's and the oracle's now. */
-static const logtime_ctx_t tc = {1773576000, 0};
+static const logtime_ctx_t tc = {1773576000, 0, NULL, NULL};
 
 static uint8_t oracle(const char *p, size_t n, const char *const *fields, size_t nf,
                       const extract_env_t *env, xo_val_t *out)

@@ -21,7 +21,7 @@ static const char *const names[XC_MAX] = {
     "$msgid", "$sd", "$message", "$time", "$line", "a@1.x", "ex@32473.iut", "b.c",
 };
 
-static const logtime_ctx_t tc = {1773576000, 0};
+static const logtime_ctx_t tc = {1773576000, 0, NULL, NULL};
 
 static uint8_t oracle(const char *p, size_t n, const char *const *fields, size_t nf,
                       const extract_env_t *env, xo_val_t *out)

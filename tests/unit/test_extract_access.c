@@ -17,7 +17,7 @@
 #include "tests/support/format_oracle.h"
 
 static const extract_env_t env = {"host07", "UTC", "0"};
-static const logtime_ctx_t tc = {1773576000, 0};
+static const logtime_ctx_t tc = {1773576000, 0, NULL, NULL};
 
 static const char *const all[] = {
     "$remote_addr", "$remote_user", "$time_local", "$request", "$method", "$path",

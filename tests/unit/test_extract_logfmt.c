@@ -16,7 +16,7 @@
 #include "tests/support/format_oracle.h"
 
 static const extract_env_t env = {"host07", "UTC", "0"};
-static const logtime_ctx_t tc = {1773576000, 0};
+static const logtime_ctx_t tc = {1773576000, 0, NULL, NULL};
 
 static extractor_t *make(const char *const *fields, size_t n)
 {

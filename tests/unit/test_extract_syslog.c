@@ -17,7 +17,7 @@
 #include "tests/support/format_oracle.h"
 
 static const extract_env_t env = {"host07", "UTC", "0"};
-static const logtime_ctx_t tc = {1773576000, 0};   /* 2026-03-15T12:00:00Z */
+static const logtime_ctx_t tc = {1773576000, 0, NULL, NULL};   /* 2026-03-15T12:00:00Z */
 
 static const char *const all[] = {
     "$priority", "$facility", "$severity", "$version", "$timestamp", "$host", "$app", "$pid",

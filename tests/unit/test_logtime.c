@@ -16,7 +16,7 @@
 #include "tests/support/rng.h"
 
 /* 2026-03-15T12:00:00Z, at UTC. */
-static const logtime_ctx_t utc = {1773576000, 0};
+static const logtime_ctx_t utc = {1773576000, 0, NULL, NULL};
 
 /* p's instant in UTC as logtime_write_utc writes it, or "-" when p is no
  * timestamp. */
@@ -114,14 +114,14 @@ static void test_rejected(void **state)
 static void test_offsets(void **state)
 {
     (void)state;
-    const logtime_ctx_t cest = {1773576000, 7200};
+    const logtime_ctx_t cest = {1773576000, 7200, NULL, NULL};
     assert_string_equal(utc_of("2024-05-01 12:00:00", &cest), "2024-05-01T10:00:00Z");
     assert_string_equal(utc_of("2024-05-01T12:00:00Z", &cest), "2024-05-01T12:00:00Z");
     assert_string_equal(utc_of("Mar 15 12:00:00", &cest), "2026-03-15T10:00:00Z");
     assert_string_equal(utc_of("1700000000", &cest), "2023-11-14T22:13:20Z");
     assert_string_equal(utc_of("10/Oct/2000:13:55:36 +0000", &cest), "2000-10-10T13:55:36Z");
     /* New Year's Eve read just after midnight, both sides of UTC. */
-    const logtime_ctx_t jan1 = {1767225600 + 60, 0};   /* 2026-01-01T00:01Z */
+    const logtime_ctx_t jan1 = {1767225600 + 60, 0, NULL, NULL};   /* 2026-01-01T00:01Z */
     assert_string_equal(utc_of("Dec 31 23:59:00", &jan1), "2025-12-31T23:59:00Z");
     assert_string_equal(utc_of("Jan  1 00:00:30", &jan1), "2026-01-01T00:00:30Z");
 }
@@ -194,12 +194,102 @@ static void test_against_libc(void **state)
     }
 }
 
+/* timeformat layouts: each conversion, composites, what is refused. */
+static void test_layouts(void **state)
+{
+    (void)state;
+    static const struct { const char *layout, *in, *want; } cases[] = {
+        {"%d/%b/%Y:%H:%M:%S %z", "10/Oct/2000:13:55:36 -0700", "2000-10-10T20:55:36Z"},
+        {"%d.%m.%Y %H:%M:%S", "01.05.2024 12:00:00", "2024-05-01T12:00:00Z"},
+        {"%Y%m%d%H%M%S", "20240501120000", "2024-05-01T12:00:00Z"},
+        {"%F %T.%f %Z", "2024-05-01 12:00:00.25 UTC", "2024-05-01T12:00:00.25Z"},
+        {"%a, %d %B %Y %I:%M %p", "Wed, 01 MAY 2024 01:05 PM", "2024-05-01T13:05:00Z"},
+        {"%A %e %h %y %R", "wednesday  1 may 24 00:05", "2024-05-01T00:05:00Z"},
+        {"%I:%M:%S %p %D", "12:00:00 AM 05/01/24", "2024-05-01T00:00:00Z"},
+        {"%Y-%j", "2024-366", "2024-12-31T00:00:00Z"},
+        {"%Y-%j", "2023-060", "2023-03-01T00:00:00Z"},
+        {"%s", "1714557600", "2024-05-01T10:00:00Z"},
+        {"@%s.%f", "@1714557600.5", "2024-05-01T10:00:00.5Z"},
+        {"%H:%M:%S%z", "12:00:00Z", "2026-01-01T12:00:00Z"},
+        {"%b %d %H:%M:%S", "Mar 15 12:00:00", "2026-03-15T12:00:00Z"},   /* year inferred */
+        {"%Y%%%m", "2024%05", "2024-05-01T00:00:00Z"},
+        {"%Y %m %d", "2024   5	1  ", "2024-05-01T00:00:00Z"},
+        {"%Y-%m-%dT%H:%M:%S%z", "2024-05-01T12:00:00+02:00", "2024-05-01T10:00:00Z"},
+        {"%Y-%m-%dT%H:%M:%S%z", "2024-05-01T12:00:00+0530", "2024-05-01T06:30:00Z"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        logtime_ctx_t c = {1773576000, 0, cases[k].layout, NULL};
+        if (strcmp(cases[k].in, "12:00:00Z") == 0)
+            c.now = 1767225600;   /* the day of a time without date: Jan 1 of now's year */
+        const char *got = utc_of(cases[k].in, &c);
+        if (strcmp(got, cases[k].want) != 0)
+            fail_msg("'%s' by '%s': %s, want %s", cases[k].in, cases[k].layout, got,
+                     cases[k].want);
+    }
+    static const struct { const char *layout, *in; } bad[] = {
+        {"%d/%b/%Y", "10/Okt/2000"}, {"%d/%m/%Y", "31/04/2024"}, {"%H:%M", "24:00"},
+        {"%Y-%m-%d", "2024-05-01 x"}, {"%Y-%m-%d", "2024-05"}, {"%I %p", "13 PM"},
+        {"%Y-%j", "2023-366"}, {"%z", "+2400"}, {"%Y %Q", "2024 x"}, {"%s", "x"},
+        {"%Y-%m-%d %H:%M:%S", "2024-05-01 10:00:00 x"},
+        {"%T", "10:00"}, {"%p", "xm"}, {"%Z", "+01"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        logtime_ctx_t c = {1773576000, 0, bad[k].layout, NULL};
+        logtime_t t;
+        if (logtime_parse_layout(bad[k].in, strlen(bad[k].in), bad[k].layout, &c, &t))
+            fail_msg("'%s' by '%s' was read", bad[k].in, bad[k].layout);
+        const char *got = utc_of(bad[k].in, &c);
+        if (strcmp(got, "-") != 0)
+            fail_msg("'%s' by '%s' was read as %s", bad[k].in, bad[k].layout, got);
+    }
+    /* a time the layout does not fit: the forms logtime knows (the $time
+     * a layout made, read again by bucket()) */
+    logtime_ctx_t z = {1773576000, 0, "%d.%m.%Y", NULL};
+    assert_string_equal(utc_of("2024-05-01T10:00:00Z", &z), "2024-05-01T10:00:00Z");
+    /* bucket() of a layout's time: ISO 8601, with the zone it had */
+    logtime_ctx_t c = {1773576000, 0, "%d/%b/%Y:%H:%M:%S %z", NULL};
+    assert_string_equal(bucket_of("10/Oct/2000:13:55:36 -0700", 300, &c),
+                        "2000-10-10T13:55:00-07:00");
+}
+
+/* Random instants written by strftime and read back by the same layout
+ * agree with timegm (libc's strptime reads no zone offsets, so the
+ * oracle is the instant the text was made from). */
+static void test_layouts_against_libc(void **state)
+{
+    (void)state;
+    static const char *const layouts[] = {
+        "%d/%b/%Y:%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%a %B %e %T %Y", "%D %I:%M:%S %p", "%Y%j%H%M",
+    };
+    uint64_t rng = 0x7ea;
+    for (int i = 0; i < 50000; i++) {
+        int64_t s = (int64_t)(rng_next(&rng) % 4102444800ULL);   /* 1970..2100 */
+        const char *layout = layouts[i % 5];
+        if (strstr(layout, "%D"))
+            s %= 3124137600LL;   /* %y reads 1969..2068 */
+        time_t ts = (time_t)s;
+        struct tm tm;
+        gmtime_r(&ts, &tm);
+        char in[128];
+        strftime(in, sizeof in, layout, &tm);
+        logtime_ctx_t c = {1773576000, 0, layout, NULL};
+        logtime_t t;
+        if (!logtime_parse(in, strlen(in), &c, &t))
+            fail_msg("'%s' by '%s' not read", in, layout);
+        int64_t want = strcmp(layout, "%Y%j%H%M") == 0 ? s - s % 60 : s;   /* no seconds */
+        if (t.local - t.off != want)
+            fail_msg("'%s' by '%s': %lld, want %lld", in, layout, (long long)(t.local - t.off),
+                     (long long)want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forms),      cmocka_unit_test(test_rejected),
         cmocka_unit_test(test_offsets),    cmocka_unit_test(test_buckets),
         cmocka_unit_test(test_against_libc),
+        cmocka_unit_test(test_layouts),    cmocka_unit_test(test_layouts_against_libc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

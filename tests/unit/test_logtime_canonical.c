@@ -15,7 +15,7 @@
 #include "exec/extract/logtime.h"
 #include "tests/support/rng.h"
 
-static const logtime_ctx_t utc = {1773576000, 0};
+static const logtime_ctx_t utc = {.now = 1773576000, .off = 0};
 
 /* Whether the writer gives p back as it is. */
 static bool round_trips(const char *p, size_t n)

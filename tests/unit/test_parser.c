@@ -326,6 +326,40 @@ static void test_from_and_logformat(void **state)
     assert_false(logformat_has_var(logformat_find("generic"), "$time"));
 }
 
+/* The options after logformat NAME, in any order, into the plan; printed
+ * back so that the canonical text keeps them. */
+static void test_logformat_options(void **state)
+{
+    (void)state;
+    query_t *q = parse("select a logformat csv timeformat \"%d/%b/%Y\" delimiter \";\"");
+    const plan_t *p = query_plan(q);
+    assert_int_equal(p->lf_delimiter, ';');
+    assert_string_equal(p->lf_timeformat, "%d/%b/%Y");
+    assert_null(p->lf_pattern);
+    assert_null(p->lf_multiline);
+    assert_non_null(p->ext);   /* not DTail's dialect: never sent to a 4.1 peer */
+    assert_string_equal(query_canonical(q),
+                        "select a logformat csv timeformat \"%d/%b/%Y\" delimiter \";\"");
+    query_free(q);
+    q = parse("select a logformat tsv delimiter \"\\t\" multiline \"^\\S\"");
+    assert_int_equal(query_plan(q)->lf_delimiter, '\t');
+    assert_string_equal(query_plan(q)->lf_multiline, "^\\S");
+    assert_int_equal(query_plan(q)->lf_multiline_offset, 48);
+    query_free(q);
+    q = parse("select $status, $http_x_request_id, count($line) group by $status "
+              "logformat pattern \"%h %t \\\"%r\\\" %>s %{X-Request-Id}i\"");
+    p = query_plan(q);
+    assert_string_equal(p->logformat->name, "pattern");
+    assert_string_equal(p->lf_pattern, "%h %t \"%r\" %>s %{X-Request-Id}i");
+    assert_true(logformat_has_var(p->logformat, "$remote_addr"));
+    assert_true(logformat_has_var(p->logformat, "$time_local"));
+    assert_true(logformat_has_var(p->logformat, "$time"));
+    assert_false(logformat_has_var(p->logformat, "$http_user_agent"));
+    query_free(q);
+    assert_round_trip("select a logformat csv delimiter \";\" timeformat \"%F %T\"");
+    assert_round_trip("select $a logformat pattern \"$a \\\"$b\\\"\" timeformat \"%s\"");
+}
+
 /* ---------------------------------------------------------------- where */
 
 static void test_where_operators(void **state)
@@ -865,6 +899,7 @@ int main(void)
         cmocka_unit_test(test_repeated_clause_last_wins),
         cmocka_unit_test(test_non_keywords_as_fields),
         cmocka_unit_test(test_from_and_logformat),
+        cmocka_unit_test(test_logformat_options),
         cmocka_unit_test(test_where_operators),
         cmocka_unit_test(test_where_operands),
         cmocka_unit_test(test_set),

@@ -64,6 +64,40 @@ static void test_lexical_errors(void **state)
     assert_non_null(strstr(e.msg, "NUL byte"));
 }
 
+/* The options after logformat NAME (parser/lfopts.c, parser/logpattern.c):
+ * each bad one named, the caret on the word or the byte of the pattern. */
+static void test_logformat_option_errors(void **state)
+{
+    (void)state;
+    static const err_case_t cases[] = {
+        {"select a logformat csv delimiter \";;\"", 33, "a delimiter is one byte", 0},
+        {"select a logformat csv delimiter \"\"", 33, "a delimiter is one byte", 0},
+        {"select a logformat csv delimiter \"\\\"\"", 33, "cannot be a quote or a line end", 0},
+        {"select a logformat json delimiter \";\"", 34, "logformat json takes no delimiter", 0},
+        {"select a logformat csv delimiter", 32, "delimiter needs a \"quoted\" value", 0},
+        {"select a logformat csv delimter \";\"", 23, "did you mean delimiter?", 0},
+        {"select a logformat csv delimiter \";\" delimiter \",\"", 37, "delimiter given twice", 0},
+        {"select a logformat csv timeformat \"%Y\" delimiter \";\" timeformat \"%Y\"", 53,
+         "timeformat given twice", 0},
+        {"select a logformat csv timeformat \"%Y %Q\"", 38, "unknown conversion %Q", 0},
+        {"select a logformat csv timeformat \"%Y %\"", 38, "lone %", 0},
+        {"select a logformat csv timeformat \"abc\"", 34, "timeformat has no conversion", 0},
+        {"select a logformat csv timeformat x", 34, "timeformat needs a \"quoted\" layout", 0},
+        {"select a logformat csv multiline \"(\"", 35, "invalid regex in multiline", ERR_PATTERN},
+        {"select $status logformat pattern", 32, "logformat pattern needs the pattern", 0},
+        {"select $status logformat pattern status", 33, "as a \"quoted string\"", 0},
+        {"select $status logformat pattern \"%h%l\"", 36, "two fields need text between them", 0},
+        {"select $status logformat pattern \"%h %L\"", 37, "unknown or unsupported Apache directive", 0},
+        {"select $status logformat pattern \"%h %{X}t\"", 37, "%{format}t is not supported", 0},
+        {"select $status logformat pattern \"%h ${a\"", 37, "${ without its closing }", 0},
+        {"select $status logformat pattern \"a $ b\"", 36, "a $ must start a variable name", 0},
+        {"select $status logformat pattern \"plain\"", 34, "the pattern names no field", 0},
+        {"select $status logformat pattern \"%h %\"", 37, "a % at the end", 0},
+        {"select $statu logformat pattern \"$remote_addr $status\"", 7, "did you mean $status?", 0},
+    };
+    run(cases, sizeof cases / sizeof cases[0]);
+}
+
 static void test_clause_errors(void **state)
 {
     (void)state;
@@ -75,7 +109,7 @@ static void test_clause_errors(void **state)
         {"from S select a limit 10 20", 25, "unknown clause word '20' (limit takes a single number)", 0},
         {"from STATS foo select a", 11, "unknown clause word 'foo' (from takes a single table name)", 0},
         {"select a outfile my file.csv", 20, "unknown clause word 'file.csv' (outfile takes a single file name", 0},
-        {"select a logformat csv json", 23, "unknown clause word 'json'", 0},
+        {"select a logformat csv json", 23, "unknown logformat option 'json'", 0},
         {"from S select a wher x > 1", 16, "did you mean where?", 0},
         /* empty select, missing select */
         {"select from S", 6, "empty select", 0},
@@ -304,6 +338,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lexical_errors),
         cmocka_unit_test(test_clause_errors),
+        cmocka_unit_test(test_logformat_option_errors),
         cmocka_unit_test(test_select_errors),
         cmocka_unit_test(test_variable_errors),
         cmocka_unit_test(test_where_errors),

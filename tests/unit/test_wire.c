@@ -210,6 +210,42 @@ static void test_malformed_frames(void **state)
     wire_buf_free(&b);
 }
 
+/* --timezone travels in the REQUEST (flag 0x20, a string after the
+ * palette); an empty or too long one is refused, and without the flag
+ * there is none. */
+static void test_request_timezone(void **state)
+{
+    (void)state;
+    err_t e;
+    wire_buf_t b = {0};
+    wire_request_t rq = {.kind = WIRE_KIND_MAP, .files = "a", .regex = "", .query = "select a",
+                         .flags = WIRE_REQ_TIMEZONE, .timezone = "Europe/Berlin"};
+    wire_encode_request(&b, &rq);
+    wire_frame_t f = {WIRE_REQUEST, 0, b.p + WIRE_HEADER_LEN, b.len - WIRE_HEADER_LEN};
+    wire_request_t got;
+    assert_int_equal(wire_decode_request(&f, &got, &e), 0);
+    assert_string_equal(got.timezone, "Europe/Berlin");
+    assert_string_equal(got.query, "select a");
+    wire_request_free(&got);
+    const char *bad[] = {"", "0123456789012345678901234567890123456789012345678901234567890123"};
+    for (int k = 0; k < 2; k++) {
+        b.len = 0;
+        rq.timezone = (char *)bad[k];
+        wire_encode_request(&b, &rq);
+        f = (wire_frame_t){WIRE_REQUEST, 0, b.p + WIRE_HEADER_LEN, b.len - WIRE_HEADER_LEN};
+        assert_int_equal(wire_decode_request(&f, &got, &e), -1);
+        assert_non_null(strstr(e.msg, "timezone"));
+    }
+    b.len = 0;
+    rq.flags = 0;
+    wire_encode_request(&b, &rq);
+    f = (wire_frame_t){WIRE_REQUEST, 0, b.p + WIRE_HEADER_LEN, b.len - WIRE_HEADER_LEN};
+    assert_int_equal(wire_decode_request(&f, &got, &e), 0);
+    assert_null(got.timezone);
+    wire_request_free(&got);
+    wire_buf_free(&b);
+}
+
 static void test_malformed_messages(void **state)
 {
     (void)state;
@@ -412,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_random_chunks),
         cmocka_unit_test(test_malformed_frames),
         cmocka_unit_test(test_malformed_messages),
+        cmocka_unit_test(test_request_timezone),
         cmocka_unit_test(test_file_status_counts),
         cmocka_unit_test(test_batch_whole_lines),
         cmocka_unit_test(test_batch_zstd),
