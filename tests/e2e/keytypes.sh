@@ -217,7 +217,11 @@ CFG
     : >"$d/sshd.log"
     timeout 300 /usr/sbin/sshd -D -f "$d/sshd_config" -E "$d/sshd.log" </dev/null &
     SSHD_PID=$!
-    if poll 20 sshd_listening "$d/sshd.log" "$port"; then
+    # poll ends when sshd listens or is gone (a port another test took:
+    # "Bind to port ... failed"); only the first is a start.
+    if poll 20 sshd_listening "$d/sshd.log" "$port" &&
+      grep -q "Server listening on 127.0.0.1 port $port" "$d/sshd.log" &&
+      kill -0 "$SSHD_PID" 2>/dev/null; then
       SSHD_PORT=$port
       return 0
     fi
