@@ -569,11 +569,18 @@ static int handshake(session_t *ss, wire_reader_t *r, err_t *e)
     wire_hello_t client;
     if (wire_decode_hello(&f, &client, e) < 0)
         return hello_refused(ss, e);
+    int early = wire_hello_early_request(&f, r->dec.max_payload, &ss->early, e);
+    if (early < 0)
+        return hello_refused(ss, e);
     r->dec.skip_hello_end = 1;   /* after a client's HELLO, for a 4.1 server */
     wire_hello_t mine;
     wire_hello_init(&mine, ss->env->hostname);
     if (journal_available(NULL))
         mine.caps |= WIRE_CAP_JOURNAL;
+    if (early) {
+        mine.caps |= WIRE_CAP_EARLY_REQUEST;
+        LOG_DEBUG("The request came with the HELLO|%s", ss->env->user ? ss->env->user : "");
+    }
     if (send_small(ss, enc_hello, &mine) < 0)
         return err_set(e, ERR_IO, "sending HELLO: %s", ss->send_err.msg);
     return 0;
@@ -584,7 +591,7 @@ static int handshake(session_t *ss, wire_reader_t *r, err_t *e)
 static int refuse(session_t *ss, wire_reader_t *r, err_t *e)
 {
     wire_frame_t f;
-    int got = wire_read_frame(r, &f, e);
+    int got = ss->early.buf ? 1 : wire_read_frame(r, &f, e);
     if (got <= 0)
         return got;
     return session_send_end(ss, WIRE_END_FAILED, ss->env->refusal) < 0 ? -1 : 0;
@@ -603,6 +610,7 @@ int session_serve(stream_t *s, const session_env_t *env, err_t *e)
     perm_user_lookup(env->user, &ss.user);
     wire_reader_t r;
     int rc = -1;
+    int early_served = 0;
     if (wire_reader_init(&r, s, env->cfg && env->cfg->max_command_frame_size
                                     ? env->cfg->max_command_frame_size : WIRE_MAX_PAYLOAD, e) < 0)
         goto out;
@@ -630,7 +638,11 @@ int session_serve(stream_t *s, const session_env_t *env, err_t *e)
     for (;;) {
         wire_frame_t f;
         int got;
-        if (ss.pending) {   /* read while a tail ran */
+        if (ss.early.buf && !early_served) {   /* it came with the HELLO */
+            early_served = 1;
+            got = 1;
+            f = ss.early.frame;
+        } else if (ss.pending) {   /* read while a tail ran */
             ss.pending = 0;
             got = ss.pending_rc;
             f = ss.pending_frame;
@@ -664,6 +676,7 @@ out_r:
     perm_rules_free(ss.rules);
     wire_reader_free(&r);
 out:
+    free(ss.early.buf);
     s->on_stall = NULL;
     s->owner = NULL;
     wire_buf_free(&ss.small);

@@ -22,6 +22,7 @@
 #include "server/session.h"
 #include "wire/dt41.h"
 #include "wire/frame.h"
+#include "wire/hello_early.h"
 #include "wire/msg.h"
 
 /* A session without a client: a job of the server's own (session_job.c).
@@ -56,6 +57,8 @@ typedef struct session {
     int pending_rc;              /* wire_read_frame's result */
     wire_frame_t pending_frame;  /* the frame (into r's buffer) */
     err_t pending_err;           /* its error */
+    wire_early_t early;          /* the REQUEST the client's HELLO carried
+                                    (early.buf NULL: none, or served) */
     /* The read slot (LIMIT_CAT) of the file being served. A write stalled
      * on the client gives it up and takes it back once the client reads
      * again (session_on_stall), so that clients who stop reading cannot

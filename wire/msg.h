@@ -33,6 +33,8 @@
                                          and lines read of the file */
 #define WIRE_CAP_JOURNAL 0x4u         /* a server that reads journal targets
                                          (`journal:<unit>`; DTail's journal-v1) */
+#define WIRE_CAP_EARLY_REQUEST 0x8u   /* server: it took the REQUEST the client's
+                                         HELLO carried (wire/hello_early.h) */
 
 typedef struct wire_hello {
     uint16_t version;         /* WIRE_VERSION of the sender */

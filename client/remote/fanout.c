@@ -118,7 +118,7 @@ static int connect_host(fanout_host_t *h, err_t *e)
     int may_prompt = !o->trust_all_hosts && isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
     if (may_prompt)
         pthread_mutex_lock(&prompt_mu);
-    int rc = remote_connect(&h->c, h->t, o, f->opts->cfg, e);
+    int rc = remote_connect(&h->c, h->t, o, f->opts->cfg, f->ops->early, e);
     if (may_prompt)
         pthread_mutex_unlock(&prompt_mu);
     return rc;

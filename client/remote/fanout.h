@@ -67,6 +67,9 @@ typedef struct fanout_ops {
     void (*done)(void *ctx, const fanout_host_t *h);
     int retry;                    /* follow: reconnect with backoff after a
                                      failure or an END, until the run ends */
+    /* The request run sends first on every connection (NULL: none
+     * known): it goes out with the HELLO (remote_connect). */
+    const wire_request_t *early;
 } fanout_ops_t;
 
 typedef struct fanout_opts {

@@ -40,17 +40,21 @@ static enum health_status converse(stream_t *s, int timeout_ms, err_t *e)
     if (wire_reader_init(&r, s, 0, e) < 0)
         return HEALTH_CRITICAL;
     wire_hello_t server;
-    int proto = remote_hello(s, &r, "dtailhealth", timeout_ms, &server, e);
+    wire_request_t rq = {.kind = WIRE_KIND_HEALTH, .files = "", .regex = "", .query = ""};
+    int taken;
+    int proto = remote_hello(s, &r, "dtailhealth", timeout_ms, &rq, &taken, &server, e);
     if (proto == REMOTE_PROTO_DT41) {
         int ok = remote_dt41_health(s, &r, e);
         wire_reader_free(&r);
         return ok == 1 ? HEALTH_OK : HEALTH_CRITICAL;
     }
-    wire_buf_t b = {0};
-    wire_request_t rq = {.kind = WIRE_KIND_HEALTH, .files = "", .regex = "", .query = ""};
-    wire_encode_request(&b, &rq);
-    int rc = proto < 0 ? -1 : wire_buf_send(&b, s, e);
-    wire_buf_free(&b);
+    int rc = proto < 0 ? -1 : 0;
+    if (rc == 0 && !taken) {
+        wire_buf_t b = {0};
+        wire_encode_request(&b, &rq);
+        rc = wire_buf_send(&b, s, e);
+        wire_buf_free(&b);
+    }
     if (rc < 0) {
         wire_reader_free(&r);
         return HEALTH_CRITICAL;

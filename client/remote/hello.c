@@ -7,6 +7,7 @@
 
 #include "base/clock.h"
 #include "client/remote/ssh.h"
+#include "wire/hello_early.h"
 
 /* The first bytes of a DTail 4.1 server's messages. */
 static int dt41_start(unsigned char c)
@@ -26,12 +27,14 @@ static void shown(const wire_reader_t *r, char *out, size_t cap)
 }
 
 int remote_hello(stream_t *s, wire_reader_t *r, const char *me, int timeout_ms,
-                 wire_hello_t *server, err_t *e)
+                 const wire_request_t *early, int *early_taken, wire_hello_t *server, err_t *e)
 {
     wire_buf_t b = {0};
     wire_hello_t mine;
     wire_hello_init(&mine, me);
-    wire_encode_hello(&b, &mine);
+    int carried = wire_encode_hello_early(&b, &mine, early);
+    if (early_taken)
+        *early_taken = 0;
     wire_put_u8(&b, WIRE_HELLO_END);
     int rc = wire_buf_send(&b, s, e);
     wire_buf_free(&b);
@@ -57,6 +60,8 @@ int remote_hello(stream_t *s, wire_reader_t *r, const char *me, int timeout_ms,
             return err_set(e, ERR_IO, "the server closed the connection inside its HELLO");
         if (rc < 0 || wire_decode_hello(&f, server, e) < 0)
             return -1;
+        if (early_taken)
+            *early_taken = carried && (server->caps & WIRE_CAP_EARLY_REQUEST);
         return REMOTE_PROTO_C;
     }
     if (dt41_start(first))

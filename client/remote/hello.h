@@ -20,11 +20,14 @@ enum remote_proto {
 };
 
 /* Sends HELLO (from host me) on s (an ssh_client_open stream) and waits
- * up to timeout_ms for the answer, read through r. Returns the protocol
+ * up to timeout_ms for the answer, read through r. The HELLO carries
+ * early, the first request, when it fits (NULL: none;
+ * wire/hello_early.h); *early_taken (may be NULL) tells whether the
+ * server took it, so that it must not be sent again. Returns the protocol
  * (C: *server is the server's HELLO), or -1: the connection ended, the
  * server said nothing within timeout_ms, or it speaks neither protocol
  * (e gives its first bytes). */
 int remote_hello(stream_t *s, wire_reader_t *r, const char *me, int timeout_ms,
-                 wire_hello_t *server, err_t *e);
+                 const wire_request_t *early, int *early_taken, wire_hello_t *server, err_t *e);
 
 #endif

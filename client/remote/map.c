@@ -409,7 +409,8 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     /* The server ends its read at --timeout and still sends its final
      * table; the client waits a little longer for it. */
     fanout_opts_t fo = {.o = o, .cfg = cfg, .targets = &tl, .deadline_s = o->timeout ? o->timeout + 5 : 0};
-    fanout_ops_t ops = {.ctx = rm, .run = run_map, .tick = tick, .done = host_done};
+    fanout_ops_t ops = {.ctx = rm, .run = run_map, .tick = tick, .done = host_done,
+                        .early = &rm->rq};
     int abandoned;
     int status = fanout_run(&fo, &ops, rs, &abandoned);
     pthread_mutex_lock(&rm->mu);

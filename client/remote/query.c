@@ -82,7 +82,7 @@ int remote_query_main(const cli_opts_t *o, const config_t *cfg, client_run_t *rs
     }
     fanout_opts_t fo = {.o = o, .cfg = cfg, .targets = &tl, .deadline_s = client_follow_limit_s(o),
                         .deadline_is_end = 1};
-    fanout_ops_t ops = {.ctx = rq, .run = run_query, .retry = 1};
+    fanout_ops_t ops = {.ctx = rq, .run = run_query, .retry = 1, .early = &rq->rq};
     int abandoned;
     int status = fanout_run(&fo, &ops, rs, &abandoned);
     reporter_stop = 1;

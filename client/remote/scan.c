@@ -39,7 +39,7 @@ int remote_lines_run(const cli_opts_t *o, const exec_request_t *x, const config_
     *rq = remote_build_request(x, files);
     fanout_opts_t fo = {.o = o, .cfg = cfg, .targets = &tl, .deadline_s = deadline_s,
                         .deadline_is_end = follow};
-    fanout_ops_t ops = {.ctx = rq, .run = run_scan, .retry = follow};
+    fanout_ops_t ops = {.ctx = rq, .run = run_scan, .retry = follow, .early = rq};
     int abandoned;
     int status = fanout_run(&fo, &ops, rs, &abandoned);
     if (!abandoned) {

@@ -50,7 +50,7 @@ char *remote_files(const cli_opts_t *o, int skip, err_t *e)
 }
 
 int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t *o,
-                   const config_t *cfg, err_t *e)
+                   const config_t *cfg, const wire_request_t *early, err_t *e)
 {
     memset(c, 0, sizeof *c);
     c->plain = o->plain;
@@ -75,7 +75,18 @@ int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t 
     cli_host_name(me, sizeof me);
     c->read_deadline = ssh_client_read_deadline;
     c->hello_wait_ms = cfg->ssh_connect_timeout_ms > 0 ? cfg->ssh_connect_timeout_ms : 2000;
-    int proto = remote_hello(&c->s, &c->r, me, c->hello_wait_ms, &c->server, e);
+    /* The first request rides in the HELLO, unless the server's answer
+     * must be seen first: journal targets need its capability. */
+    wire_request_t w;
+    const wire_request_t *carry = NULL;
+    if (early && !journal_spec_in_list(early->files)) {
+        w = *early;
+        if (o->compress)
+            w.flags |= WIRE_REQ_ZSTD;   /* every server that takes it has zstd */
+        carry = &w;
+    }
+    int taken = 0;
+    int proto = remote_hello(&c->s, &c->r, me, c->hello_wait_ms, carry, &taken, &c->server, e);
     if (proto < 0) {
         remote_close(c);
         return -1;
@@ -88,6 +99,7 @@ int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t 
         return 0;
     }
     c->zstd = o->compress && (c->server.caps & WIRE_CAP_ZSTD);
+    c->early_taken = taken ? early : NULL;
     return 0;
 }
 
@@ -98,14 +110,20 @@ wire_request_t remote_build_request(const exec_request_t *rq, char *files)
     return w;
 }
 
+/* What the frames of rq need to be shown (escaped on a terminal). */
+static void note_request(remote_conn_t *c, const wire_request_t *rq)
+{
+    c->render = rq->render;
+    wire_request_palette(rq, &c->palette);
+}
+
 int remote_send(remote_conn_t *c, const wire_request_t *rq, err_t *e)
 {
     if (c->dt41)
         return err_set(e, ERR_USAGE, "an interactive reload is not supported yet through a "
                                      "DTail 4.1 server");
     wire_request_t w = *rq;
-    c->render = rq->render;
-    wire_request_palette(rq, &c->palette);
+    note_request(c, rq);
     if (c->zstd)
         w.flags |= WIRE_REQ_ZSTD;
     wire_buf_t b = {0};
@@ -211,10 +229,16 @@ int remote_request(remote_conn_t *c, const wire_request_t *rq, outbuf_t *out,
 {
     if (c->dt41)
         return remote_dt41_request(c, rq, out, h, rs, e);
-    if (rq && remote_journal_refused(c, rq->files, (c->server.caps & WIRE_CAP_JOURNAL) != 0, rs))
-        return 0;
-    if (rq && remote_send(c, rq, e) < 0)
-        return -1;
+    if (rq && rq == c->early_taken) {   /* the server has it from the HELLO */
+        c->early_taken = NULL;
+        note_request(c, rq);
+    } else {
+        if (rq && remote_journal_refused(c, rq->files, (c->server.caps & WIRE_CAP_JOURNAL) != 0,
+                                         rs))
+            return 0;
+        if (rq && remote_send(c, rq, e) < 0)
+            return -1;
+    }
     agg_bytes_t parts = {0};
     int rc = request_frames(c, out, h, rs, &parts, e);
     free(parts.p);

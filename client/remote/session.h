@@ -52,6 +52,8 @@ typedef struct remote_conn {
     int hello_wait_ms;
     int cannot_serve;            /* a request was not sent: the server lacks what it
                                     needs (journal-v1); a retry would not change that */
+    const wire_request_t *early_taken; /* the request the server took with the
+                                    HELLO: remote_request does not send it again */
 } remote_conn_t;
 
 /* The largest table a server may send in parts (AGGREGATE flag `more`):
@@ -92,9 +94,12 @@ int remote_wanted(const cli_opts_t *o);
  * list for the server to expand; malloc'd. NULL with e set when empty. */
 char *remote_files(const cli_opts_t *o, int skip, err_t *e);
 
-/* Connects to server t and exchanges HELLO. */
+/* Connects to server t and exchanges HELLO. The HELLO carries early, the
+ * first request this connection will run (NULL: none), when the server
+ * can take it that way (wire/hello_early.h): remote_request of that very
+ * pointer then only reads its frames. */
 int remote_connect(remote_conn_t *c, const fanout_target_t *t, const cli_opts_t *o,
-                   const config_t *cfg, err_t *e);
+                   const config_t *cfg, const wire_request_t *early, err_t *e);
 void remote_close(remote_conn_t *c);
 /* The wire REQUEST of rq over files (referenced, not copied), without a
  * server deadline: a client that wants one sets timeout_s. */

@@ -94,6 +94,38 @@ password)
   health_ok after
   server_stop
   ;;
+early)
+  # The first request rides in the HELLO (docs/protocol.md "Round trips"):
+  # the server says so in its debug log, once per request that came that
+  # way, and the answers are those of a request sent on its own. A request
+  # too large to ride along (a 10 KiB pattern) goes out after the HELLO.
+  SERVER_LOG_LEVEL=debug
+  server_setup
+  server_start
+  printf 'alpha\nb;c\n' >"$T/f.log"
+  chmod 644 "$T/f.log"
+  run cat dcat "${SERVER_CLIENT_FLAGS[@]}" --plain "$T/f.log"
+  expect_rc cat 0
+  printf 'alpha\nb;c\n' >"$T/cat.want"
+  expect_bytes cat "$OUT" "$T/cat.want"
+  run grep dgrep "${SERVER_CLIENT_FLAGS[@]}" --plain --grep 'b;c' "$T/f.log"
+  expect_rc grep 0
+  printf 'b;c\n' >"$T/grep.want"
+  expect_bytes grep "$OUT" "$T/grep.want"
+  run map dmap "${SERVER_CLIENT_FLAGS[@]}" --output csv --query 'select count($line)' "$T/f.log"
+  expect_rc map 0
+  printf 'count($line)\n2\n' >"$T/map.want"
+  expect_bytes map "$OUT" "$T/map.want"
+  health_ok health
+  big=$(head -c 10000 /dev/zero | tr '\0' 'x')
+  run big dgrep "${SERVER_CLIENT_FLAGS[@]}" --plain --grep "alpha|$big" "$T/f.log"
+  expect_rc big 0
+  printf 'alpha\n' >"$T/big.want"
+  expect_bytes big "$OUT" "$T/big.want"
+  server_stop
+  n=$(grep -c 'The request came with the HELLO' "$SERVER_LOG")
+  [ "$n" -eq 4 ] || fail "$n requests came with the HELLO, want 4 (cat, grep, map, health)"
+  ;;
 maxconn)
   SERVER_MAX_CONNECTIONS=2
   server_setup

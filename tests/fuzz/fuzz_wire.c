@@ -4,7 +4,8 @@
  * fail with an error message, never crash, leak or loop. AGGREGATE
  * messages also go through the client's own handling
  * (remote_aggregate_frame: parts flagged `more` joined, bounded) into a
- * handler that merges each table into tables of two select lists. */
+ * handler that merges each table into tables of two select lists. A
+ * HELLO's early request (wire/hello_early.h) is decoded as a REQUEST. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "exec/agg/table.h"
 #include "exec/sink/result.h"
 #include "wire/frame.h"
+#include "wire/hello_early.h"
 #include "wire/msg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -93,8 +95,20 @@ static void decode_payload(const wire_frame_t *f, agg_bytes_t *parts)
     err_clear(&e);   /* a failure must write its own message */
     if (f->type == WIRE_HELLO) {
         wire_hello_t h;
-        if (wire_decode_hello(f, &h, &e) < 0 && !e.msg[0])
+        if (wire_decode_hello(f, &h, &e) < 0) {
+            if (!e.msg[0])
+                abort();
+            return;
+        }
+        /* The request it may carry, decoded as the server decodes it. */
+        wire_early_t early;
+        int rc = wire_hello_early_request(f, 1 << 20, &early, &e);
+        if (rc < 0 && !e.msg[0])
             abort();
+        if (rc == 1) {
+            decode_payload(&early.frame, parts);
+            free(early.buf);
+        }
     } else if (f->type == WIRE_REQUEST) {
         wire_request_t rq;
         if (wire_decode_request(f, &rq, &e) == 0)
