@@ -3,6 +3,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,17 +78,48 @@ static int32_t bucket_of(double v)
  * each of 512 slots (by the value's bits) is kept per thread, and a value
  * seen again costs no log(). The index is bucket_of's either way. The
  * slots start at 0.0, which no value here is (> 1e-9). */
+typedef struct memo_slot {
+    double v;
+    int32_t idx;
+} memo_slot_t;
+
+#define MEMO_SLOTS 512
+/* The thread's slots, made on its first value: in TLS itself they would be
+ * zeroed into every thread of the process at its start, also the many
+ * that never add a value (a dmap client's thread per server). */
+static _Thread_local memo_slot_t *memo;
+static pthread_key_t memo_key;
+static pthread_once_t memo_once = PTHREAD_ONCE_INIT;
+
+static void memo_key_make(void)
+{
+    (void)pthread_key_create(&memo_key, free);   /* freed as the thread ends */
+}
+
+static memo_slot_t *thread_memo(void)
+{
+    if (!memo) {
+        pthread_once(&memo_once, memo_key_make);
+        memo = calloc(MEMO_SLOTS, sizeof *memo);
+        if (memo)
+            (void)pthread_setspecific(memo_key, memo);
+    }
+    return memo;
+}
+
 static int32_t bucket_of_memo(double v)
 {
-    static _Thread_local struct { double v; int32_t idx; } memo[512];
+    memo_slot_t *m = thread_memo();
+    if (!m)
+        return bucket_of(v);
     uint64_t bits;
     memcpy(&bits, &v, sizeof bits);
     size_t slot = (size_t)((bits * 0x9e3779b97f4a7c15ull) >> 55);
-    if (memo[slot].v == v)
-        return memo[slot].idx;
+    if (m[slot].v == v)
+        return m[slot].idx;
     int32_t idx = bucket_of(v);
-    memo[slot].v = v;
-    memo[slot].idx = idx;
+    m[slot].v = v;
+    m[slot].idx = idx;
     return idx;
 }
 

@@ -20,10 +20,17 @@ const char *exec_detect_file(const char *path)
     input_t *in = input_open(path, &e);
     if (!in)
         return NULL;
-    static _Thread_local char buf[DETECT_SAMPLE];
+    /* On the heap, once per file: a thread-local buffer would be zeroed
+     * into every thread of the process when it starts (a dmap client's
+     * thread per server, a dserver's per session). */
+    char *buf = malloc(DETECT_SAMPLE);
+    if (!buf) {
+        input_close(in);
+        return NULL;
+    }
     size_t len = 0;
-    while (len < sizeof buf) {
-        ssize_t n = input_read(in, buf + len, sizeof buf - len, &e);
+    while (len < DETECT_SAMPLE) {
+        ssize_t n = input_read(in, buf + len, DETECT_SAMPLE - len, &e);
         if (n <= 0)
             break;
         len += (size_t)n;
@@ -32,9 +39,10 @@ const char *exec_detect_file(const char *path)
     size_t i = 0;
     while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
         i++;
-    if (i == len)
+    const char *f = i == len ? NULL : extract_detect(buf, len);
+    free(buf);
+    if (!f)
         return NULL;
-    const char *f = extract_detect(buf, len);
     /* A query without from reads DTail's lines as DTail does: all of them. */
     return strcmp(f, "default") == 0 ? "generic" : f;
 }
