@@ -5,8 +5,10 @@
 # holding LINES lines (default 20000, about 2.5 MB) of DTail STATS log, and
 # runs dcat, dgrep and dmap through all of them, then dmap against one
 # server holding all the data. Reports the time until every handshake was
-# done, the client's peak RSS per server (goal: at most 1 MiB), merged
-# lines per second, and both dmap times.
+# done, the client's peak RSS per server (goal: at most 64 KiB), merged
+# lines per second, both dmap times, and for every run the client's CPU
+# seconds (per server) apart from the servers' (they share the machine);
+# a request that matches nothing gives the CPU per handshake.
 #
 # Usage: benchmarks/fanout.sh [--servers N] [--lines N] [--bin DIR] [--quick]
 #   DIR defaults to build/bin (the release build). --quick: 10 servers x
@@ -41,6 +43,7 @@ done
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/dtail-fanout.XXXXXX")
 PIDS=()
+SERVER_PIDS=()
 cleanup() {
   local p
   exec 2>/dev/null   # no job notices ("Killed") for the servers
@@ -68,6 +71,7 @@ start_server() { # DIR: a dserver working in DIR; sets ADDR (host:port)
   dserver_launch "$1/dserver.log" 127.0.0.1 0 "$1" --cfg "$T/dtail.json"
   local rc=$?
   PIDS+=($DSERVER_CHILD "$DSERVER_PID")
+  SERVER_PIDS+=("$DSERVER_CHILD")
   [ "$rc" -eq 0 ] || { echo "fanout.sh: a dserver did not start: $(head -n 3 "$1/dserver.log")" >&2; exit 1; }
   ADDR=127.0.0.1:$DSERVER_PORT
 }
@@ -87,15 +91,28 @@ ALL=$ADDR
 echo "started $N dservers (+1 holding all data) in $(echo "$EPOCHREALTIME - $t0" | bc) s"
 
 FLAGS=(--key "$T/id_ed25519" --trustAllHosts --noColor --logLevel info)
-# run NAME CMD...: wall time, peak RSS (KiB), stdout lines; stderr kept.
+# servers_cpu: the CPU seconds (user + system) all dservers used so far;
+# they share the machine with the client, so a run's client and server
+# CPU are told apart.
+TICK=$(getconf CLK_TCK)
+servers_cpu() {
+  local p
+  for p in "${SERVER_PIDS[@]}"; do cat "/proc/$p/stat" 2>/dev/null; done |
+    awk -v hz="$TICK" '{ sub(/^.*\) /, ""); t += $12 + $13 } END { printf "%.2f", t / hz }'
+}
+# run NAME CMD...: wall time, peak RSS (KiB), the client's CPU seconds and
+# the servers', stdout lines; stderr kept.
 run() {
   local name=$1; shift
-  local s=$EPOCHREALTIME
-  /usr/bin/time -f '%M' -o "$T/$name.rss" timeout 120 "$@" >"$T/$name.out" 2>"$T/$name.err"
+  local s=$EPOCHREALTIME c0
+  c0=$(servers_cpu)
+  /usr/bin/time -f '%M %U %S' -o "$T/$name.rss" timeout 120 "$@" >"$T/$name.out" 2>"$T/$name.err"
   local rc=$?
   local e=$EPOCHREALTIME
   WALL=$(echo "$e - $s" | bc)
-  PEAK=$(tail -n 1 "$T/$name.rss")
+  read -r PEAK CU CS < <(tail -n 1 "$T/$name.rss")
+  CCPU=$(echo "$CU + $CS" | bc)
+  SCPU=$(echo "$(servers_cpu) - $c0" | bc)
   OUTLINES=$(wc -l <"$T/$name.out")
   [ "$rc" -eq 0 ] || mismatch "$name: exit $rc: $(head -n 3 "$T/$name.err" | tr '\n' ' ')"
   CONNECT=$(sed -n 's/.*Handshakes with all [0-9]* servers done after \([0-9]*\) ms.*/\1/p' "$T/$name.err" | head -n 1)
@@ -110,12 +127,17 @@ rm -f "$T"/warm.*
 run base "$BIN/dgrep" "${FLAGS[@]}" --servers "${SERVERS%%,*}" --files data.log --regex 'grp=g7\|'
 BASE_RSS=$PEAK
 echo "client through one server: peak RSS $BASE_RSS KiB"
+# A request that finds nothing: the run is its handshakes.
+run handshakes "$BIN/dgrep" "${FLAGS[@]}" --servers "$SERVERS" --plain --files data.log --regex nomatch
+printf 'handshakes     %8.2f s  connect %5s ms  client CPU %.2f s (%.2f ms per handshake)  servers CPU %.2f s (%.2f ms per handshake)\n' \
+  "$WALL" "${CONNECT:-?}" "$CCPU" "$(echo "$CCPU * 1000 / $N" | bc -l)" "$SCPU" "$(echo "$SCPU * 1000 / $N" | bc -l)"
 
 report() { # NAME
   local per
   per=$(echo "scale=1; ($PEAK - $BASE_RSS) / ($N - 1)" | bc)
-  printf '%-14s %8.2f s  connect %5s ms  peak RSS %7d KiB (+%s KiB per further server)  %9d lines  %10.0f lines/s\n' \
-    "$1" "$WALL" "${CONNECT:-?}" "$PEAK" "$per" "$OUTLINES" "$(echo "$OUTLINES / $WALL" | bc -l)"
+  printf '%-14s %8.2f s  connect %5s ms  peak RSS %7d KiB (+%s KiB per further server)  %9d lines  %10.0f lines/s  CPU client %.2f s (%.2f ms/server) servers %.2f s\n' \
+    "$1" "$WALL" "${CONNECT:-?}" "$PEAK" "$per" "$OUTLINES" "$(echo "$OUTLINES / $WALL" | bc -l)" \
+    "$CCPU" "$(echo "$CCPU * 1000 / $N" | bc -l)" "$SCPU"
 }
 
 echo "== $N servers x $LINES lines ($(du -h "$T/part.log" | cut -f1) each), one client"
