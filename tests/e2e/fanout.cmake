@@ -1,5 +1,5 @@
 # Fan-out over several dservers (fanout.sh, harness fanout_lib.sh).
-foreach(c targets cat map refused blackhole badkey denied sigint nolibssh exitcodes)
+foreach(c targets cat map refused blackhole badkey denied sigint nolibssh exitcodes tls)
   dtail_e2e(fanout_${c} fanout ${c} TIMEOUT 90)
 endforeach()
 # 400k groups through a server: 48 s once under heavy load.

@@ -26,6 +26,21 @@ split_random() {
 }
 
 case ${1:-} in
+tls)
+  # A connection thread's memory: thread-local storage is zeroed into
+  # every thread as it starts (a client's thread per server, a dserver's
+  # per session), so no binary may keep buffers there (docs/fanout.md,
+  # "Memory per server"; dmap's and dserver's TLS was 72 KiB).
+  command -v readelf >/dev/null || skip "readelf (binutils) is not installed"
+  need_bin dserver
+  for b in dcat dgrep dmap dtail dserver; do
+    run "tls_$b" readelf -lW "$DTAIL_BIN/$b"
+    expect_rc "tls_$b" 0
+    hex=$(awk '$1 == "TLS" { print $6 }' "$OUT")
+    size=$((${hex:-0}))
+    [ "${size:-0}" -le 1024 ] || fail "$b: $size bytes of thread-local storage per thread, want <= 1024"
+  done
+  ;;
 targets)
   fanout_start_n 2
   S0=${FANOUT_SERVERS[0]} S1=${FANOUT_SERVERS[1]}
