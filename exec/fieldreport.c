@@ -2,16 +2,20 @@
  * warnings about them. */
 #include "exec/fieldreport.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "base/term.h"
 #include "parser/parser.h"
 #include "wire/codec.h"
 
 #define FR_MAGIC "DTFR"
 /* 2 adds a u64 of divisions by zero at the end; a report without any is
- * written as 1, the bytes every build reads. */
+ * written as 1, the bytes every build reads. The parse problems follow
+ * the divisions, still in version 2: a decoder ignores bytes after the
+ * fields it knows, so a client from before them reads the rest. */
 #define FR_VERSION 2
 
 static int add_field(field_report_t *r, const char *name, err_t *e)
@@ -109,6 +113,11 @@ void field_report_add_name(field_report_t *r, const char *p, size_t len)
     r->names[r->n_names++] = c;
 }
 
+static int has_problems(const parse_problems_t *p)
+{
+    return p->lines_unparsed || p->times_unparsable;
+}
+
 void field_report_merge(field_report_t *into, const field_report_t *from)
 {
     for (size_t i = 0; i < from->n_fields; i++) {
@@ -123,12 +132,34 @@ void field_report_merge(field_report_t *into, const field_report_t *from)
     into->lines_parsed += from->lines_parsed;
     into->divzero += from->divzero;
     into->unknown |= from->unknown;
+    parse_problems_merge(&into->parsing, &from->parsing);
 }
+
+void parse_problems_merge(parse_problems_t *into, const parse_problems_t *from)
+{
+    if (!has_problems(from))
+        return;
+    if (!into->format[0])
+        memcpy(into->format, from->format, sizeof into->format);
+    else if (from->format[0] && strcmp(into->format, from->format) != 0)
+        snprintf(into->format, sizeof into->format, "several");
+    into->lines_unparsed += from->lines_unparsed;
+    into->times_unparsable += from->times_unparsable;
+    for (int k = 0; k < from->n_examples && into->n_examples < FIELDREPORT_EXAMPLES; k++)
+        memcpy(into->examples[into->n_examples++], from->examples[k], sizeof from->examples[k]);
+    for (int k = 0; k < from->n_time_examples && into->n_time_examples < FIELDREPORT_EXAMPLES; k++)
+        memcpy(into->time_examples[into->n_time_examples++], from->time_examples[k],
+               sizeof from->time_examples[k]);
+}
+
 
 /* ---- encoding: "DTFR", u8 version, u64 lines parsed, u32 fields and per
  * field a u32-length name and a u8 seen, u32 items and a u64 per item,
  * u32 names and each a u32-length name; version 2: then a u64 of divisions
- * by zero; integers little-endian (wire/codec.h). ---- */
+ * by zero, and, when any, the parse problems: a u32-length format name,
+ * u64 lines unparsed, u32
+ * examples and each a u32-length text, u64 unparsable times, u32 examples
+ * and their texts; integers little-endian (wire/codec.h). ---- */
 
 static void put_str(agg_bytes_t *w, const char *s)
 {
@@ -138,7 +169,8 @@ static void put_str(agg_bytes_t *w, const char *s)
 unsigned char *field_report_encode(const field_report_t *r, size_t *len)
 {
     agg_bytes_t w = {0};
-    uint8_t version = r->divzero ? FR_VERSION : 1;
+    int problems = has_problems(&r->parsing);
+    uint8_t version = r->divzero || problems ? FR_VERSION : 1;
     wire_put_bytes(&w, FR_MAGIC, 4);
     wire_put_u8(&w, version);
     wire_put_le64(&w, r->lines_parsed);
@@ -155,6 +187,18 @@ unsigned char *field_report_encode(const field_report_t *r, size_t *len)
         put_str(&w, r->names[i]);
     if (version >= 2)
         wire_put_le64(&w, r->divzero);
+    if (problems) {
+        const parse_problems_t *pp = &r->parsing;
+        put_str(&w, pp->format);
+        wire_put_le64(&w, pp->lines_unparsed);
+        wire_put_le32(&w, (uint32_t)pp->n_examples);
+        for (int k = 0; k < pp->n_examples; k++)
+            put_str(&w, pp->examples[k]);
+        wire_put_le64(&w, pp->times_unparsable);
+        wire_put_le32(&w, (uint32_t)pp->n_time_examples);
+        for (int k = 0; k < pp->n_time_examples; k++)
+            put_str(&w, pp->time_examples[k]);
+    }
     if (w.failed) {
         free(w.p);
         return NULL;
@@ -197,6 +241,37 @@ static const char *get_str(cur_t *c, uint32_t *n)
     return s;
 }
 
+/* n example texts into ex (cap slots of size bytes each, cut to fit). */
+static int get_examples(cur_t *c, char *ex, size_t size, int cap)
+{
+    uint32_t n = get_u32(c);
+    int kept = 0;
+    for (uint32_t i = 0; !c->bad && i < n; i++) {
+        uint32_t len;
+        const char *s = get_str(c, &len);
+        if (c->bad || kept >= cap)
+            continue;
+        snprintf(ex + (size_t)kept * size, size, "%.*s", (int)(len < size ? len : size - 1), s);
+        kept++;
+    }
+    return kept;
+}
+
+static void get_problems(cur_t *c, parse_problems_t *pp)
+{
+    uint32_t n;
+    const char *f = get_str(c, &n);
+    if (!c->bad)
+        snprintf(pp->format, sizeof pp->format, "%.*s",
+                 (int)(n < sizeof pp->format ? n : sizeof pp->format - 1), f);
+    pp->lines_unparsed = get_u64(c);
+    pp->n_examples = get_examples(c, (char *)pp->examples, sizeof pp->examples[0],
+                                  FIELDREPORT_EXAMPLES);
+    pp->times_unparsable = get_u64(c);
+    pp->n_time_examples = get_examples(c, (char *)pp->time_examples, sizeof pp->time_examples[0],
+                                       FIELDREPORT_EXAMPLES);
+}
+
 int field_report_merge_encoded(field_report_t *r, const unsigned char *p, size_t len, err_t *e)
 {
     cur_t c = {p, p + len, 0};
@@ -236,10 +311,13 @@ int field_report_merge_encoded(field_report_t *r, const unsigned char *p, size_t
             field_report_add_name(r, s, n);
     }
     uint64_t divzero = p[4] >= 2 ? get_u64(&c) : 0;
+    if (p[4] >= 2 && !c.bad && c.p < c.end)
+        get_problems(&c, &from.parsing);
     if (c.bad)
         return err_set(e, ERR_INPUT, "field report: truncated");
     r->lines_parsed += from.lines_parsed;
     r->divzero += divzero;
+    parse_problems_merge(&r->parsing, &from.parsing);
     return 0;
 }
 
@@ -312,4 +390,25 @@ int field_report_warn(const field_report_t *r, const plan_t *plan, const char *p
         n++;
     }
     return n;
+}
+
+void field_report_warn_parsing(const parse_problems_t *p, const char *format, const char *prog,
+                               FILE *f)
+{
+    if (p->format[0])
+        format = p->format;
+    if (p->lines_unparsed && log_level < LOG_DEBUG)
+        fprintf(f, "%s: %llu lines could not be parsed as log format %s "
+                   "(--logLevel debug shows examples)\n",
+                prog, (unsigned long long)p->lines_unparsed, format);
+    for (int i = 0; i < p->n_examples && log_level >= LOG_DEBUG; i++)
+        term_fprintf(f, "%s: unparsed: %s\n", prog, p->examples[i]);
+    if (p->times_unparsable)
+        fprintf(f, "%s: %llu time%s could not be read as a timestamp, so %s missing "
+                   "($time, bucket())%s\n",
+                prog, (unsigned long long)p->times_unparsable,
+                p->times_unparsable == 1 ? "" : "s", p->times_unparsable == 1 ? "it is" : "they are",
+                log_level < LOG_DEBUG ? " (--logLevel debug shows examples)" : "");
+    for (int i = 0; i < p->n_time_examples && log_level >= LOG_DEBUG; i++)
+        term_fprintf(f, "%s: unparsable time: '%s'\n", prog, p->time_examples[i]);
 }

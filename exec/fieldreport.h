@@ -24,6 +24,23 @@
 #include "parser/plan.h"
 
 #define FIELDREPORT_NAMES_MAX 128   /* names that did appear, kept for hints */
+#define FIELDREPORT_EXAMPLES 3      /* first unparsed lines and times kept */
+
+/* What the log format could not read: lines it calls malformed and
+ * values $time or bucket() could not read as a timestamp, with the first
+ * of each (docs/log-formats.md). Serverless dmap fills it from its scan,
+ * a dserver sends it with the field report, the client adds those of all
+ * servers and warns as serverless does (field_report_warn_parsing). */
+typedef struct parse_problems {
+    char format[32];          /* the log format that read them ("": not
+                                 known; "several" when servers differ) */
+    uint64_t lines_unparsed;
+    char examples[FIELDREPORT_EXAMPLES][256];   /* the line, with the reason */
+    int n_examples;
+    uint64_t times_unparsable;
+    char time_examples[FIELDREPORT_EXAMPLES][80];
+    int n_time_examples;
+} parse_problems_t;
 
 typedef struct field_report {
     size_t n_fields;         /* bareword fields the query names */
@@ -42,6 +59,7 @@ typedef struct field_report {
                                 having (exec/agg/post.h) */
     bool unknown;            /* some part of the run sent no report (an
                                 older server): presence is not known */
+    parse_problems_t parsing; /* lines and times the format could not read */
 } field_report_t;
 
 /* The bareword fields of plan (select, where, set, group by, function
@@ -70,5 +88,16 @@ void field_report_mark_null(const field_report_t *r, const plan_t *plan, agg_spe
  * field whose values were not numbers to a numeric aggregate, and the
  * divisions by zero. Returns the warnings written. */
 int field_report_warn(const field_report_t *r, const plan_t *plan, const char *prog, FILE *f);
+
+/* Folds from's problems into into (counts added, examples kept to the
+ * first FIELDREPORT_EXAMPLES, the format "several" when they differ). */
+void parse_problems_merge(parse_problems_t *into, const parse_problems_t *from);
+/* Writes what p says to f as dmap's summary does, serverless and through
+ * servers alike ("PROG: N lines could not be parsed as log format FORMAT"
+ * (p's format, else the one given),
+ * "PROG: N times could not be read as a timestamp, ..."; the examples at
+ * --logLevel debug). The caller checks --quiet and the warn level. */
+void field_report_warn_parsing(const parse_problems_t *p, const char *format, const char *prog,
+                               FILE *f);
 
 #endif

@@ -861,7 +861,26 @@ int mapscan_fields(const mapscan_t *ms, field_report_t *out, err_t *e)
             extractor_line_names(w->x, w->sample + (size_t)l * MAP_SAMPLE_LEN, w->sample_len[l],
                                  add_name, out);
     }
+    map_stats_t st;
+    mapscan_stats(ms, &st);
+    parse_problems_of_stats(&st, &out->parsing);
+    if (ms->o.plan->logformat)
+        snprintf(out->parsing.format, sizeof out->parsing.format, "%s",
+                 ms->o.plan->logformat->name);
     return 0;
+}
+
+void parse_problems_of_stats(const map_stats_t *st, parse_problems_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->lines_unparsed = st->lines_unparsed;
+    out->n_examples = st->n_examples;
+    for (int k = 0; k < st->n_examples; k++)
+        snprintf(out->examples[k], sizeof out->examples[k], "%s", st->examples[k]);
+    out->times_unparsable = st->times_unparsable;
+    out->n_time_examples = st->n_time_examples;
+    for (int k = 0; k < st->n_time_examples; k++)
+        snprintf(out->time_examples[k], sizeof out->time_examples[k], "%s", st->time_examples[k]);
 }
 
 void mapscan_stats(const mapscan_t *ms, map_stats_t *out)

@@ -127,6 +127,9 @@ int mapscan_fields(const mapscan_t *ms, field_report_t *out, err_t *e);
 
 /* Statistics summed over workers. */
 void mapscan_stats(const mapscan_t *ms, map_stats_t *out);
+/* The unparsed lines and unparsable times of st, with their examples, as
+ * the field report carries them (mapscan_fields fills them so). */
+void parse_problems_of_stats(const map_stats_t *st, parse_problems_t *out);
 
 /* The local time zone's name and offset in seconds east of UTC, as text:
  * the values of $timezone and $timeoffset (map_opts_t.env). */

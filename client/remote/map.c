@@ -453,6 +453,8 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
     }
     if (status != 2 && log_level >= LOG_WARN)
         field_report_warn(&rm->fields, plan, rs->tool, stderr);
+    if (status != 2 && log_level >= LOG_WARN && !o->quiet)
+        field_report_warn_parsing(&rm->fields.parsing, plan->logformat->name, rs->tool, stderr);
     if (status != 2 && outfile_info_partial(&info) && log_level >= LOG_WARN && !o->quiet &&
         !o->plain) {
         char text[2048];

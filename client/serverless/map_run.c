@@ -91,20 +91,11 @@ static void print_summary(dmap_state_t *rs, const map_stats_t *st, size_t n_grou
                 st->lines_read, st->lines_matched, table, st->lines_parsed, st->lines_skipped,
                 st->lines_unparsed, st->lines_selected, n_groups, div, seconds);
     }
-    if (st->lines_unparsed && log_level >= LOG_WARN && !quiet && log_level < LOG_DEBUG)
-        fprintf(stderr, "dmap: %llu lines could not be parsed as log format %s "
-                        "(--logLevel debug shows examples)\n",
-                st->lines_unparsed, rs->job->plan->map->logformat->name);
-    for (int i = 0; i < st->n_examples && log_level >= LOG_DEBUG; i++)
-        term_fprintf(stderr, "dmap: unparsed: %s\n", st->examples[i]);
-    if (st->times_unparsable && log_level >= LOG_WARN && !quiet)
-        fprintf(stderr, "dmap: %llu time%s could not be read as a timestamp, so %s missing "
-                        "($time, bucket())%s\n",
-                st->times_unparsable, st->times_unparsable == 1 ? "" : "s",
-                st->times_unparsable == 1 ? "it is" : "they are",
-                log_level < LOG_DEBUG ? " (--logLevel debug shows examples)" : "");
-    for (int i = 0; i < st->n_time_examples && log_level >= LOG_DEBUG; i++)
-        term_fprintf(stderr, "dmap: unparsable time: '%s'\n", st->time_examples[i]);
+    if (log_level >= LOG_WARN && !quiet) {
+        parse_problems_t pp;
+        parse_problems_of_stats(st, &pp);
+        field_report_warn_parsing(&pp, rs->job->plan->map->logformat->name, "dmap", stderr);
+    }
 }
 
 /* sp: the spill holding the whole result, or NULL when it is all in

@@ -10,7 +10,8 @@
 #     read_json, the log's JSON through its JSON functions), the Python
 #     oracle of logformats.py otherwise (logfmt, nginx, apache, syslog);
 #   - the summary's parsed and unparsed lines and its unparsable times are
-#     the oracle's counts, exactly.
+#     the oracle's counts, exactly; the unparsed lines and unparsable times
+#     also through one dserver and three (their counts added).
 # Times without a zone are the host's: the test runs at UTC+3 (TZ=UTC-3),
 # so dmap, dserver and the oracle all take them at +03:00; times are
 # written in UTC (--timezone UTC; the default would be the host's zone).
@@ -70,14 +71,16 @@ query() {
   expect_rc "$label serverless" 0
   cp "$OUT" "$T/$label.csv"
   cp "$ERR" "$T/$label.summary"
-  run "$label.one" dmap "${SERVER_CLIENT_FLAGS[@]}" --timezone UTC --logLevel error --servers "$ONE" \
+  run "$label.one" dmap "${SERVER_CLIENT_FLAGS[@]}" --timezone UTC --logLevel warn --servers "$ONE" \
     --output csv --query "$q" --files "$F"
   expect_rc "$label one dserver" 0
   expect_bytes "$label: one dserver vs serverless: $q" "$OUT" "$T/$label.csv"
-  run "$label.three" dmap "${SERVER_CLIENT_FLAGS[@]}" --timezone UTC --logLevel error --servers "$THREE" \
+  cp "$ERR" "$T/$label.summary1"
+  run "$label.three" dmap "${SERVER_CLIENT_FLAGS[@]}" --timezone UTC --logLevel warn --servers "$THREE" \
     --output csv --query "$q" --files "$F"
   expect_rc "$label three dservers" 0
   expect_bytes "$label: three dservers vs serverless: $q" "$OUT" "$T/$label.csv"
+  cp "$ERR" "$T/$label.summary3"
   [ -f "$T/$label.want" ] || $PY oracle "$FMT" "$IN/$F" "$label" >"$T/$label.want"
   run "$label.check" $PY check "$T/$label.csv" "$T/$label.want" "$nk"
   [ "$RC" -eq 0 ] || fail "$label: dmap's rows are not the oracle's: $q: $(head -c 900 "$ERR")"
@@ -91,11 +94,18 @@ summary() {
   b=$(echo "$COUNTS" | sed 's/.*"badtime": \([0-9]*\).*/\1/')
   [ "$u" -gt 0 ] || fail "$label: the test file has no bad line"
   expect_contains "$label summary" "$s" "dmap: $LINES lines read, $LINES matched, $p parsed, $SKIPPED not for this format, $u unparsed,"
-  if [ "$b" -gt 0 ]; then
-    expect_contains "$label unparsable times" "$s" "dmap: $b times could not be read as a timestamp"
-  else
-    grep -q "could not be read as a timestamp" "$s" && fail "$label: unparsable times reported, the oracle has none"
-  fi
+  # Serverless, through one dserver and through three (their counts
+  # added): the same warnings, counted exactly.
+  local name=${LF:-$FMT}
+  name=${name%% *}
+  for s in "$T/$label.summary" "$T/$label.summary1" "$T/$label.summary3"; do
+    expect_contains "$label unparsed lines ($(basename "$s"))" "$s" "dmap: $u lines could not be parsed as log format $name"
+    if [ "$b" -gt 0 ]; then
+      expect_contains "$label unparsable times ($(basename "$s"))" "$s" "dmap: $b times could not be read as a timestamp"
+    else
+      grep -q "could not be read as a timestamp" "$s" && fail "$label: unparsable times reported in $(basename "$s"), the oracle has none"
+    fi
+  done
   note "$FMT $label: $p parsed, $u unparsed, $b unparsable times"
 }
 

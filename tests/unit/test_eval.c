@@ -849,6 +849,61 @@ static void test_field_report_divzero(void **state)
     query_free(q);
 }
 
+/* The unparsed lines and unparsable times travel in the field report
+ * after the divisions by zero (still version 2, which older builds read,
+ * ignoring what follows), add up over servers with their first examples,
+ * and are warned about as serverless dmap does. */
+static void test_field_report_parse_problems(void **state)
+{
+    (void)state;
+    query_t *q;
+    err_t e;
+    const char *text = "select count($line) logformat nginx";
+    assert_int_equal(query_parse(text, strlen(text), NULL, &q, &e), 0);
+    field_report_t from, into;
+    assert_int_equal(field_report_init(&from, query_plan(q), &e), 0);
+    assert_int_equal(field_report_init(&into, query_plan(q), &e), 0);
+    snprintf(from.parsing.format, sizeof from.parsing.format, "nginx");
+    from.parsing.lines_unparsed = 5;
+    from.parsing.n_examples = 1;
+    snprintf(from.parsing.examples[0], sizeof from.parsing.examples[0], "no request: x");
+    from.parsing.times_unparsable = 2;
+    from.parsing.n_time_examples = 2;
+    snprintf(from.parsing.time_examples[0], 80, "yesterday");
+    snprintf(from.parsing.time_examples[1], 80, "32/Foo/2024");
+    size_t len;
+    unsigned char *blob = field_report_encode(&from, &len);
+    assert_non_null(blob);
+    assert_int_equal(blob[4], 2);
+    assert_int_equal(field_report_merge_encoded(&into, blob, len, &e), 0);
+    assert_int_equal(field_report_merge_encoded(&into, blob, len, &e), 0);
+    assert_int_equal(into.parsing.lines_unparsed, 10);
+    assert_int_equal(into.parsing.times_unparsable, 4);
+    assert_int_equal(into.parsing.n_examples, 2);
+    assert_int_equal(into.parsing.n_time_examples, 3);
+    assert_string_equal(into.parsing.time_examples[2], "yesterday");
+    assert_string_equal(into.parsing.format, "nginx");
+    /* Cut inside the problems: refused, never half read. */
+    assert_int_equal(field_report_merge_encoded(&into, blob, len - 3, &e), -1);
+    free(blob);
+    /* Another server read another format. */
+    snprintf(from.parsing.format, sizeof from.parsing.format, "apache");
+    blob = field_report_encode(&from, &len);
+    assert_int_equal(field_report_merge_encoded(&into, blob, len, &e), 0);
+    free(blob);
+    assert_string_equal(into.parsing.format, "several");
+    char buf[512] = "";
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    assert_non_null(f);
+    field_report_warn_parsing(&into.parsing, "generic", "dmap", f);
+    fclose(f);
+    assert_non_null(strstr(buf, "dmap: 15 lines could not be parsed as log format several"));
+    assert_non_null(strstr(buf, "dmap: 6 times could not be read as a timestamp, so they are missing"));
+    field_report_free(&from);
+    field_report_free(&into);
+    query_free(q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -871,6 +926,7 @@ int main(void)
         cmocka_unit_test(test_arith_per_line),
         cmocka_unit_test(test_arith_columns_and_having),
         cmocka_unit_test(test_field_report_divzero),
+        cmocka_unit_test(test_field_report_parse_problems),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
