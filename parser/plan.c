@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "parser/plan_int.h"
 #include "query.h"
@@ -129,6 +130,25 @@ static int plan_set(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q)
     return 0;
 }
 
+/* `group by bucket($time, 5m) fill`: the last key a bareword fill after
+ * other keys. Alone (`group by fill`) it is a field, as in DTail. */
+static const ast_expr_t *group_fill_word(const ast_list_t *l)
+{
+    const ast_expr_t *last = l->tail;
+    if (l->n < 2 || !last || last->kind != AST_FIELD || last->quote ||
+        strcasecmp(last->text, "fill") != 0)
+        return NULL;
+    return last;
+}
+
+static bool group_has_bucket(const ast_list_t *l)
+{
+    for (const ast_expr_t *e = l->head; e; e = e->next)
+        if (e->kind == AST_CALL && strcasecmp(e->text, "bucket") == 0)
+            return true;
+    return false;
+}
+
 static int plan_group(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q,
                       strbuf_t *sb, const resolve_vars_t *names)
 {
@@ -136,12 +156,23 @@ static int plan_group(resolve_ctx_t *rc, plan_t *p, const ast_query_t *q,
     if (!c)
         return 0;
     size_t n = c->list->n;
+    const ast_expr_t *fill = group_fill_word(c->list);
+    if (fill) {
+        if (!group_has_bucket(c->list))
+            return parse_error(rc->pc, ERR_QUERY, fill->off,
+                               "fill needs a bucket(...) among the group by keys (a field "
+                               "named fill: write `fill`)");
+        p->fill = true;
+        p->fill_offset = fill->off;
+        parse_note_ext(rc->pc, fill->off, "fill");   /* a Go dserver would group by it */
+        n--;
+    }
     const plan_value_t **g = arena_alloc(rc->pc->arena, n * sizeof *g);
     const char **gn = arena_alloc(rc->pc->arena, n * sizeof *gn);
     if (!g || !gn)
         return parse_nomem(rc->pc);
     size_t i = 0;
-    for (const ast_expr_t *e = c->list->head; e; e = e->next, i++) {
+    for (const ast_expr_t *e = c->list->head; e && e != fill; e = e->next, i++) {
         g[i] = resolve_field_named(rc, e);
         plan_warn_misspelt(rc, e, "group by");
         gn[i] = g[i] ? plan_column_name(rc, sb, e) : NULL;

@@ -206,6 +206,10 @@ typedef struct plan {
     bool order_ascending;          /* rorder by (ascending); order by is descending */
     long long limit;               /* rows to output, -1 for no limit */
     bool limit_given;              /* limit clause present (terminal default is 10) */
+    /* group by ... bucket(...) ... fill: the result gets the empty buckets
+     * between its first and its last (exec/agg/fill.h) */
+    bool fill;
+    uint32_t fill_offset;          /* byte offset of the word fill */
     int interval;                  /* seconds between reports (default 5, >= 1) */
     bool interval_given;
     const char *outfile;           /* path, NULL for none */

@@ -31,6 +31,7 @@
 #include "client/remote/session.h"
 #include "client/tools/table_print.h"
 #include "exec/agg/accum.h"
+#include "exec/agg/fill.h"
 #include "exec/agg/eval.h"
 #include "exec/agg/spill_result.h"
 #include "exec/fieldreport.h"
@@ -440,9 +441,19 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
         /* No server sent its final table (all failed, or the run was
          * interrupted first): there is no result, and an empty table or
          * outfile would claim one. The summary says why. */
+        long filled = 0;
+        if (n_final > 0 && plan->fill) {
+            if (rm->acc.spill)
+                LOG_WARN("fill: the result spilled to disk (--memory-limit): its buckets are "
+                         "not filled");
+            else
+                filled = agg_fill(plan, &rm->acc.table, &e);
+        }
         if (n_final == 0) {
             if (status < 1)
                 status = 1;
+        } else if (filled < 0) {
+            client_report(rs, &e);
         } else if (plan->outfile) {
             write_outfile(rm, &info);
         } else {

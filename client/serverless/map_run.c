@@ -16,6 +16,7 @@
 #include "base/log.h"
 #include "base/outbuf.h"
 #include "base/term.h"
+#include "exec/agg/fill.h"
 #include "exec/agg/spill_result.h"
 #include "exec/mapscan.h"
 #include "exec/run/runner.h"
@@ -201,6 +202,16 @@ int dmap_run(const dmap_job_t *job, client_run_t *run)
                          spill_total_runs(sp), (unsigned long long)spill_n_rows(sp));
             if (sp && have_fr)
                 field_report_mark_null(&fr, plan, spill_specs_mut(sp));
+        }
+        if (!lost && plan->fill) {
+            if (sp) {
+                LOG_WARN("fill: the result spilled to disk (--memory-limit): its buckets are "
+                         "not filled");
+            } else if (agg_fill(plan, &rs.ms.result, &e) < 0) {
+                client_report(run, &e);
+                lost = 1;
+            }
+            n_groups = rs.ms.result.n_groups;
         }
         outfile_info_t info = {.query = job->query, .start = start, .inputs = rs.inputs,
                                .n_inputs = rs.inputs ? rs.n_inputs : 0, .stats = &st,

@@ -16,6 +16,7 @@
 #include <pcre2.h>
 
 #include "exec/agg/eval.h"
+#include "exec/agg/fill.h"
 #include "exec/fieldreport.h"
 #include "exec/sink/result.h"
 #include "parser/parser.h"
@@ -904,6 +905,72 @@ static void test_field_report_parse_problems(void **state)
     query_free(q);
 }
 
+/* run_query with fill (exec/agg/fill.h) applied before the result. */
+static char *run_filled(const char *query, const char *const *lines, size_t n, long *added)
+{
+    qfix_t f;
+    agg_table_t t;
+    qfix_open(&f, query);
+    qfix_table(&f, &t);
+    qfix_run(&f, &t, lines, n);
+    *added = agg_fill(f.plan, &t, &f.e);
+    char *out = *added >= 0 ? qfix_text(&f, &t) : strdup(f.e.msg);
+    agg_table_free(&t);
+    qfix_close(&f);
+    return out;
+}
+
+#define CHECK_FILL(query, want, want_added, ...)                                \
+    do {                                                                        \
+        const char *const lines_[] = {__VA_ARGS__};                             \
+        long added_;                                                            \
+        char *got_ = run_filled(query, lines_, sizeof lines_ / sizeof *lines_, &added_); \
+        assert_string_equal(got_, want);                                        \
+        assert_int_equal(added_, want_added);                                   \
+        free(got_);                                                             \
+    } while (0)
+
+/* fill: the missing buckets of every layout bucket() writes, written as
+ * bucket() would have written them; a key beside the bucket gets them per
+ * value; a bucket that is missing (no time) stays out of the series; too
+ * many rows are an error naming the range. */
+static void test_bucket_fill(void **state)
+{
+    (void)state;
+    CHECK_FILL("select bucket(t, 5m), count($line) group by bucket(t, 5m) fill logformat generickv",
+               "1002-071000,1\n1002-071500,0\n1002-072000,2\n", 1, "t=1002-071449",
+               "t=1002-072000", "t=1002-072459");
+    CHECK_FILL("select bucket(t, 1m), count($line) group by bucket(t, 1m) fill "
+               "logformat generickv",
+               "20240229-235900,1\n20240301-000000,0\n20240301-000100,1\n", 1,
+               "t=20240229-235959|v=1", "t=20240301-000100|v=2");
+    CHECK_FILL("select bucket(t, 1m), count($line) group by bucket(t, 1m) fill logformat generickv",
+               "2024-03-01T23:59:00+02:00,1\n2024-03-02T00:00:00+02:00,0\n"
+               "2024-03-02T00:01:00+02:00,0\n2024-03-02T00:02:00+02:00,1\n", 2,
+               "t=2024-03-01T23:59:30+02:00", "t=2024-03-02T00:02:00+02:00");
+    /* Epoch input: UTC buckets; a line without a time is its own group. */
+    CHECK_FILL("select bucket(t, 10s), count($line) group by bucket(t, 10s) fill "
+               "logformat generickv",
+               ",1\n2023-11-14T22:13:20Z,1\n2023-11-14T22:13:30Z,0\n2023-11-14T22:13:40Z,1\n", 1,
+               "t=1700000007", "t=nonsense", "t=1700000025");
+    /* Every value of the other key gets every bucket. */
+    CHECK_FILL("select bucket(t, 1m), k, count($line) group by bucket(t, 1m), k fill "
+               "logformat generickv",
+               "2024-05-01T10:00:00Z,a,1\n2024-05-01T10:00:00Z,b,0\n2024-05-01T10:01:00Z,a,0\n"
+               "2024-05-01T10:01:00Z,b,1\n",
+               2, "t=2024-05-01T10:00:01Z|k=a", "t=2024-05-01T10:01:01Z|k=b");
+    /* Nothing to fill, and a query without fill untouched. */
+    CHECK_FILL("select bucket(t, 1h), count($line) group by bucket(t, 1h) fill logformat generickv",
+               "2024-05-01T10:00:00Z,2\n", 0, "t=2024-05-01T10:00:01Z", "t=2024-05-01T10:59:01Z");
+    CHECK_FILL("select bucket(t, 1s), count($line) group by bucket(t, 1s) logformat generickv",
+               "2024-05-01T10:00:01Z,1\n2024-05-01T10:59:01Z,1\n", 0, "t=2024-05-01T10:00:01Z",
+               "t=2024-05-01T10:59:01Z");
+    CHECK_FILL("select bucket(t, 1s), count($line) group by bucket(t, 1s) fill logformat generickv",
+               "fill: 31536001 buckets of 1 s from 2023-05-01T10:00:01Z to 2024-04-30T10:00:01Z "
+               "are over the limit of 1000000 rows (use a wider bucket, or a where on the time)",
+               -1, "t=2023-05-01T10:00:01Z", "t=2024-04-30T10:00:01Z");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -912,6 +979,7 @@ int main(void)
         cmocka_unit_test(test_set_functions),
         cmocka_unit_test(test_bucket),
         cmocka_unit_test(test_bucket_bad_times),
+        cmocka_unit_test(test_bucket_fill),
         cmocka_unit_test(test_regex_capture),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_one_part_keys_merge),

@@ -241,6 +241,10 @@ static void test_function_errors(void **state)
         {"from S select bucket($time, 5x)", 28, "bucket width '5x' is not a duration", 0},
         {"from S select bucket($time, 0)", 28, "bucket width '0' is not a duration", 0},
         {"from S select bucket($time, \"5m\")", 28, "is not a duration", 0},
+        {"from S select count($line) group by $hostname fill", 46,
+         "fill needs a bucket(...) among the group by keys", 0},
+        {"from S select count($line) group by a, b FILL", 41,
+         "fill needs a bucket(...) among the group by keys", 0},
         {"select regex($line)", 7, "regex takes up to 3 arguments, got 1", 0},
         {"select regex($line, x)", 20, "the pattern of regex() must be a \"quoted\" string", 0},
         /* the offset points into the pattern: pcre2 reports the end */

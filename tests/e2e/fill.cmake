@@ -1,0 +1,3 @@
+# bucket() fill (fill.sh): serverless = one dserver = three, against DuckDB.
+dtail_e2e(fill_series fill series TIMEOUT 180)
+dtail_e2e(fill_errors fill errors TIMEOUT 60)
