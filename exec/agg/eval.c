@@ -10,6 +10,7 @@
 #include "base/grow.h"
 #include "base/numfmt_short.h"
 #include "exec/agg/compare.h"
+#include "exec/agg/bucket_memo.h"
 #include "exec/agg/eval_int.h"
 #include "exec/agg/number.h"
 #include "exec/extract/logtime.h"
@@ -443,17 +444,26 @@ const sv_t *eval_node(eval_t *ev, ev_node_t *n, const uint32_t *rows, size_t nr)
             break;
         }
         case EV_BUCKET: {
+            uint8_t ml;
+            const char *m = bucket_memo_get(&n->memo, n->bucket_seconds, x.p, x.len, &ml);
+            char *o = scratch_alloc(ev->scratch, LOGTIME_MAX);
+            if (m && o) {   /* a copy: the memo changes within the batch */
+                memcpy(o, m, ml);
+                res = (sv_t){o, ml};
+                break;
+            }
             logtime_t t;
             if (!logtime_parse(x.p, x.len, &ev->tctx, &t)) {
                 bad_time(ev, r, x);
                 break;
             }
-            char *o = scratch_alloc(ev->scratch, LOGTIME_MAX);
             size_t bl = o ? logtime_write_bucket(&t, n->bucket_seconds, o) : 0;
-            if (bl)
+            if (bl) {
                 res = (sv_t){o, (uint32_t)bl};
-            else if (o)
+                bucket_memo_put(&n->memo, x.p, x.len, &t, ev->tctx.layout != NULL, o, bl);
+            } else if (o) {
                 bad_time(ev, r, x);
+            }
             break;
         }
         case EV_REGEX: {

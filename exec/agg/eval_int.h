@@ -31,6 +31,19 @@ struct ev_node {
     size_t arg2;                /* EV_ARITH: second operand's node index */
     char arith;                 /* EV_ARITH: '+', '-', '*' or '/' */
     int64_t bucket_seconds;     /* EV_BUCKET width */
+    /* EV_BUCKET: the last time read and its bucket. The lines of a minute
+     * share their text but for the seconds (and fraction): with a width of
+     * whole minutes, such a time has the same bucket, taken from here
+     * without parsing (exec/agg/bucket_memo.c). Per worker, as the node. */
+    struct bucket_memo {
+        char in[48];            /* the time as written */
+        uint8_t in_len;         /* 0: nothing remembered */
+        uint8_t var_at, var_end;/* [var_at, var_end): the seconds and
+                                   fraction, any digits there (seconds
+                                   00-59) keep the bucket */
+        uint8_t out_len;
+        char out[48];           /* its bucket (LOGTIME_MAX bytes at most) */
+    } memo;
     pcre2_code *re;             /* EV_REGEX pattern */
     pcre2_match_data *md;       /* EV_REGEX match data (this thread's) */
     int group;                  /* EV_REGEX capture group */

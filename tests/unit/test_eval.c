@@ -971,6 +971,33 @@ static void test_bucket_fill(void **state)
                -1, "t=2023-05-01T10:00:01Z", "t=2024-04-30T10:00:01Z");
 }
 
+/* bucket() remembers the last time's bucket (exec/agg/bucket_memo.c): the
+ * lines of one minute take it without a parse, and everything that makes
+ * another bucket is seen: the next minute, another zone, a second 60, a
+ * width that is not whole minutes, a layout of the query's own, a bad
+ * time after a good one, a fraction. */
+static void test_bucket_memo(void **state)
+{
+    (void)state;
+    CHECK("select bucket(t, 1m), count($line) group by bucket(t, 1m) logformat generickv",
+          ",1\n2024-05-01T10:00:00+02:00,1\n2024-05-01T10:00:00Z,3\n2024-05-01T10:01:00Z,3\n",
+          "t=2024-05-01T10:00:05Z", "t=2024-05-01T10:00:59.999Z", "t=2024-05-01T10:00:60Z",
+          "t=2024-05-01T10:00:07+02:00", "t=2024-05-01T10:00:07Z", "t=2024-05-01T10:01:00Z",
+          "t=2024-05-01T10:0x:07Z", "t=2024-05-01T10:01:09Z");
+    CHECK("select bucket(t, 30s), count($line) group by bucket(t, 30s) logformat generickv",
+          "2024-05-01T10:00:00Z,1\n2024-05-01T10:00:30Z,2\n",
+          "t=2024-05-01T10:00:05Z", "t=2024-05-01T10:00:35Z", "t=2024-05-01T10:00:36Z");
+    CHECK("select bucket(t, 5m), count($line) group by bucket(t, 5m) logformat generickv",
+          "1002-071000,2\n1002-071500,1\n20241002-071000,1\n",
+          "t=1002-071449", "t=1002-071400", "t=1002-071500", "t=20241002-071400");
+    /* A layout of the query's own: only the same text is remembered (here
+     * the hour stands where ISO 8601 has its seconds). */
+    CHECK("select bucket(t, 1m), count($line) group by bucket(t, 1m) "
+          "logformat generickv timeformat \"%d.%m.%Y %S:%M:%H\"",
+          "2024-05-07T10:05:00,1\n2024-05-07T11:05:00,1\n",
+          "t=07.05.2024 07:05:10", "t=07.05.2024 07:05:11");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -979,6 +1006,7 @@ int main(void)
         cmocka_unit_test(test_set_functions),
         cmocka_unit_test(test_bucket),
         cmocka_unit_test(test_bucket_bad_times),
+        cmocka_unit_test(test_bucket_memo),
         cmocka_unit_test(test_bucket_fill),
         cmocka_unit_test(test_regex_capture),
         cmocka_unit_test(test_groups),
