@@ -21,7 +21,7 @@ DUCK=$(cd "$(dirname "$0")/../support/duckdb" && pwd)
 IN=$T/in
 mkdir -p "$IN" && chmod 755 "$IN"
 
-# 600 records over 4 hours: runs of busy minutes, then quiet stretches
+# 600 records over about 26 hours: runs of busy minutes, then quiet stretches
 # (no record at all for up to 40 minutes), levels info/warn/error, warn
 # and error rarer (their own holes), and a record with no time.
 awk 'BEGIN { srand(19); t = 1714557600; n = 0
@@ -126,9 +126,17 @@ errors)
   # A field named fill still groups (alone, or backticked).
   run field dmap --cfg none --output csv --query 'select count($line) group by fill logformat logfmt' "$IN/app.log"
   expect_rc field 0
-  run backticked dmap --cfg none --output csv --query 'select count($line) group by bucket($time, 1h), `fill` logformat logfmt' "$IN/app.log"
+  # `fill` backticked is a key (a field no record has), not the word: the
+  # minutes that have records, as without it, not the filled series.
+  run plain dmap --cfg none --output csv --query 'select count($line) group by bucket($time, 1m) logformat logfmt' "$IN/app.log"
+  expect_rc plain 0
+  cp "$OUT" "$T/plain.csv"
+  run backticked dmap --cfg none --output csv --query 'select count($line) group by bucket($time, 1m), `fill` logformat logfmt' "$IN/app.log"
   expect_rc backticked 0
-  expect_lines backticked "$OUT" 6
+  expect_bytes backticked "$OUT" "$T/plain.csv"
+  run filled dmap --cfg none --output csv --query 'select count($line) group by bucket($time, 1m) fill logformat logfmt' "$IN/app.log"
+  expect_rc filled 0
+  [ "$(wc -l <"$OUT")" -gt "$(wc -l <"$T/plain.csv")" ] || fail "filled: no more rows than the minutes with records"
   # Too many rows: refused, naming the range and the limit.
   run toomany dmap --cfg none --query 'select count($line) group by bucket($time, 1s), took fill logformat logfmt' "$IN/app.log"
   expect_rc toomany 2
@@ -137,3 +145,4 @@ errors)
   ;;
 *) die "usage: fill.sh series|errors" ;;
 esac
+finish
