@@ -32,6 +32,7 @@
 #include "client/tools/table_print.h"
 #include "exec/agg/accum.h"
 #include "exec/agg/fill.h"
+#include "exec/extract/logzone.h"
 #include "exec/agg/eval.h"
 #include "exec/agg/spill_result.h"
 #include "exec/fieldreport.h"
@@ -355,6 +356,26 @@ static void write_outfile(remote_map_t *rm, const outfile_info_t *given)
     free(names);
 }
 
+/* agg_fill in the zone the servers wrote the buckets in (tz, as sent;
+ * NULL: as written): its days follow that zone's DST changes, as the
+ * serverless run's do (its plan carries the zone). */
+static long fill_in_zone(const plan_t *plan, const char *tz, agg_table_t *t, err_t *e)
+{
+    if (!tz || plan->time_zone)
+        return agg_fill(plan, t, e);
+    logzone_t *z = malloc(sizeof *z);
+    if (!z)
+        return err_set(e, ERR_NOMEM, "out of memory reading the time zone");
+    long r = -1;
+    if (logzone_load(z, tz, e) == 0) {
+        plan_t zoned = *plan;
+        zoned.time_zone = z;
+        r = agg_fill(&zoned, t, e);
+    }
+    free(z);
+    return r;
+}
+
 int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan,
                     const char *query, int query_pos, const palette_t *color,
                     client_run_t *rs)
@@ -447,7 +468,7 @@ int remote_map_main(const cli_opts_t *o, const config_t *cfg, const plan_t *plan
                 LOG_WARN("fill: the result spilled to disk (--memory-limit): its buckets are "
                          "not filled");
             else
-                filled = agg_fill(plan, &rm->acc.table, &e);
+                filled = fill_in_zone(plan, tz, &rm->acc.table, &e);
         }
         if (n_final == 0) {
             if (status < 1)

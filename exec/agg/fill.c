@@ -90,6 +90,29 @@ static void show_key_parts(const plan_t *plan, agg_table_t *t, uint32_t gid,
     }
 }
 
+/* The instant the bucket after the one starting at inst starts at. On a
+ * fixed offset (or DTail's layouts, which have none) that is inst + w.
+ * In a --timezone zone the buckets are aligned on its wall clock, so a
+ * day across a DST change lasts 23 or 25 hours: the bucket of inst + w is
+ * taken (written and read back, as bucket() writes it), and when that is
+ * still inst's own bucket (a 25-hour day) the one an hour or two later. */
+static int64_t next_start(const logtime_t *tmpl, const logtime_ctx_t *ctx, int64_t w, int64_t inst)
+{
+    bool dtail = tmpl->layout == LOGTIME_DTAIL_SHORT || tmpl->layout == LOGTIME_DTAIL_LONG;
+    if (!tmpl->out || dtail)
+        return inst + w;
+    for (int64_t slack = 0; slack <= 3 * 3600; slack += 3600) {
+        logtime_t lt = *tmpl;
+        lt.local = inst + w + slack + lt.off;
+        char text[LOGTIME_MAX];
+        size_t tl = logtime_write_bucket(&lt, w, text);
+        logtime_t back;
+        if (tl && logtime_parse(text, tl, ctx, &back) && back.local - back.off > inst)
+            return back.local - back.off;
+    }
+    return inst + w;
+}
+
 long agg_fill(const plan_t *plan, agg_table_t *t, err_t *e)
 {
     if (!plan->fill || t->n_groups == 0)
@@ -122,7 +145,7 @@ long agg_fill(const plan_t *plan, agg_table_t *t, err_t *e)
     }
     /* Where every group lies; the template writes the series' buckets in
      * the first group's layout and zone (one bucket() writes one layout). */
-    logtime_ctx_t ctx = {0};
+    logtime_ctx_t ctx = {.out = plan->time_zone};
     logtime_t tmpl = {0};
     size_t n_slots = 0;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -161,7 +184,11 @@ long agg_fill(const plan_t *plan, agg_table_t *t, err_t *e)
         added = 0;
         goto out;
     }
+    /* Buckets in the range: (hi - lo) / w + 1 on a fixed offset; an hour
+     * more per DST change in a zone (a 23-hour day is still a day). */
     uint64_t steps = (uint64_t)(hi - lo) / (uint64_t)w + 1;
+    if (tmpl.out && w > 3600)
+        steps = (uint64_t)(hi - lo + w / 2) / (uint64_t)w + 1;
     if (steps > AGG_FILL_MAX_ROWS || steps * rests.n_groups > AGG_FILL_MAX_ROWS) {
         char a[LOGTIME_MAX + 1] = "", z[LOGTIME_MAX + 1] = "";
         logtime_t last = tmpl;
@@ -190,14 +217,15 @@ long agg_fill(const plan_t *plan, agg_table_t *t, err_t *e)
         size_t at = 0;
         while (at < n_slots && cmp_slot(&slots[at], &want) < 0)
             at++;
-        for (uint64_t i = 0; i < steps; i++) {
-            int64_t inst = lo + (int64_t)i * w;
+        int64_t inst = lo;
+        for (uint64_t i = 0; i < 2 * steps + 2 && inst <= hi;
+             i++, inst = next_start(&tmpl, &ctx, w, inst)) {
             while (at < n_slots && slots[at].rest == r && slots[at].at < inst)
                 at++;
             if (at < n_slots && slots[at].rest == r && slots[at].at == inst)
                 continue;   /* the bucket has its group */
             logtime_t lt = tmpl;
-            lt.local += (int64_t)i * w;
+            lt.local = inst + tmpl.off;
             char text[LOGTIME_MAX];
             size_t tl = logtime_write_bucket(&lt, w, text);
             if (!tl)

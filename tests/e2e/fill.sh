@@ -21,7 +21,7 @@ DUCK=$(cd "$(dirname "$0")/../support/duckdb" && pwd)
 IN=$T/in
 mkdir -p "$IN" && chmod 755 "$IN"
 
-# 600 records over 4 hours: runs of busy minutes, then quiet stretches
+# 600 records over about 26 hours: runs of busy minutes, then quiet stretches
 # (no record at all for up to 40 minutes), levels info/warn/error, warn
 # and error rarer (their own holes), and a record with no time.
 awk 'BEGIN { srand(19); t = 1714557600; n = 0
@@ -42,14 +42,14 @@ chmod 644 "$IN"/*
 # same_everywhere LABEL QUERY: serverless, one dserver, three: one CSV.
 same_everywhere() {
   local label=$1 q="$2 logformat logfmt"
-  run "$label.local" dmap --cfg none --timezone UTC --output csv --query "$q" "$IN/app.log"
+  run "$label.local" dmap --cfg none --timezone "${TZONE:-UTC}" --output csv --query "$q" "$IN/app.log"
   expect_rc "$label serverless" 0
   cp "$OUT" "$T/$label.csv"
-  run "$label.one" dmap "${SERVER_CLIENT_FLAGS[@]}" --timezone UTC --servers "$ONE" \
+  run "$label.one" dmap "${SERVER_CLIENT_FLAGS[@]}" --timezone "${TZONE:-UTC}" --servers "$ONE" \
     --output csv --query "$q" --files app.log
   expect_rc "$label one dserver" 0
   expect_bytes "$label: one dserver vs serverless" "$OUT" "$T/$label.csv"
-  run "$label.three" dmap "${SERVER_CLIENT_FLAGS[@]}" --timezone UTC --servers "$THREE" \
+  run "$label.three" dmap "${SERVER_CLIENT_FLAGS[@]}" --timezone "${TZONE:-UTC}" --servers "$THREE" \
     --output csv --query "$q" --files app.log
   expect_rc "$label three dservers" 0
   expect_bytes "$label: three dservers vs serverless" "$OUT" "$T/$label.csv"
@@ -118,6 +118,34 @@ series)
   expect_contains sq_rows "$OUT" "$n|$filled|$filled"
   fanout_stop_all
   ;;
+zone)
+  # --timezone Europe/Berlin across the end of summer time (2024-10-27,
+  # 03:00 CEST is 02:00 CET): the filled days and hours take the offset
+  # in force at their start, the 25-hour day is one day, the repeated
+  # hour 02:00 is there twice (+02:00, then +01:00), serverless and
+  # through one and three dservers alike.
+  [ -r /usr/share/zoneinfo/Europe/Berlin ] || skip "no tz database (/usr/share/zoneinfo)"
+  printf '%s\n' 'ts=2024-10-26T10:00:00Z took=1' 'ts=2024-10-26T23:30:00Z took=2' \
+    'ts=2024-10-27T02:30:00Z took=3' 'ts=2024-10-29T10:00:00Z took=4' >"$IN/app.log"
+  fanout_start_n 4
+  ONE=${FANOUT_SERVERS[3]}
+  THREE="${FANOUT_SERVERS[0]},${FANOUT_SERVERS[1]},${FANOUT_SERVERS[2]}"
+  fanout_place "$IN" app.log
+  TZONE=Europe/Berlin
+  same_everywhere day 'select bucket($time, 1d), count($line), sum(took) group by bucket($time, 1d) fill'
+  printf '%s\n' '"bucket($time,1d)",count($line),sum(took)' '2024-10-26T00:00:00+02:00,1,1.000000' \
+    '2024-10-27T00:00:00+02:00,2,5.000000' '2024-10-28T00:00:00+01:00,0,' '2024-10-29T00:00:00+01:00,1,4.000000' >"$T/day.want"
+  expect_bytes "day: Berlin's days" "$T/day.csv" "$T/day.want"
+  same_everywhere hour 'select bucket($time, 1h), count($line) group by bucket($time, 1h) fill'
+  # 10:00Z on the 26th to 10:00Z on the 29th: 73 hours, a header.
+  expect_lines hour "$T/hour.csv" 74
+  for h in 2024-10-27T01:00:00+02:00,1 2024-10-27T02:00:00+02:00,0 2024-10-27T02:00:00+01:00,0 \
+           2024-10-27T03:00:00+01:00,1 2024-10-26T12:00:00+02:00,1 2024-10-29T11:00:00+01:00,1; do
+    [ "$(grep -cx "$h" "$T/hour.csv")" = 1 ] || fail "hour: no single row $h: $(grep -n '2024-10-27T0[1-4]' "$T/hour.csv")"
+  done
+  grep -q '^2024-10-27T03:00:00+02:00' "$T/hour.csv" && fail "hour: 03:00+02:00 does not exist in Berlin"
+  fanout_stop_all
+  ;;
 errors)
   run nobucket dmap --cfg none --query 'select count($line) group by level fill logformat logfmt' "$IN/app.log"
   expect_rc nobucket 2
@@ -126,14 +154,23 @@ errors)
   # A field named fill still groups (alone, or backticked).
   run field dmap --cfg none --output csv --query 'select count($line) group by fill logformat logfmt' "$IN/app.log"
   expect_rc field 0
-  run backticked dmap --cfg none --output csv --query 'select count($line) group by bucket($time, 1h), `fill` logformat logfmt' "$IN/app.log"
+  # `fill` backticked is a key (a field no record has), not the word: the
+  # minutes that have records, as without it, not the filled series.
+  run plain dmap --cfg none --output csv --query 'select count($line) group by bucket($time, 1m) logformat logfmt' "$IN/app.log"
+  expect_rc plain 0
+  cp "$OUT" "$T/plain.csv"
+  run backticked dmap --cfg none --output csv --query 'select count($line) group by bucket($time, 1m), `fill` logformat logfmt' "$IN/app.log"
   expect_rc backticked 0
-  expect_lines backticked "$OUT" 6
+  expect_bytes backticked "$OUT" "$T/plain.csv"
+  run filled dmap --cfg none --output csv --query 'select count($line) group by bucket($time, 1m) fill logformat logfmt' "$IN/app.log"
+  expect_rc filled 0
+  [ "$(wc -l <"$OUT")" -gt "$(wc -l <"$T/plain.csv")" ] || fail "filled: no more rows than the minutes with records"
   # Too many rows: refused, naming the range and the limit.
   run toomany dmap --cfg none --query 'select count($line) group by bucket($time, 1s), took fill logformat logfmt' "$IN/app.log"
   expect_rc toomany 2
   expect_contains toomany "$ERR" "are over the limit of 1000000 rows"
   expect_contains toomany "$ERR" "from 2024-05-01T"
   ;;
-*) die "usage: fill.sh series|errors" ;;
+*) die "usage: fill.sh series|zone|errors" ;;
 esac
+finish

@@ -17,6 +17,7 @@
 
 #include "exec/agg/eval.h"
 #include "exec/agg/fill.h"
+#include "exec/extract/logzone.h"
 #include "exec/fieldreport.h"
 #include "exec/sink/result.h"
 #include "parser/parser.h"
@@ -971,6 +972,40 @@ static void test_bucket_fill(void **state)
                -1, "t=2023-05-01T10:00:01Z", "t=2024-04-30T10:00:01Z");
 }
 
+/* fill in a --timezone zone with DST (the plan's time_zone): the days
+ * around the end of summer time in Berlin step from midnight to midnight
+ * (the 27th has 25 hours) and each takes the offset in force at its
+ * start, as bucket() writes it; on the fixed offset of the first bucket
+ * the 28th was +02:00 and the 29th came twice. */
+static void test_bucket_fill_zone(void **state)
+{
+    (void)state;
+    logzone_t *z = malloc(sizeof *z);
+    assert_non_null(z);
+    err_t ze = {0};
+    if (logzone_load(z, "Europe/Berlin", &ze) < 0) {
+        free(z);
+        skip();   /* no tz database */
+    }
+    qfix_t f;
+    agg_table_t t;
+    qfix_open(&f, "select bucket(t, 1d), count($line) group by bucket(t, 1d) fill "
+                  "logformat generickv");
+    qfix_table(&f, &t);
+    const char *const lines[] = {"t=2024-10-26T10:00:00+02:00", "t=2024-10-29T10:00:00+01:00"};
+    qfix_run(&f, &t, lines, 2);
+    plan_t zoned = *f.plan;
+    zoned.time_zone = z;
+    assert_int_equal(agg_fill(&zoned, &t, &f.e), 2);
+    char *got = qfix_text(&f, &t);
+    assert_string_equal(got, "2024-10-26T00:00:00+02:00,1\n2024-10-27T00:00:00+02:00,0\n"
+                             "2024-10-28T00:00:00+01:00,0\n2024-10-29T00:00:00+01:00,1\n");
+    free(got);
+    agg_table_free(&t);
+    qfix_close(&f);
+    free(z);
+}
+
 /* bucket() remembers the last time's bucket (exec/agg/bucket_memo.c): the
  * lines of one minute take it without a parse, and everything that makes
  * another bucket is seen: the next minute, another zone, a second 60, a
@@ -1008,6 +1043,7 @@ int main(void)
         cmocka_unit_test(test_bucket_bad_times),
         cmocka_unit_test(test_bucket_memo),
         cmocka_unit_test(test_bucket_fill),
+        cmocka_unit_test(test_bucket_fill_zone),
         cmocka_unit_test(test_regex_capture),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_one_part_keys_merge),
