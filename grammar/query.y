@@ -68,6 +68,8 @@
 /* '(' and '*' after a comma (parser/parse.c): the comma ends an item, so
 ** the next one starts, never a call `name (...)` or a product `a * b`. */
 %token LPS STARF.
+/* `.a.b` right after a call's ')' (json($log).level): its path. */
+%token PATH.
 /* Produced by the tokenizer, never fed to the parser. */
 %token SPACE ILLEGAL.
 
@@ -155,6 +157,7 @@ expr(A) ::= term(T).                      { A = ast_term(ctx, &T); }
 expr(A) ::= STAR(T).                      { A = ast_term(ctx, &T); }
 expr(A) ::= STARF(T).                     { A = ast_term(ctx, &T); }
 expr(A) ::= ID(N) LP exprs(L) RP(R).      { A = ast_call(ctx, &N, L, &R); }
+expr(A) ::= ID(N) LP exprs(L) RP PATH(P). { A = ast_call_path(ctx, &N, L, &P); }
 expr(A) ::= lp(L) expr(E) RP(R).          { A = ast_paren(ctx, &L, E, &R); }
 
 /* A '(' that opens a group (any but a call's). */

@@ -6,6 +6,7 @@
 #include "parser/ast.h"
 
 #include <string.h>
+#include <strings.h>
 
 #include "query.h"
 
@@ -167,6 +168,25 @@ ast_expr_t *ast_call(parse_ctx_t *ctx, const token_t *name, ast_list_t *args,
     e->len = rp->off + rp->len - name->off;
     e->args = args ? args : ast_list(ctx, NULL, NULL);
     return e->args ? e : NULL;
+}
+
+ast_expr_t *ast_call_path(parse_ctx_t *ctx, const token_t *name, ast_list_t *args,
+                          const token_t *path)
+{
+    if (parse_failed(ctx))
+        return NULL;
+    if (name->len != 4 || strncasecmp(ctx->split + name->off, "json", 4) != 0) {
+        parse_error(ctx, ERR_QUERY, path->off,
+                    "a path such as .level only follows json(...): json($log).level");
+        return NULL;
+    }
+    ast_expr_t *e = ast_call(ctx, name, args, path);
+    if (!e)
+        return NULL;
+    e->path = ctx->split + path->off + 1;   /* NUL-terminated in the split copy */
+    e->path_off = path->off;
+    parse_note_ext(ctx, name->off, "json() paths");
+    return e;
 }
 
 bool ast_op_is_numeric(int op)

@@ -47,6 +47,9 @@ typedef struct ast_expr {
     ast_list_t *args;       /* AST_CALL: arguments (never NULL); in: the list;
                                AST_BOOL and, or: the operands (two or more) */
     struct ast_expr *next;  /* next node of the list this node is in */
+    const char *path;       /* AST_CALL followed by .a.b (json($log).a.b):
+                               "a.b", else NULL */
+    uint32_t path_off;      /* its byte offset (the '.') */
 } ast_expr_t;
 
 struct ast_list {
@@ -85,6 +88,9 @@ struct ast_query {
  * that state. */
 ast_list_t *ast_list(parse_ctx_t *ctx, ast_list_t *list, ast_expr_t *e);
 ast_expr_t *ast_term(parse_ctx_t *ctx, const token_t *tok);
+/* A call followed by a path token (`.a.b`, right after its ')'). */
+ast_expr_t *ast_call_path(parse_ctx_t *ctx, const token_t *name, ast_list_t *args,
+                          const token_t *path);
 ast_expr_t *ast_call(parse_ctx_t *ctx, const token_t *name, ast_list_t *args,
                      const token_t *rp);
 ast_expr_t *ast_cond(parse_ctx_t *ctx, ast_expr_t *lhs, const token_t *op,

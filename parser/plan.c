@@ -26,7 +26,7 @@ const char *plan_agg_name(enum plan_agg agg)
 
 const char *plan_func_name(enum plan_func fn)
 {
-    static const char *const names[] = { "md5sum", "maskdigits", "bucket", "regex" };
+    static const char *const names[] = { "md5sum", "maskdigits", "bucket", "regex", "json" };
     return (unsigned)fn < sizeof names / sizeof names[0] ? names[fn] : "?";
 }
 

@@ -47,6 +47,7 @@ enum plan_func {
     PLAN_FN_MASKDIGITS,    /* every ASCII digit replaced by '.' */
     PLAN_FN_BUCKET,        /* time bucket: bucket(ts, 5m) -> start of the bucket */
     PLAN_FN_REGEX,         /* regex capture: regex(x, "pat" [, group]) */
+    PLAN_FN_JSON,          /* json(x).a.b: the value at a path of x's JSON text */
 };
 
 enum plan_value_kind {
@@ -89,7 +90,8 @@ struct plan_value {
     plan_value_t **args;       /* nargs argument values */
     size_t nargs;
     int64_t bucket_seconds;    /* PLAN_FN_BUCKET: bucket width in seconds (> 0) */
-    const char *regex;         /* PLAN_FN_REGEX: the pcre2 pattern (validated) */
+    const char *regex;         /* PLAN_FN_REGEX: the pcre2 pattern (validated);
+                                  PLAN_FN_JSON: the path ("a.b.0") */
     int regex_group;           /* PLAN_FN_REGEX: capture group to return */
 };
 

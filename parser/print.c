@@ -156,6 +156,10 @@ void print_expr(strbuf_t *sb, const ast_expr_t *e, bool compact)
             print_expr(sb, a, compact);
         }
         sb_put(sb, ")", 1);
+        if (e->path) {
+            sb_put(sb, ".", 1);
+            sb_puts(sb, e->path);
+        }
         break;
     case AST_ARITH: {
         int p = ast_arith_prec(e->op);

@@ -30,6 +30,7 @@ static const resolve_fn_t functions[] = {
     {"maskdigits", false, 0, PLAN_FN_MASKDIGITS, 1, 1, "maskdigits(value)"},
     {"bucket", false, 0, PLAN_FN_BUCKET, 2, 2, "bucket($time, 5m)"},
     {"regex", false, 0, PLAN_FN_REGEX, 2, 3, "regex(value, \"pattern\", group)"},
+    {"json", false, 0, PLAN_FN_JSON, 1, 1, "json(field).path"},
 };
 #define N_FUNCTIONS (sizeof functions / sizeof functions[0])
 
@@ -336,7 +337,7 @@ static const char *const *fn_names(void)
 {
     static const char *const names[] = {
         "count", "sum", "min", "max", "avg", "last", "len", "percentage",
-        "percentile", "quantile", "top", "md5sum", "maskdigits", "bucket", "regex",
+        "percentile", "quantile", "top", "md5sum", "maskdigits", "bucket", "regex", "json",
         "p50", "p90", "p95", "p99", NULL,
     };
     return names;
@@ -531,6 +532,25 @@ static plan_value_t *call_value(resolve_ctx_t *rc, const ast_expr_t *e,
             return NULL;
         wv->number = (double)secs;
         v->args[1] = wv;
+        return v;
+    }
+    if (fn->func == PLAN_FN_JSON) {
+        if (!e->path) {
+            parse_error(rc->pc, ERR_QUERY, e->off + e->len,
+                        "json() needs a path after it: json(%s).level", a->text);
+            return NULL;
+        }
+        const char *bad = e->path;
+        while (*bad && (bad = strstr(bad, "..")) == NULL)
+            break;
+        size_t pl = strlen(e->path);
+        if (bad || pl == 0 || e->path[pl - 1] == '.') {
+            parse_error(rc->pc, ERR_QUERY, e->path_off,
+                        "json() path '.%s' has an empty step (write json(%s).a.b)", e->path,
+                        a->text);
+            return NULL;
+        }
+        v->regex = e->path;
         return v;
     }
     if (fn->func == PLAN_FN_REGEX) {

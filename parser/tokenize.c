@@ -204,6 +204,9 @@ size_t query_token(const char *z, size_t n, size_t i, unsigned flags, int *type)
             j++;
         }
         *type = query_word_type(z + i, j - i);
+        /* `json($log).level`: a path right after a call's ')'. */
+        if (z[i] == '.' && j - i > 1 && i > 0 && z[i - 1] == ')')
+            *type = TK_PATH;
         if (expr && j - i == 1 && (z[i] == '+' || z[i] == '-'))
             *type = z[i] == '+' ? TK_PLUS : TK_MINUS;
         return j - i;
@@ -264,6 +267,7 @@ const char *query_token_name(int type)
     case TK_NUMBER: return "number";
     case TK_STRING: return "string";
     case TK_BQUOTED: return "`name`";
+    case TK_PATH: return "path";
     default: return "word";
     }
 }

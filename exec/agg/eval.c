@@ -12,6 +12,7 @@
 #include "exec/agg/compare.h"
 #include "exec/agg/bucket_memo.h"
 #include "exec/agg/eval_int.h"
+#include "exec/extract/jsonpath.h"
 #include "exec/agg/number.h"
 #include "exec/extract/logtime.h"
 #include "wire/codec.h"
@@ -127,6 +128,7 @@ long eval_compile(eval_t *ev, const plan_value_t *v, err_t *e)
         static const enum ev_kind kinds[] = {
             [PLAN_FN_MD5SUM] = EV_MD5, [PLAN_FN_MASKDIGITS] = EV_MASK,
             [PLAN_FN_BUCKET] = EV_BUCKET, [PLAN_FN_REGEX] = EV_REGEX,
+            [PLAN_FN_JSON] = EV_JSON,
         };
         long arg = v->nargs ? eval_compile(ev, v->args[0], e) : -1;
         if (arg < 0)
@@ -137,6 +139,8 @@ long eval_compile(eval_t *ev, const plan_value_t *v, err_t *e)
         ev_node_t *n = &ev->nodes[id];
         n->arg = (size_t)arg;
         n->bucket_seconds = v->bucket_seconds;
+        if (v->func == PLAN_FN_JSON)
+            n->path = v->regex;
         if (v->func == PLAN_FN_REGEX) {
             int ec;
             PCRE2_SIZE eo;
@@ -464,6 +468,21 @@ const sv_t *eval_node(eval_t *ev, ev_node_t *n, const uint32_t *rows, size_t nr)
             } else if (o) {
                 bad_time(ev, r, x);
             }
+            break;
+        }
+        case EV_JSON: {
+            const char *jv;
+            uint32_t jl;
+            bool esc;
+            if (!jsonpath_find(x.p, x.len, n->path, &jv, &jl, &esc))
+                break;   /* no JSON, no such member, or null: missing */
+            if (!esc) {
+                res = (sv_t){jv, jl};
+                break;
+            }
+            char *o = scratch_alloc(ev->scratch, jl ? jl : 1);
+            if (o)
+                res = (sv_t){o, jsonpath_unescape(jv, jl, o)};
             break;
         }
         case EV_REGEX: {

@@ -18,6 +18,7 @@ enum ev_kind {
     EV_MASK,        /* maskdigits(x) */
     EV_BUCKET,      /* bucket(t, width) */
     EV_REGEX,       /* regex(x, pattern, group) */
+    EV_JSON,        /* json(x).path */
     EV_ARITH,       /* arg arith arg2: + - * / of two numbers */
 };
 
@@ -47,6 +48,7 @@ struct ev_node {
     pcre2_code *re;             /* EV_REGEX pattern */
     pcre2_match_data *md;       /* EV_REGEX match data (this thread's) */
     int group;                  /* EV_REGEX capture group */
+    const char *path;           /* EV_JSON: the path in the argument's JSON */
     sv_t *out;                  /* result column (computed nodes and consts) */
 };
 

@@ -1033,6 +1033,22 @@ static void test_bucket_memo(void **state)
           "t=07.05.2024 07:05:10", "t=07.05.2024 07:05:11");
 }
 
+/* json(FIELD).path (exec/extract/jsonpath.c): keys, nesting, array
+ * members, escapes undone, raw numbers and objects; null, a missing key,
+ * text that is no JSON (also JSON followed by more) are missing. */
+static void test_json_path(void **state)
+{
+    (void)state;
+    CHECK("select json(m).a.b, json(m).t.1, json(m).s, json(m).o logformat json",
+          "12.5,y,caf\xc3\xa9 \"q\",{\"k\": [1, 2]}\n",
+          "{\"m\": \"{\\\"a\\\": {\\\"b\\\": 12.5}, \\\"t\\\": [\\\"x\\\", \\\"y\\\"], "
+          "\\\"s\\\": \\\"caf\\\\u00e9 \\\\\\\"q\\\\\\\"\\\", \\\"o\\\": {\\\"k\\\": [1, 2]}}\"}");
+    CHECK("select count($x) set $x = json(m).a logformat json", "1\n",
+          "{\"m\": \"{\\\"a\\\": 1}\"}", "{\"m\": \"{\\\"a\\\": null}\"}",
+          "{\"m\": \"{\\\"b\\\": 1}\"}", "{\"m\": \"{\\\"a\\\": 1} x\"}",
+          "{\"m\": \"{\\\"a\\\": tru}\"}", "{\"m\": \"not json\"}", "{\"n\": 1}");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1041,6 +1057,7 @@ int main(void)
         cmocka_unit_test(test_set_functions),
         cmocka_unit_test(test_bucket),
         cmocka_unit_test(test_bucket_bad_times),
+        cmocka_unit_test(test_json_path),
         cmocka_unit_test(test_bucket_memo),
         cmocka_unit_test(test_bucket_fill),
         cmocka_unit_test(test_bucket_fill_zone),
